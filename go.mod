@@ -1,0 +1,3 @@
+module github.com/goshmem/shmem
+
+go 1.26.8
