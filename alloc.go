@@ -1,0 +1,106 @@
+package shmem
+
+import (
+	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// Malloc allocates n elements of T on every PE (shmem_malloc). It is
+// collective: every PE calls it with the same n in the same order, and it
+// returns the same Sym on every PE. Memory is not zeroed; see Calloc.
+func Malloc[T Elem](p *PE, n int) (Sym[T], error) {
+	return allocate[T](p, "Malloc", n, heap.MinAlign)
+}
+
+// Calloc is Malloc with the memory zeroed on every PE before any PE returns.
+func Calloc[T Elem](p *PE, n int) (Sym[T], error) {
+	s, err := allocate[T](p, "Calloc", n, heap.MinAlign)
+	if err != nil {
+		return s, err
+	}
+	clear(s.Local(p))
+	// No PE may put into the object before every PE has zeroed its part.
+	return s, p.SyncAll()
+}
+
+// Align is Malloc with the object aligned to alignment bytes, a power of
+// two (shmem_align).
+func Align[T Elem](p *PE, alignment, n int) (Sym[T], error) {
+	if alignment <= 0 || alignment&(alignment-1) != 0 {
+		return Sym[T]{}, errs.New("Align", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "alignment %d is not a power of two", alignment)
+	}
+	return allocate[T](p, "Align", n, int64(max(alignment, heap.MinAlign)))
+}
+
+func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
+	if n < 0 {
+		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n)
+	}
+	size := int64(n) * int64(elemSize[T]())
+	if size/int64(elemSize[T]()) != int64(n) || size > p.Heap().Size() {
+		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap", n, elemSize[T](), p.Heap().Size())
+	}
+	res, err := p.HeapOp(op, heap.Request{Kind: heap.KindAlloc, Size: size, Align: align})
+	if err != nil {
+		return Sym[T]{}, err
+	}
+	return Sym[T]{world: p.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, nil
+}
+
+// Realloc resizes s to n elements on every PE, keeping the contents up to
+// the smaller size (shmem_realloc). The returned Sym replaces s, which must
+// not be used again. Collective.
+func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
+	const op = "Realloc"
+	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {
+		return Sym[T]{}, err
+	}
+	if s.off != objectStart(p, s) {
+		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object")
+	}
+	if n < 0 {
+		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n)
+	}
+	size := int64(n) * int64(elemSize[T]())
+	if size/int64(elemSize[T]()) != int64(n) || size > p.Heap().Size() {
+		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap", n, p.Heap().Size())
+	}
+	res, err := p.HeapOp(op, heap.Request{Kind: heap.KindRealloc, Size: size, Slot: s.slot, Gen: s.gen})
+	if err != nil {
+		return Sym[T]{}, err
+	}
+	return Sym[T]{world: p.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, nil
+}
+
+// Free releases s on every PE (shmem_free). Collective; it completes the
+// caller's outstanding puts first.
+func Free[T Elem](p *PE, s Sym[T]) error {
+	const op = "Free"
+	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {
+		return err
+	}
+	if s.off != objectStart(p, s) {
+		return errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object")
+	}
+	_, err := p.HeapOp(op, heap.Request{Kind: heap.KindFree, Slot: s.slot, Gen: s.gen})
+	return err
+}
+
+func objectStart[T Elem](p *PE, s Sym[T]) uint64 {
+	o, _ := p.Heap().Lookup(s.slot, s.gen)
+	return uint64(o.Off)
+}
+
+// Ptr returns a load/store view of pe's part of s when pe's memory is
+// mapped into this process (shmem_ptr), and false otherwise.
+func Ptr[T Elem](p *PE, s Sym[T], pe int) ([]T, bool) {
+	path, off, err := s.target(p, "Ptr", pe, 0, s.n)
+	if err != nil {
+		return nil, false
+	}
+	b := path.Ptr(off, s.n*int(elemSize[T]()))
+	if b == nil {
+		return nil, false
+	}
+	return asElems[T](b, s.n), true
+}

@@ -1,0 +1,106 @@
+package shmem
+
+import (
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// amo performs one atomic on element 0 of dst at PE pe and returns the
+// element's previous value.
+func amo[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v, cond T, pe int) (T, error) {
+	var zero T
+	path, off, err := dst.target(p, name, pe, 0, 1)
+	if err != nil {
+		return zero, err
+	}
+	w := elemSize[T]()
+	if off%w != 0 {
+		return zero, errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
+	}
+	old, err := path.Atomic(op, int(w), off, toBits(v), toBits(cond))
+	return fromBits[T](old), err
+}
+
+// amoPost performs one non-fetching atomic; it completes by the next Quiet.
+func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v T, pe int) error {
+	path, off, err := dst.target(p, name, pe, 0, 1)
+	if err != nil {
+		return err
+	}
+	w := elemSize[T]()
+	if off%w != 0 {
+		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
+	}
+	return path.AtomicPost(op, int(w), off, toBits(v))
+}
+
+// AtomicFetch atomically reads src's element 0 on PE pe.
+func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
+	return amo(p, "AtomicFetch", src, transport.AtomicFetch, 0, 0, pe)
+}
+
+// AtomicSet atomically writes v to dst's element 0 on PE pe.
+func AtomicSet[T AtomicValue](p *PE, dst Sym[T], v T, pe int) error {
+	return amoPost(p, "AtomicSet", dst, transport.AtomicSet, v, pe)
+}
+
+// AtomicSwap writes v and returns the previous value.
+func AtomicSwap[T AtomicValue](p *PE, dst Sym[T], v T, pe int) (T, error) {
+	return amo(p, "AtomicSwap", dst, transport.AtomicSwap, v, 0, pe)
+}
+
+// AtomicCompareSwap writes v if the element equals cond, and returns the
+// previous value either way.
+func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, error) {
+	return amo(p, "AtomicCompareSwap", dst, transport.AtomicCompareSwap, v, cond, pe)
+}
+
+// AtomicFetchInc adds one and returns the previous value.
+func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
+	return amo(p, "AtomicFetchInc", dst, transport.AtomicFetchAdd, 1, 0, pe)
+}
+
+// AtomicInc adds one.
+func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
+	return amoPost(p, "AtomicInc", dst, transport.AtomicFetchAdd, 1, pe)
+}
+
+// AtomicFetchAdd adds v (wrapping) and returns the previous value.
+func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
+	return amo(p, "AtomicFetchAdd", dst, transport.AtomicFetchAdd, v, 0, pe)
+}
+
+// AtomicAdd adds v (wrapping).
+func AtomicAdd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
+	return amoPost(p, "AtomicAdd", dst, transport.AtomicFetchAdd, v, pe)
+}
+
+// AtomicFetchAnd ands v in and returns the previous value.
+func AtomicFetchAnd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
+	return amo(p, "AtomicFetchAnd", dst, transport.AtomicFetchAnd, v, 0, pe)
+}
+
+// AtomicAnd ands v in.
+func AtomicAnd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
+	return amoPost(p, "AtomicAnd", dst, transport.AtomicFetchAnd, v, pe)
+}
+
+// AtomicFetchOr ors v in and returns the previous value.
+func AtomicFetchOr[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
+	return amo(p, "AtomicFetchOr", dst, transport.AtomicFetchOr, v, 0, pe)
+}
+
+// AtomicOr ors v in.
+func AtomicOr[T Integer](p *PE, dst Sym[T], v T, pe int) error {
+	return amoPost(p, "AtomicOr", dst, transport.AtomicFetchOr, v, pe)
+}
+
+// AtomicFetchXor xors v in and returns the previous value.
+func AtomicFetchXor[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
+	return amo(p, "AtomicFetchXor", dst, transport.AtomicFetchXor, v, 0, pe)
+}
+
+// AtomicXor xors v in.
+func AtomicXor[T Integer](p *PE, dst Sym[T], v T, pe int) error {
+	return amoPost(p, "AtomicXor", dst, transport.AtomicFetchXor, v, pe)
+}

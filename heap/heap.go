@@ -1,0 +1,178 @@
+package heap
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// Object is one live symmetric allocation as the table records it.
+type Object struct {
+	Off  int64  // byte offset in the heap
+	Size int64  // bytes requested
+	Gen  uint32 // changes every time the slot is reused, so stale handles fail
+	Live bool
+}
+
+// table is an immutable snapshot of the objects, indexed by slot. The hot
+// path reads it through an atomic pointer: no lock per put.
+type table struct{ objs []Object }
+
+// Heap is one PE's symmetric heap. Changes (Apply) come from a single
+// goroutine, the heap actor's; lookups come from any goroutine.
+type Heap struct {
+	mem   []byte
+	alloc *allocator
+	table atomic.Pointer[table]
+	gen   uint32
+	free  []uint32 // slots of freed objects, reused lowest first
+}
+
+// New manages mem as a symmetric heap. The caller keeps ownership of mem.
+func New(mem []byte) *Heap {
+	h := &Heap{mem: mem, alloc: newAllocator(int64(len(mem)))}
+	h.table.Store(&table{})
+	return h
+}
+
+// Bytes returns the whole heap.
+func (h *Heap) Bytes() []byte { return h.mem }
+
+// Size returns the heap size in bytes.
+func (h *Heap) Size() int64 { return int64(len(h.mem)) }
+
+// Lookup returns the live object in slot with generation gen.
+func (h *Heap) Lookup(slot, gen uint32) (Object, bool) {
+	objs := h.table.Load().objs
+	if int(slot) >= len(objs) {
+		return Object{}, false
+	}
+	o := objs[slot]
+	return o, o.Live && o.Gen == gen
+}
+
+// Kind is a collective heap operation.
+type Kind uint8
+
+// The heap operations; values travel in control messages.
+const (
+	KindAlloc Kind = iota + 1
+	KindFree
+	KindRealloc
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindAlloc:
+		return "alloc"
+	case KindFree:
+		return "free"
+	case KindRealloc:
+		return "realloc"
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// Request is one collective heap operation. Every PE applies the same
+// sequence of Requests, which is what keeps the heaps symmetric.
+type Request struct {
+	Kind  Kind   `msgpack:"k"`
+	Size  int64  `msgpack:"s"` // bytes, for alloc and realloc
+	Align int64  `msgpack:"a"` // bytes, a power of two, for alloc
+	Slot  uint32 `msgpack:"o"` // the object, for free and realloc
+	Gen   uint32 `msgpack:"g"`
+}
+
+// Result is what applying a Request gave.
+type Result struct {
+	Slot uint32
+	Gen  uint32
+	Off  int64
+	Err  error
+}
+
+// Apply performs r. Only the heap actor calls it.
+func (h *Heap) Apply(r Request) Result {
+	switch r.Kind {
+	case KindAlloc:
+		return h.allocate(r.Size, r.Align)
+	case KindFree:
+		o, ok := h.Lookup(r.Slot, r.Gen)
+		if !ok {
+			return Result{Err: fmt.Errorf("object %d.%d is not allocated: %w", r.Slot, r.Gen, errs.ErrInvalidArgument)}
+		}
+		h.alloc.release(o.Off)
+		h.setObject(r.Slot, Object{Gen: o.Gen})
+		h.free = append(h.free, r.Slot)
+		return Result{}
+	case KindRealloc:
+		return h.reallocate(r)
+	}
+	return Result{Err: fmt.Errorf("unknown heap operation %d: %w", r.Kind, errs.ErrInvalidArgument)}
+}
+
+func (h *Heap) allocate(size, align int64) Result {
+	if size < 0 || align <= 0 || align&(align-1) != 0 {
+		return Result{Err: fmt.Errorf("size %d, alignment %d: %w", size, align, errs.ErrInvalidArgument)}
+	}
+	off, err := h.alloc.alloc(size, max(align, MinAlign))
+	if err != nil {
+		return Result{Err: fmt.Errorf("%v: %w", err, errs.ErrOutOfMemory)}
+	}
+	h.gen++
+	slot := h.takeSlot()
+	h.setObject(slot, Object{Off: off, Size: size, Gen: h.gen, Live: true})
+	return Result{Slot: slot, Gen: h.gen, Off: off}
+}
+
+func (h *Heap) reallocate(r Request) Result {
+	o, ok := h.Lookup(r.Slot, r.Gen)
+	if !ok {
+		return Result{Err: fmt.Errorf("object %d.%d is not allocated: %w", r.Slot, r.Gen, errs.ErrInvalidArgument)}
+	}
+	if r.Size < 0 {
+		return Result{Err: fmt.Errorf("size %d: %w", r.Size, errs.ErrInvalidArgument)}
+	}
+	if h.alloc.resize(o.Off, r.Size) {
+		o.Size = r.Size
+		h.setObject(r.Slot, o)
+		return Result{Slot: r.Slot, Gen: o.Gen, Off: o.Off}
+	}
+	res := h.allocate(r.Size, MinAlign)
+	if res.Err != nil {
+		return res
+	}
+	copy(h.mem[res.Off:res.Off+min(o.Size, r.Size)], h.mem[o.Off:o.Off+o.Size])
+	h.alloc.release(o.Off)
+	h.setObject(r.Slot, Object{Gen: o.Gen})
+	h.free = append(h.free, r.Slot)
+	return res
+}
+
+func (h *Heap) takeSlot() uint32 {
+	if n := len(h.free); n > 0 {
+		best := 0
+		for i, s := range h.free {
+			if s < h.free[best] {
+				best = i
+			}
+		}
+		s := h.free[best]
+		h.free = append(h.free[:best], h.free[best+1:]...)
+		return s
+	}
+	return uint32(len(h.table.Load().objs))
+}
+
+// setObject publishes a new snapshot with slot set to o. Copying the table
+// on every change keeps lookups lock-free; changes are collective calls,
+// rare next to puts.
+func (h *Heap) setObject(slot uint32, o Object) {
+	old := h.table.Load().objs
+	n := max(len(old), int(slot)+1)
+	objs := make([]Object, n)
+	copy(objs, old)
+	objs[slot] = o
+	h.table.Store(&table{objs: objs})
+}

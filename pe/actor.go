@@ -1,0 +1,60 @@
+package pe
+
+import (
+	"github.com/asynkron/protoactor-go/actor"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/goshmem/shmem/actors"
+)
+
+// actorProps returns the PE actor: it takes failure and exit notices from
+// the rest of the world and turns them into the state the hot path reads
+// (atomics), then rings the bell so that blocked waits notice at once.
+func actorProps(s *state) *actor.Props {
+	return actor.PropsFromFunc(func(ctx actor.Context) {
+		env, ok := ctx.Message().(*wrapperspb.BytesValue)
+		if !ok {
+			return
+		}
+		m, err := actors.Decode(env.Value)
+		if err != nil {
+			s.log.Warn("PE actor dropped a message", "err", err)
+			return
+		}
+		switch m := m.(type) {
+		case *actors.PEFailed:
+			s.markFailed(m.Rank, m.Reason)
+		case *actors.GlobalExit:
+			s.markExited(m.Rank, m.Status)
+		}
+	})
+}
+
+func (s *state) markFailed(rank int, reason string) {
+	if rank < 0 || rank >= len(s.failed) || rank == s.cfg.Rank {
+		return
+	}
+	if s.failed[rank].CompareAndSwap(nil, &reason) {
+		s.nFailed.Add(1)
+		s.log.Warn("PE failed", "failed", rank, "reason", reason)
+		s.bell.Ring()
+	}
+}
+
+func (s *state) markExited(rank, status int) {
+	if s.exited.CompareAndSwap(nil, &exitInfo{rank: rank, status: status}) {
+		s.log.Info("global exit", "by", rank, "status", status)
+		s.bell.Ring()
+		if s.cfg.OnGlobalExit != nil {
+			s.cfg.OnGlobalExit(status)
+		}
+	}
+}
+
+// NotifyFailed tells this PE's actor that rank has failed. Backends call it
+// from their failure detectors.
+func (p *PE) NotifyFailed(rank int, reason string) {
+	if env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason}); err == nil {
+		p.s.cfg.System.Root.Send(p.s.pePID, env)
+	}
+}

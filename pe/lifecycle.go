@@ -1,0 +1,154 @@
+package pe
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// exitError is how operations fail after some PE called GlobalExit.
+type exitError struct{ rank, status int }
+
+func (e *exitError) Error() string {
+	return fmt.Sprintf("world ended by GlobalExit(%d) on PE %d", e.status, e.rank)
+}
+
+// Is makes an exit match ErrFinalized: the world is over either way.
+func (e *exitError) Is(target error) bool { return target == errs.ErrFinalized }
+
+// ExitStatus reports the status passed to GlobalExit if err comes from a
+// world that GlobalExit ended.
+func ExitStatus(err error) (int, bool) {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.status, true
+	}
+	return 0, false
+}
+
+// Fence orders this PE's puts, atomics and signals to each PE: those issued
+// before it are delivered before those issued after it.
+func (p *PE) Fence() {
+	for _, e := range p.s.engines {
+		if err := e.Fence(); err != nil {
+			p.s.log.Warn("fence failed", "err", err)
+		}
+	}
+}
+
+// Quiet returns when every put, atomic, signal and GetNBI this PE issued is
+// complete.
+func (p *PE) Quiet() error {
+	if err := p.usable(); err != nil {
+		return p.annotate(err, "Quiet", errs.NoPE)
+	}
+	for _, e := range p.s.engines {
+		if err := e.Quiet(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BarrierAll completes this PE's outstanding operations and waits until
+// every PE has called BarrierAll.
+func (p *PE) BarrierAll() error {
+	if err := p.Check("BarrierAll"); err != nil {
+		return err
+	}
+	p.s.collMu.Lock()
+	defer p.s.collMu.Unlock()
+	return p.s.world.Barrier()
+}
+
+// SyncAll waits until every PE has called SyncAll; unlike BarrierAll it
+// does not complete outstanding operations.
+func (p *PE) SyncAll() error {
+	if err := p.Check("SyncAll"); err != nil {
+		return err
+	}
+	p.s.collMu.Lock()
+	defer p.s.collMu.Unlock()
+	return p.s.world.Sync()
+}
+
+// CollectiveLock serializes a collective call against the PE's others;
+// the returned function unlocks. Teams use it.
+func (p *PE) CollectiveLock() func() {
+	p.s.collMu.Lock()
+	return p.s.collMu.Unlock
+}
+
+// CreateCtx returns a context: a handle on the same world and heap whose
+// operations are ordered and completed by its own Fence and Quiet.
+func (p *PE) CreateCtx() (*PE, error) {
+	if err := p.Check("CreateCtx"); err != nil {
+		return nil, err
+	}
+	return &PE{s: p.s, isCtx: true}, nil
+}
+
+// Destroy completes a context's operations and ends it. Only contexts can
+// be destroyed; the PE itself ends with Finalize.
+func (p *PE) Destroy() error {
+	if !p.isCtx {
+		return errs.New("Destroy", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "not a context: use Finalize")
+	}
+	if p.destroyed.Load() {
+		return nil
+	}
+	err := p.Quiet()
+	p.destroyed.Store(true)
+	return err
+}
+
+// GlobalExit ends the world on every PE with status: their blocking calls
+// return an error matching ErrFinalized that carries status (see
+// ExitStatus), and a launcher's processes exit with it.
+func (p *PE) GlobalExit(status int) {
+	env, err := actors.Wrap(&actors.GlobalExit{Rank: p.MyPE(), Status: status})
+	if err != nil {
+		return
+	}
+	for _, pid := range p.s.cfg.Peers {
+		p.s.cfg.System.Root.Send(pid, env)
+	}
+}
+
+// Finalize completes outstanding operations, waits for every PE
+// (collective), then releases the heap, the paths and the actors. It is
+// idempotent; after it every operation fails with ErrFinalized. When a PE
+// has failed, the barrier reports it but the release still happens.
+func (p *PE) Finalize() error {
+	if p.isCtx {
+		return errs.New("Finalize", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "called on a context: use Destroy")
+	}
+	if p.s.finalized.Load() {
+		return nil
+	}
+	var err error
+	if p.usable() == nil && p.s.nFailed.Load() == 0 {
+		err = p.BarrierAll()
+	}
+	p.s.collMu.Lock()
+	defer p.s.collMu.Unlock()
+	if !p.s.finalized.CompareAndSwap(false, true) {
+		return err
+	}
+	p.s.bell.Ring()
+	root := p.s.cfg.System.Root
+	for _, pid := range []**actor.PID{&p.s.pePID, &p.s.heapPID} {
+		if *pid != nil {
+			_ = root.StopFuture(*pid).Wait()
+			*pid = nil
+		}
+	}
+	if rel := p.s.cfg.Release; rel != nil {
+		err = errors.Join(err, rel())
+	}
+	return err
+}

@@ -1,0 +1,158 @@
+package pe
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+	"github.com/goshmem/shmem/transport/udma"
+)
+
+// LocalConfig describes a world whose PEs all live in this process.
+type LocalConfig struct {
+	NPEs int
+	// HeapSize is each PE's symmetric heap in bytes.
+	HeapSize int
+	// NodeOf returns the node of a rank; PEs on one node form TeamShared
+	// and reach each other with Ptr. Nil puts every PE on one node.
+	NodeOf func(rank int) int
+	// Timeout bounds control-plane agreements (see Config.Timeout).
+	Timeout time.Duration
+	Logger  *slog.Logger
+	// CloseWithLastPE makes the last PE to finalize close the world, for
+	// callers (Init) that have no later moment to call Close.
+	CloseWithLastPE bool
+}
+
+// LocalWorld is a world of PEs in one process: each PE's heap is a private
+// mapping of this process, and every path is a load/store into it.
+type LocalWorld struct {
+	PEs     []*PE
+	system  *actor.ActorSystem
+	coord   *actor.PID
+	regions []*heap.Region
+}
+
+// NewLocalWorld builds the PEs of cfg. Close releases what they share once
+// every PE has finalized or been abandoned.
+func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
+	const op = "Init"
+	if cfg.NPEs < 1 || cfg.HeapSize < 1 {
+		return nil, errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "%d PEs with %d-byte heaps", cfg.NPEs, cfg.HeapSize)
+	}
+	nodeOf := cfg.NodeOf
+	if nodeOf == nil {
+		nodeOf = func(int) int { return 0 }
+	}
+	w := &LocalWorld{system: actors.NewSystem(cfg.Logger)}
+	w.coord = w.system.Root.Spawn(actors.NewCoordinator(loggerOr(cfg.Logger)))
+	n := cfg.NPEs
+	heaps := make([]*heap.Heap, n)
+	bells := make([]transport.Bell, n)
+	peers := make([]*actor.PID, n)
+	for r := 0; r < n; r++ {
+		reg, err := heap.NewRegion(cfg.HeapSize)
+		if err != nil {
+			w.Close()
+			return nil, errs.New(op, r, errs.NoPE, errs.ErrOutOfMemory, "%v", err)
+		}
+		w.regions = append(w.regions, reg)
+		heaps[r] = heap.New(reg.Bytes())
+		bells[r] = transport.NewLocalBell()
+		peers[r] = w.system.NewLocalPID(PEActor(r))
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	worldID := binary.LittleEndian.Uint64(id[:]) | 1 // never 0, the zero Sym's world
+	var open atomic.Int32
+	open.Store(int32(n))
+	release := func() error {
+		if open.Add(-1) == 0 && cfg.CloseWithLastPE {
+			return w.Close()
+		}
+		return nil
+	}
+	for r := 0; r < n; r++ {
+		fence := new(atomic.Uint64)
+		paths := make([]transport.Path, n)
+		var shared []int
+		for q := 0; q < n; q++ {
+			same := nodeOf(q) == nodeOf(r)
+			paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, same)
+			if same {
+				shared = append(shared, q)
+			}
+		}
+		p, err := Start(Config{
+			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
+			Shared: shared, System: w.system, Coordinator: w.coord, Peers: peers,
+			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release,
+		})
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.PEs = append(w.PEs, p)
+	}
+	return w, nil
+}
+
+// Fail tells every PE of the world that rank failed, as a failure detector
+// would. The coordinator aborts the agreements rank was part of.
+func (w *LocalWorld) Fail(rank int, reason string) {
+	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason})
+	if err != nil {
+		return
+	}
+	w.system.Root.Send(w.coord, env)
+	for _, p := range w.PEs {
+		if p.MyPE() != rank {
+			p.NotifyFailed(rank, reason)
+		}
+	}
+}
+
+// Close finalizes any PE that has not finalized (without the collective
+// barrier), stops the actors and unmaps every heap. No PE may be used after.
+func (w *LocalWorld) Close() error {
+	var err error
+	for _, p := range w.PEs {
+		p.s.finalized.Store(true)
+		p.s.bell.Ring()
+	}
+	if w.system != nil {
+		for _, p := range w.PEs {
+			for _, pid := range []*actor.PID{p.s.pePID, p.s.heapPID} {
+				if pid != nil {
+					_ = w.system.Root.StopFuture(pid).Wait()
+				}
+			}
+		}
+		if w.coord != nil {
+			_ = w.system.Root.StopFuture(w.coord).Wait()
+		}
+		w.system.Shutdown()
+		w.system = nil
+	}
+	for _, r := range w.regions {
+		err = errors.Join(err, r.Close())
+	}
+	w.regions = nil
+	return err
+}
+
+func loggerOr(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}

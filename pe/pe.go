@@ -1,0 +1,240 @@
+// Package pe is the processing element: one member of a world, with its
+// symmetric heap, a data path to every peer, and the actors that carry its
+// control plane (lifecycle, failure and exit fan-out, heap agreement). The
+// root package shmem is a typed facade over it; backends (the simulator,
+// the launcher and unique-ID start-up, gossip) build PEs with Start.
+package pe
+
+import (
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Config is everything a backend hands to Start. Every field is required
+// unless it says otherwise.
+type Config struct {
+	Rank, NPEs int
+	// WorldID names the world; it is the same on every PE and differs
+	// between worlds, so a Sym from another world is rejected.
+	WorldID uint64
+	// Heap is this PE's symmetric heap, empty (no allocations yet).
+	Heap *heap.Heap
+	// Bell is rung when this PE's heap changes; waits sleep on it.
+	Bell transport.Bell
+	// Paths holds the data path to every PE, this one included, by rank.
+	Paths []transport.Path
+	// Shared lists the world ranks whose heaps Ptr reaches (TeamShared),
+	// ascending, this PE included.
+	Shared []int
+	// System is the actor system this PE's actors run on. Start spawns
+	// "pe-<rank>" and "heap-<rank>" on it; PEActor and HeapActor name them.
+	System *actor.ActorSystem
+	// Coordinator is the world's gather coordinator (actors.Coordinator).
+	Coordinator *actor.PID
+	// Peers are the PE actors of every rank, for failure and exit fan-out.
+	Peers []*actor.PID
+	// Timeout bounds each control-plane agreement (allocation, team
+	// creation). Default 10 minutes: long enough for a PE that computes
+	// before its next collective call, while failures end waits sooner.
+	Timeout time.Duration
+	// Logger receives the PE's log; nil discards.
+	Logger *slog.Logger
+	// OnGlobalExit, if set, runs once when any PE calls GlobalExit (the
+	// launcher's backend exits the process with the status).
+	OnGlobalExit func(status int)
+	// Release frees what the backend allocated for this PE (engines,
+	// mappings, the actor system if it is the PE's own); Finalize calls it
+	// last. Optional.
+	Release func() error
+}
+
+// PE is one processing element, or a context on one (CreateCtx). Its
+// methods are safe for concurrent use by the goroutines of the PE, except
+// that collective calls must come in the same order on every PE.
+type PE struct {
+	s         *state
+	isCtx     bool
+	destroyed atomic.Bool
+}
+
+// state is what a PE and its contexts share.
+type state struct {
+	cfg     Config
+	log     *slog.Logger
+	paths   []transport.Path
+	engines []transport.Engine // distinct engines of paths, Quieted in order
+	local   []byte
+	bell    transport.Bell
+
+	finalized atomic.Bool
+	exited    atomic.Pointer[exitInfo]
+	nFailed   atomic.Int32
+	failed    []atomic.Pointer[string] // reason by rank, nil while alive
+
+	pePID, heapPID *actor.PID
+
+	collMu   sync.Mutex // serializes collective calls and their sequence numbers
+	allocSeq uint64
+	world    *team.Team
+	shared   *team.Team
+}
+
+type exitInfo struct{ rank, status int }
+
+// PEActor and HeapActor name the actors Start spawns for rank.
+func PEActor(rank int) string   { return "pe-" + strconv.Itoa(rank) }
+func HeapActor(rank int) string { return "heap-" + strconv.Itoa(rank) }
+
+// Start makes the PE that cfg describes and spawns its actors.
+func Start(cfg Config) (*PE, error) {
+	const op = "Init"
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || len(cfg.Peers) != cfg.NPEs {
+		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
+			"rank %d of %d with %d paths and %d peers", cfg.Rank, cfg.NPEs, len(cfg.Paths), len(cfg.Peers))
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Minute
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &state{
+		cfg: cfg, log: log.With("pe", cfg.Rank), paths: cfg.Paths,
+		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+	}
+	seen := map[transport.Engine]bool{}
+	for _, p := range cfg.Paths {
+		if e := p.Engine(); !seen[e] {
+			seen[e] = true
+			s.engines = append(s.engines, e)
+		}
+	}
+	p := &PE{s: s}
+	// The world's and the shared team's sync words come first in every
+	// heap; every PE allocates them in the same order, so they agree
+	// without a message.
+	world := make([]int, cfg.NPEs)
+	for i := range world {
+		world[i] = i
+	}
+	ws, err := p.reserve(team.SyncWords(cfg.NPEs))
+	if err != nil {
+		return nil, err
+	}
+	ss, err := p.reserve(team.SyncWords(cfg.NPEs))
+	if err != nil {
+		return nil, err
+	}
+	s.world = team.New(p, world, ws)
+	s.shared = team.New(p, append([]int(nil), cfg.Shared...), ss)
+
+	root := cfg.System.Root
+	if s.heapPID, err = root.SpawnNamed(heap.Props(cfg.Heap), HeapActor(cfg.Rank)); err != nil {
+		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning heap actor: %v", err)
+	}
+	if s.pePID, err = root.SpawnNamed(actorProps(s), PEActor(cfg.Rank)); err != nil {
+		root.Stop(s.heapPID)
+		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning PE actor: %v", err)
+	}
+	return p, nil
+}
+
+// reserve allocates n zeroed 8-byte words for internal use without agreement.
+func (p *PE) reserve(n int) (uint64, error) {
+	r := p.s.cfg.Heap.Apply(heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign})
+	if r.Err != nil {
+		return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, errs.ErrOutOfMemory, "reserving sync words: %v", r.Err)
+	}
+	return uint64(r.Off), nil
+}
+
+// MyPE returns this PE's rank in the world.
+func (p *PE) MyPE() int { return p.s.cfg.Rank }
+
+// NPEs returns the number of PEs in the world.
+func (p *PE) NPEs() int { return p.s.cfg.NPEs }
+
+// WorldID returns the identity of this PE's world.
+func (p *PE) WorldID() uint64 { return p.s.cfg.WorldID }
+
+// Heap returns this PE's symmetric heap.
+func (p *PE) Heap() *heap.Heap { return p.s.cfg.Heap }
+
+// Local returns this PE's own heap bytes.
+func (p *PE) Local() []byte { return p.s.local }
+
+// Logger returns the PE's logger.
+func (p *PE) Logger() *slog.Logger { return p.s.log }
+
+// TeamWorld returns the team of all PEs.
+func (p *PE) TeamWorld() *team.Team { return p.s.world }
+
+// TeamShared returns the team of the PEs whose memory Ptr reaches.
+func (p *PE) TeamShared() *team.Team { return p.s.shared }
+
+// Accessible reports whether pe is a live PE of this world that this PE
+// can reach.
+func (p *PE) Accessible(pe int) bool {
+	return pe >= 0 && pe < p.s.cfg.NPEs && p.usable() == nil && p.s.failed[pe].Load() == nil
+}
+
+// Path returns the data path to pe, checking that this PE is usable and pe
+// is a live PE of the world; op names the caller's operation in errors.
+// It is the hot path's only check of PE state: a few atomic loads.
+func (p *PE) Path(op string, pe int) (transport.Path, error) {
+	if uint(pe) >= uint(len(p.s.paths)) {
+		return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in a world of %d", pe, p.s.cfg.NPEs)
+	}
+	if err := p.usable(); err != nil {
+		return nil, p.annotate(err, op, pe)
+	}
+	if p.s.nFailed.Load() != 0 {
+		if r := p.s.failed[pe].Load(); r != nil {
+			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
+		}
+	}
+	return p.s.paths[pe], nil
+}
+
+// usable returns why this PE can no longer be used, or nil.
+func (p *PE) usable() error {
+	if p.s.finalized.Load() {
+		return errs.ErrFinalized
+	}
+	if e := p.s.exited.Load(); e != nil {
+		return &exitError{rank: e.rank, status: e.status}
+	}
+	if p.isCtx && p.destroyed.Load() {
+		return errs.ErrInvalidArgument
+	}
+	return nil
+}
+
+func (p *PE) annotate(err error, op string, target int) error {
+	switch err {
+	case errs.ErrFinalized:
+		return errs.New(op, p.s.cfg.Rank, target, errs.ErrFinalized, "called after Finalize")
+	case errs.ErrInvalidArgument:
+		return errs.New(op, p.s.cfg.Rank, target, errs.ErrInvalidArgument, "context was destroyed")
+	}
+	return errs.New(op, p.s.cfg.Rank, target, err, "")
+}
+
+// Check returns nil when the PE can be used, else an error naming op.
+func (p *PE) Check(op string) error {
+	if err := p.usable(); err != nil {
+		return p.annotate(err, op, errs.NoPE)
+	}
+	return nil
+}

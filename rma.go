@@ -1,0 +1,184 @@
+package shmem
+
+import (
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Put copies src into dst's elements [0, len(src)) on PE pe (shmem_put).
+// It returns when src may be reused; the data is delivered by the next
+// Quiet (at once on a same-host path).
+func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
+	path, off, err := dst.target(p, "Put", pe, 0, len(src))
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	return path.Put(off, asBytes(src))
+}
+
+// PutNBI starts a put (shmem_put_nbi); src may be reused at once, and the
+// put is complete after Quiet.
+func PutNBI[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
+	path, off, err := dst.target(p, "PutNBI", pe, 0, len(src))
+	if err != nil || len(src) == 0 {
+		return err
+	}
+	return path.Put(off, asBytes(src))
+}
+
+// Get copies src's elements [0, len(dst)) on PE pe into dst (shmem_get).
+func Get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
+	path, off, err := src.target(p, "Get", pe, 0, len(dst))
+	if err != nil || len(dst) == 0 {
+		return err
+	}
+	return path.Get(asBytes(dst), off)
+}
+
+// GetNBI starts a get (shmem_get_nbi); dst holds the data after Quiet.
+func GetNBI[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
+	path, off, err := src.target(p, "GetNBI", pe, 0, len(dst))
+	if err != nil || len(dst) == 0 {
+		return err
+	}
+	return path.GetNBI(asBytes(dst), off)
+}
+
+// P writes v into dst's element 0 on PE pe (shmem_p).
+func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
+	path, off, err := dst.target(p, "P", pe, 0, 1)
+	if err != nil {
+		return err
+	}
+	if w := int(elemSize[T]()); w >= 4 {
+		// A word-sized element goes as an atomic store: no buffer to
+		// allocate, and a waiter never sees it torn.
+		return path.AtomicPost(transport.AtomicSet, w, off, toBits(v))
+	}
+	return path.Put(off, asBytes([]T{v}))
+}
+
+// G reads src's element 0 on PE pe (shmem_g).
+func G[T Elem](p *PE, src Sym[T], pe int) (T, error) {
+	var v T
+	path, off, err := src.target(p, "G", pe, 0, 1)
+	if err != nil {
+		return v, err
+	}
+	if w := int(elemSize[T]()); w >= 4 {
+		bits, err := path.Atomic(transport.AtomicFetch, w, off, 0, 0)
+		return fromBits[T](bits), err
+	}
+	buf := []T{v}
+	err = path.Get(asBytes(buf), off)
+	return buf[0], err
+}
+
+// IPut copies n elements src[i*srcStride] to dst[i*dstStride] on PE pe
+// (shmem_iput). Strides are in elements and at least 1.
+func IPut[T Elem](p *PE, dst Sym[T], src []T, dstStride, srcStride, n, pe int) error {
+	const op = "IPut"
+	if err := strided(p, op, pe, dst.n, len(src), dstStride, srcStride, n); err != nil {
+		return err
+	}
+	path, off, err := dst.target(p, op, pe, 0, dst.n)
+	if err != nil || n == 0 {
+		return err
+	}
+	size := elemSize[T]()
+	for i := 0; i < n; i++ {
+		if err := path.Put(off+uint64(i*dstStride)*size, asBytes(src[i*srcStride:i*srcStride+1])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IGet copies n elements src[i*srcStride] on PE pe to dst[i*dstStride]
+// (shmem_iget). Strides are in elements and at least 1.
+func IGet[T Elem](p *PE, dst []T, src Sym[T], dstStride, srcStride, n, pe int) error {
+	const op = "IGet"
+	if err := strided(p, op, pe, src.n, len(dst), srcStride, dstStride, n); err != nil {
+		return err
+	}
+	path, off, err := src.target(p, op, pe, 0, src.n)
+	if err != nil || n == 0 {
+		return err
+	}
+	size := elemSize[T]()
+	for i := 0; i < n; i++ {
+		if err := path.Get(asBytes(dst[i*dstStride:i*dstStride+1]), off+uint64(i*srcStride)*size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// strided checks that n strided elements fit in a symmetric object of symLen
+// and a local slice of localLen.
+func strided(p *PE, op string, pe, symLen, localLen, symStride, localStride, n int) error {
+	if n < 0 || symStride < 1 || localStride < 1 {
+		return errs.New(op, p.MyPE(), pe, errs.ErrInvalidArgument, "count %d, strides %d and %d (count >= 0, strides >= 1)", n, symStride, localStride)
+	}
+	if n > 0 && ((n-1) > (symLen-1)/symStride || (n-1) > (localLen-1)/localStride || symLen == 0 || localLen == 0) {
+		return errs.New(op, p.MyPE(), pe, errs.ErrInvalidArgument, "%d elements at strides %d/%d overrun lengths %d/%d", n, symStride, localStride, symLen, localLen)
+	}
+	return nil
+}
+
+// PutSignal copies src into dst on PE pe and then updates sig's element 0
+// there with value and op (shmem_put_signal): a PE that sees the signal
+// sees the data.
+func PutSignal[T Elem](p *PE, dst Sym[T], src []T, sig Sym[uint64], value uint64, op SignalOp, pe int) error {
+	return putSignal(p, "PutSignal", dst, src, sig, value, op, pe)
+}
+
+// PutSignalNBI is PutSignal that completes at Quiet (shmem_put_signal_nbi).
+func PutSignalNBI[T Elem](p *PE, dst Sym[T], src []T, sig Sym[uint64], value uint64, op SignalOp, pe int) error {
+	return putSignal(p, "PutSignalNBI", dst, src, sig, value, op, pe)
+}
+
+func putSignal[T Elem](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64], value uint64, op SignalOp, pe int) error {
+	if op != SignalSet && op != SignalAdd {
+		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "signal op %d", op)
+	}
+	path, off, err := dst.target(p, name, pe, 0, len(src))
+	if err != nil {
+		return err
+	}
+	sigOff, err := sig.check(p, name, pe, 0, 1)
+	if err != nil {
+		return err
+	}
+	return path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op))
+}
+
+// SignalFetch returns the value of the caller's own sig element 0
+// (shmem_signal_fetch); it is 0 for an invalid Sym.
+func SignalFetch(p *PE, sig Sym[uint64]) uint64 {
+	off, err := sig.check(p, "SignalFetch", p.MyPE(), 0, 1)
+	if err != nil {
+		return 0
+	}
+	return transport.Load64(p.Local(), off)
+}
+
+// SignalWaitUntil waits until the caller's sig element 0 compares true
+// with v and returns its value then (shmem_signal_wait_until).
+func SignalWaitUntil(p *PE, sig Sym[uint64], cmp Cmp, v uint64) (uint64, error) {
+	const op = "SignalWaitUntil"
+	if !cmp.valid() {
+		return 0, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "comparison %d", cmp)
+	}
+	off, err := sig.check(p, op, p.MyPE(), 0, 1)
+	if err != nil {
+		return 0, err
+	}
+	local := p.Local()
+	var seen uint64
+	err = p.WaitLocal(op, func() bool {
+		seen = transport.Load64(local, off)
+		return compare(seen, cmp, v)
+	})
+	return seen, err
+}

@@ -1,0 +1,100 @@
+// Package sim runs a goshmem world inside one process: every PE is a
+// goroutine, every heap a private mapping, every put a memory copy. It is
+// the backend for developing and testing SPMD code without a launcher.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/pe"
+)
+
+// DefaultHeapSize is each simulated PE's heap unless WithHeapSize says
+// otherwise: small enough for a thousand PEs in one process, since pages
+// cost nothing until touched.
+const DefaultHeapSize = 16 << 20
+
+type config struct {
+	heapSize int
+	nodeOf   func(int) int
+	logger   *slog.Logger
+	timeout  time.Duration
+}
+
+// Option configures Run.
+type Option func(*config)
+
+// WithHeapSize sets each PE's symmetric heap size in bytes.
+func WithHeapSize(bytes int) Option { return func(c *config) { c.heapSize = bytes } }
+
+// WithNodes groups PEs into nodes of perNode consecutive ranks. PEs on one
+// node form TeamShared and reach each other with Ptr. Default: one node.
+func WithNodes(perNode int) Option {
+	return func(c *config) {
+		if perNode > 0 {
+			c.nodeOf = func(r int) int { return r / perNode }
+		}
+	}
+}
+
+// WithNodeOf assigns each rank to a node with f.
+func WithNodeOf(f func(rank int) int) Option { return func(c *config) { c.nodeOf = f } }
+
+// WithLogger sends the world's log to l. Default: discarded.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithTimeout bounds each control-plane agreement (allocation, team
+// creation). Default 10 minutes.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// Run runs fn on npes PEs, each in its own goroutine, and returns their
+// errors joined (nil when every fn returned nil). A PE whose fn returns
+// without calling Finalize is finalized for it; a PE whose fn fails or
+// panics is reported failed to the others, so nobody waits for it forever.
+// Worlds of separate Run calls are independent and may run at once.
+func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
+	c := config{heapSize: DefaultHeapSize}
+	for _, o := range opts {
+		o(&c)
+	}
+	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
+	if err != nil {
+		return err
+	}
+	errs := make([]error, npes)
+	var wg sync.WaitGroup
+	for r, p := range w.PEs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[r] = runPE(w, r, p, fn)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(append(errs, w.Close())...)
+}
+
+func runPE(w *pe.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())
+		}
+		if err != nil {
+			w.Fail(rank, err.Error())
+			return
+		}
+		if ferr := p.Finalize(); ferr != nil {
+			err = fmt.Errorf("PE %d: %w", rank, ferr)
+		}
+	}()
+	if err := fn(p); err != nil {
+		return fmt.Errorf("PE %d: %w", rank, err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package shmem
+
+import (
+	"unsafe"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Sym is a symmetric array: it names the same object on every PE of a
+// world. It is a small value, not a pointer into one PE's memory, so it can
+// be copied, compared with == (the Syms one collective Malloc returns on
+// every PE are equal) and shared between goroutines. The zero Sym names
+// nothing; using it is ErrInvalidArgument.
+type Sym[T Elem] struct {
+	world uint64 // the world the object belongs to
+	slot  uint32 // the heap table slot of the object
+	gen   uint32 // the slot's generation when allocated: stale after Free
+	off   uint64 // byte offset of element 0 in every PE's heap
+	n     int    // number of elements
+}
+
+// Len returns the number of elements.
+func (s Sym[T]) Len() int { return s.n }
+
+// Slice returns the elements [i, j) of s, as Go slices do. Bounds outside
+// [0, Len] give the zero Sym, which every call rejects.
+func (s Sym[T]) Slice(i, j int) Sym[T] {
+	if i < 0 || j < i || j > s.n || s.world == 0 {
+		return Sym[T]{}
+	}
+	s.off += uint64(i) * elemSize[T]()
+	s.n = j - i
+	return s
+}
+
+// Local returns the calling PE's own part of s, backed by its heap: reads
+// and writes are plain memory accesses. It returns nil for a Sym that is not
+// live in p's world.
+func (s Sym[T]) Local(p *PE) []T {
+	if _, err := s.check(p, "Local", p.MyPE(), 0, s.n); err != nil || s.n == 0 {
+		return nil
+	}
+	return asElems[T](p.Local()[s.off:], s.n)
+}
+
+// check validates an access of count elements of s starting at element
+// first, on behalf of op addressed to PE target, and returns the byte
+// offset of element first. It allocates nothing unless it fails.
+func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error) {
+	if s.world != p.WorldID() {
+		if s.world == 0 {
+			return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "zero or invalid Sym")
+		}
+		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym belongs to another world")
+	}
+	if count < 0 || first < 0 || first > s.n || count > s.n-first {
+		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,
+			"elements [%d, %d+%d) outside a symmetric object of %d", first, first, count, s.n)
+	}
+	if _, ok := p.Heap().Lookup(s.slot, s.gen); !ok {
+		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym was freed")
+	}
+	return s.off + uint64(first)*elemSize[T](), nil
+}
+
+// target validates s for count elements from first and returns the path to
+// pe and the byte offset.
+func (s Sym[T]) target(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
+	path, err := p.Path(op, pe)
+	if err != nil {
+		return nil, 0, err
+	}
+	off, err := s.check(p, op, pe, first, count)
+	return path, off, err
+}
+
+func elemSize[T Elem]() uint64 {
+	var v T
+	return uint64(unsafe.Sizeof(v))
+}
+
+// asBytes views a slice of elements as bytes without copying.
+func asBytes[T Elem](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(elemSize[T]()))
+}
+
+// asElems views n elements at the start of b, which is long enough and
+// aligned (heap objects are), as a slice of T.
+func asElems[T Elem](b []byte, n int) []T {
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// toBits returns the bits of a 4- or 8-byte element, zero-extended.
+func toBits[T Elem](v T) uint64 {
+	if elemSize[T]() == 4 {
+		return uint64(*(*uint32)(unsafe.Pointer(&v)))
+	}
+	return *(*uint64)(unsafe.Pointer(&v))
+}
+
+// fromBits is the inverse of toBits.
+func fromBits[T Elem](b uint64) T {
+	if elemSize[T]() == 4 {
+		u := uint32(b)
+		return *(*T)(unsafe.Pointer(&u))
+	}
+	return *(*T)(unsafe.Pointer(&b))
+}

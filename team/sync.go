@@ -1,0 +1,45 @@
+package team
+
+import (
+	"github.com/goshmem/shmem/transport"
+)
+
+// Sync returns when every member has called Sync as many times as the
+// caller. It is a dissemination barrier: in round k each member adds one to
+// word k of the member 2^k ahead and waits for its own word k to reach the
+// number of barriers so far, so log2(n) rounds and no reset between
+// barriers: the words only grow, which makes back-to-back barriers safe.
+// Sync does not complete outstanding puts; Barrier does.
+func (t *Team) Sync() error {
+	const op = "Sync"
+	n := len(t.members)
+	if n <= 1 {
+		return nil
+	}
+	t.epoch++
+	epoch := t.epoch
+	local := t.rt.Local()
+	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
+		peer := t.members[(t.me+d)%n]
+		path, err := t.rt.Path(op, peer)
+		if err != nil {
+			return err
+		}
+		word := t.psync + uint64(8*k)
+		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
+			return err
+		}
+		if err := t.rt.WaitLocal(op, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Barrier completes the caller's outstanding puts (Quiet) and then Syncs.
+func (t *Team) Barrier() error {
+	if err := t.rt.Quiet(); err != nil {
+		return err
+	}
+	return t.Sync()
+}

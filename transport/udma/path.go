@@ -1,0 +1,107 @@
+package udma
+
+import (
+	"sync/atomic"
+
+	"github.com/goshmem/shmem/transport"
+)
+
+// Path is the load/store path to a peer whose heap is mapped into this
+// process: a put is a copy into the mapping, an atomic is a hardware atomic
+// on the shared word. Every operation is complete when it returns, so Quiet
+// has nothing to wait for.
+type Path struct {
+	mem      []byte         // the peer's heap, as mapped here
+	bell     transport.Bell // the peer's bell
+	mappable bool           // whether Ptr may hand the mapping to the user
+	fence    *atomic.Uint64 // a word private to the writing PE (see publish)
+}
+
+// NewPath returns the path to a peer whose heap is mem and whose waiters
+// wait on bell. fence is a word private to the calling PE. mappable says
+// whether the peer counts as on this PE's node for Ptr.
+func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable bool) *Path {
+	return &Path{mem: mem, bell: bell, fence: fence, mappable: mappable}
+}
+
+// publish makes the preceding plain stores visible before it reads whether
+// the peer has waiters: the locked add is a full barrier on a line no other
+// PE touches, so an arming waiter and this write never miss each other.
+func (p *Path) publish() {
+	p.fence.Add(1)
+	p.bell.Ring()
+}
+
+// Put copies src into the peer's heap at off.
+func (p *Path) Put(off uint64, src []byte) error {
+	if len(src) == 8 && off%8 == 0 {
+		// One aligned word, the common flag case: a single atomic store is
+		// both the copy and the barrier.
+		transport.ApplyAtomic(p.mem, transport.AtomicSet, 8, off, le64(src), 0)
+		p.bell.Ring()
+		return nil
+	}
+	copy(p.mem[off:off+uint64(len(src))], src)
+	p.publish()
+	return nil
+}
+
+// Get copies from the peer's heap at off into dst.
+func (p *Path) Get(dst []byte, off uint64) error {
+	copy(dst, p.mem[off:off+uint64(len(dst))])
+	return nil
+}
+
+// GetNBI is Get: the copy is done on return, which Quiet permits.
+func (p *Path) GetNBI(dst []byte, off uint64) error { return p.Get(dst, off) }
+
+// Atomic applies op to the peer's word at off.
+func (p *Path) Atomic(op transport.AtomicOp, width int, off uint64, operand, cond uint64) (uint64, error) {
+	old := transport.ApplyAtomic(p.mem, op, width, off, operand, cond)
+	if op != transport.AtomicFetch {
+		p.bell.Ring()
+	}
+	return old, nil
+}
+
+// AtomicPost applies a non-fetching op at once.
+func (p *Path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand uint64) error {
+	transport.ApplyAtomic(p.mem, op, width, off, operand, 0)
+	p.bell.Ring()
+	return nil
+}
+
+// PutSignal copies src, then updates the signal word with an atomic that
+// orders after the copy.
+func (p *Path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op transport.SignalOp) error {
+	copy(p.mem[off:off+uint64(len(src))], src)
+	transport.ApplySignal(p.mem, sigOff, value, op)
+	p.bell.Ring()
+	return nil
+}
+
+// Ptr returns the mapping itself when the peer is on this PE's node.
+func (p *Path) Ptr(off uint64, n int) []byte {
+	if !p.mappable {
+		return nil
+	}
+	return p.mem[off : off+uint64(n) : off+uint64(n)]
+}
+
+// Engine returns the engine shared by all mapped paths.
+func (p *Path) Engine() transport.Engine { return syncEngine{} }
+
+// syncEngine completes nothing because mapped operations finish before they
+// return; Fence and Quiet still order this PE's later accesses after its
+// earlier ones, which the locked add provides.
+type syncEngine struct{}
+
+func (syncEngine) Fence() error { var w atomic.Uint64; w.Add(1); return nil }
+func (syncEngine) Quiet() error { var w atomic.Uint64; w.Add(1); return nil }
+func (syncEngine) Close() error { return nil }
+
+func le64(b []byte) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}

@@ -1,0 +1,148 @@
+package shmem
+
+import (
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// loadLocal atomically reads the caller's element at byte offset off.
+func loadLocal[T Integer](p *PE, off uint64) T {
+	if elemSize[T]() == 4 {
+		return fromBits[T](uint64(transport.Load32(p.Local(), off)))
+	}
+	return fromBits[T](transport.Load64(p.Local(), off))
+}
+
+// WaitUntil blocks until the caller's ivar element 0 compares true with v
+// (shmem_wait_until). It returns early with an error when the world fails
+// or ends, since the value may then never come.
+func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
+	const op = "WaitUntil"
+	off, err := waitArgs(p, op, ivar, cmp, 1, nil)
+	if err != nil {
+		return err
+	}
+	return p.WaitLocal(op, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
+}
+
+// Test reports whether the caller's ivar element 0 compares true with v
+// (shmem_test); false for invalid arguments.
+func Test[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) bool {
+	off, err := waitArgs(p, "Test", ivar, cmp, 1, nil)
+	return err == nil && compare(loadLocal[T](p, off), cmp, v)
+}
+
+func waitArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status []bool) (uint64, error) {
+	if !cmp.valid() {
+		return 0, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "comparison %d", cmp)
+	}
+	if status != nil && len(status) < ivars.n {
+		return 0, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "status has %d entries for %d variables", len(status), ivars.n)
+	}
+	if err := p.Check(op); err != nil {
+		return 0, err
+	}
+	return ivars.check(p, op, p.MyPE(), 0, n)
+}
+
+// satisfied appends to idx the indices of ivars that are not excluded by
+// status and compare true, and reports how many are not excluded.
+func satisfied[T Integer](p *PE, off uint64, n int, status []bool, cmp Cmp, v T, idx []int) ([]int, int) {
+	live := 0
+	for i := 0; i < n; i++ {
+		if status != nil && status[i] {
+			continue
+		}
+		live++
+		if compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, v) {
+			idx = append(idx, i)
+		}
+	}
+	return idx, live
+}
+
+// WaitUntilAll blocks until every element of the caller's ivars not excluded
+// by status (true = excluded; nil excludes none) compares true with v.
+func WaitUntilAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) error {
+	const op = "WaitUntilAll"
+	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
+	if err != nil {
+		return err
+	}
+	var buf [8]int
+	return p.WaitLocal(op, func() bool {
+		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
+		return len(idx) == live
+	})
+}
+
+// WaitUntilAny blocks until some element not excluded compares true and
+// returns its index; -1 when every element is excluded or ivars is empty.
+func WaitUntilAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (int, error) {
+	const op = "WaitUntilAny"
+	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
+	if err != nil {
+		return -1, err
+	}
+	found := -1
+	var buf [8]int
+	err = p.WaitLocal(op, func() bool {
+		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
+		if len(idx) > 0 {
+			found = idx[0]
+		}
+		return found >= 0 || live == 0
+	})
+	return found, err
+}
+
+// WaitUntilSome blocks until at least one element not excluded compares true
+// and returns the indices of all that do; empty when every element is
+// excluded or ivars is empty.
+func WaitUntilSome[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) ([]int, error) {
+	const op = "WaitUntilSome"
+	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
+	if err != nil {
+		return nil, err
+	}
+	var found []int
+	err = p.WaitLocal(op, func() bool {
+		var live int
+		found, live = satisfied(p, off, ivars.n, status, cmp, v, found[:0])
+		return len(found) > 0 || live == 0
+	})
+	return found, err
+}
+
+// TestAll reports whether every element not excluded compares true.
+func TestAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) bool {
+	off, err := waitArgs(p, "TestAll", ivars, cmp, ivars.n, status)
+	if err != nil {
+		return false
+	}
+	idx, live := satisfied(p, off, ivars.n, status, cmp, v, nil)
+	return len(idx) == live
+}
+
+// TestAny returns the index of an element not excluded that compares true.
+func TestAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (int, bool) {
+	off, err := waitArgs(p, "TestAny", ivars, cmp, ivars.n, status)
+	if err != nil {
+		return -1, false
+	}
+	idx, _ := satisfied(p, off, ivars.n, status, cmp, v, nil)
+	if len(idx) == 0 {
+		return -1, false
+	}
+	return idx[0], true
+}
+
+// TestSome returns the indices of the elements not excluded that compare true.
+func TestSome[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) []int {
+	off, err := waitArgs(p, "TestSome", ivars, cmp, ivars.n, status)
+	if err != nil {
+		return nil
+	}
+	idx, _ := satisfied(p, off, ivars.n, status, cmp, v, nil)
+	return idx
+}
