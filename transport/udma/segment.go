@@ -376,8 +376,10 @@ func (s *Segment) Unlink() error {
 	return nil
 }
 
-// Close unmaps the segment; slices from Heap and the Bell become invalid.
-// It does not unlink the name. Calling it again does nothing.
+// Close unmaps the segment. Afterwards slices from Heap, the Bell and every
+// method but Unlink and Close touch unmapped memory and fault, so the caller
+// must stop all users first. Close does not unlink the name. Calling it
+// again does nothing.
 func (s *Segment) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
