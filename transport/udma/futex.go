@@ -1,0 +1,92 @@
+package udma
+
+import (
+	"math"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// futex(2) operations. Deliberately without FUTEX_PRIVATE_FLAG: the kernel
+// then keys waiters by the shared page, not by our address space, so a ring
+// from another process that maps the segment reaches them.
+const (
+	futexWait = 0
+	futexWake = 1
+)
+
+// FutexBell is a transport.Bell over two uint32 words in shared memory: the
+// number of armed waiters and a ring count that waiters sleep on with
+// futex(2). Writers and waiters may be in different processes; each needs
+// only a mapping of the words. The zero value is unusable; Segment.Bell
+// returns one over the segment header.
+//
+// A process that dies while armed leaves the waiter count raised; rings
+// then cost a futex syscall each, which is slower but never wrong.
+type FutexBell struct {
+	waiters *uint32
+	seq     *uint32
+}
+
+// NewFutexBell returns a bell over the words at waiters and seq. They must
+// stay mapped (or reachable) while the bell is used, be 4-byte aligned and
+// start at zero or at values another bell over them left.
+func NewFutexBell(waiters, seq *uint32) *FutexBell {
+	return &FutexBell{waiters: waiters, seq: seq}
+}
+
+// Ring wakes every armed waiter in every process. With none armed it costs
+// one atomic load. The caller's writes before Ring must be full barriers
+// (atomic stores or read-modify-writes) for a waiter that arms concurrently
+// to see them; see transport.Bell.
+func (b *FutexBell) Ring() {
+	if atomic.LoadUint32(b.waiters) == 0 {
+		return
+	}
+	atomic.AddUint32(b.seq, 1)
+	// A wake never blocks, so the raw syscall skips the scheduler hand-off.
+	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(b.seq)), futexWake, math.MaxInt32, 0, 0, 0)
+}
+
+// Arm registers a waiter (a full barrier) and returns the ring count to
+// pass to Wait.
+func (b *FutexBell) Arm() uint32 {
+	atomic.AddUint32(b.waiters, 1)
+	return atomic.LoadUint32(b.seq)
+}
+
+// Wait sleeps in the kernel until a ring after the Arm that returned armed,
+// or until timeout passes; timeout <= 0 returns at once. It may also return
+// early on an unexpected futex error, so callers re-check their condition
+// as the Bell contract already requires.
+func (b *FutexBell) Wait(armed uint32, timeout time.Duration) {
+	if timeout <= 0 {
+		return
+	}
+	deadline := time.Now().Add(timeout)
+	for atomic.LoadUint32(b.seq) == armed {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		// futex's timeout is relative and measured on CLOCK_MONOTONIC, so
+		// recomputing it after an interruption keeps the overall deadline.
+		ts := unix.NsecToTimespec(int64(left))
+		_, _, e := unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(b.seq)), futexWait,
+			uintptr(armed), uintptr(unsafe.Pointer(&ts)), 0, 0)
+		switch e {
+		case 0, unix.EINTR, unix.ETIMEDOUT:
+			// Woken, interrupted or timed out: the loop re-checks the count
+			// (a spurious wake leaves it unchanged) and the deadline.
+		case unix.EAGAIN:
+			return // rung between Arm and the syscall
+		default:
+			return
+		}
+	}
+}
+
+// Disarm unregisters a waiter that Arm registered.
+func (b *FutexBell) Disarm() { atomic.AddUint32(b.waiters, math.MaxUint32) }
