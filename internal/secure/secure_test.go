@@ -133,9 +133,9 @@ func TestShortSecretRejected(t *testing.T) {
 func TestGarbageRefused(t *testing.T) {
 	for _, garbage := range []string{
 		"GET / HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n\r\n",
-		"GSHA\x02C" + strings.Repeat("n", 32), // future version
-		"GSHA\x01S" + strings.Repeat("n", 32), // reflected role
-		"GSHA\x01X" + strings.Repeat("n", 32), // unknown role
+		"GSHA\x02C" + strings.Repeat("n", 32),                           // future version
+		"GSHA\x01S" + strings.Repeat("n", 32),                           // reflected role
+		"GSHA\x01X" + strings.Repeat("n", 32),                           // unknown role
 		"GSHA\x01C" + strings.Repeat("n", 32) + strings.Repeat("p", 32), // forged proof
 	} {
 		a, b := net.Pipe()
