@@ -1,0 +1,9 @@
+// Package secure protects every TCP connection goshmem opens: it builds the
+// TLS 1.3 configurations (an ephemeral self-signed certificate checked by its
+// pin, or CA-verified mutual TLS from PEM files with an optional CRL) and runs
+// the job-secret challenge-response that must succeed before either side
+// processes any other byte.
+//
+// Every failure wraps errs.ErrTLS; a handshake that ran past its deadline
+// also wraps errs.ErrTimeout.
+package secure

@@ -1,0 +1,217 @@
+package secure
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// MinSecretLen is the shortest job secret Handshake accepts. Shorter secrets
+// (the empty one above all) would let a guesser in.
+const MinSecretLen = 16
+
+// SecretLen is the length of the secrets NewSecret makes.
+const SecretLen = 32
+
+// NewSecret returns a fresh random job secret of SecretLen bytes.
+func NewSecret() ([]byte, error) {
+	s := make([]byte, SecretLen)
+	if _, err := rand.Read(s); err != nil {
+		return nil, errs.New("NewSecret", errs.NoPE, errs.NoPE, errs.ErrTLS, "%v", err)
+	}
+	return s, nil
+}
+
+// Wire format, version 1. The client sends a hello, the server answers with
+// its own, the client sends its proof, and the server answers with its proof
+// only once the client's checked out, so a peer without the secret learns
+// nothing but a closed connection.
+//
+//	hello: "GSHA" | version (1 byte) | role ('C' or 'S') | nonce (32 bytes)
+//	proof: HMAC-SHA256(secret, label | client nonce | server nonce | binding)
+//
+// label differs per role so that a proof cannot be reflected back; binding
+// is TLS keying material (empty on plain TCP), so a proof made on one TLS
+// connection is worthless on another.
+const (
+	helloMagic   = "GSHA"
+	helloVersion = 1
+	roleClient   = 'C'
+	roleServer   = 'S'
+	nonceLen     = 32
+	helloLen     = len(helloMagic) + 2 + nonceLen
+	proofLen     = sha256.Size
+	ekmLabel     = "EXPORTER-goshmem-auth-v1"
+)
+
+type hello struct {
+	role  byte
+	nonce [nonceLen]byte
+}
+
+func (h hello) marshal() [helloLen]byte {
+	var b [helloLen]byte
+	copy(b[:], helloMagic)
+	b[4] = helloVersion
+	b[5] = h.role
+	copy(b[6:], h.nonce[:])
+	return b
+}
+
+// parseHello decodes a hello received from the peer.
+func parseHello(b []byte) (hello, error) {
+	var h hello
+	if len(b) != helloLen {
+		return h, fmt.Errorf("hello is %d bytes, want %d", len(b), helloLen)
+	}
+	if string(b[:4]) != helloMagic {
+		return h, errors.New("peer is not a goshmem endpoint (bad magic)")
+	}
+	if b[4] != helloVersion {
+		return h, fmt.Errorf("peer speaks auth version %d, want %d", b[4], helloVersion)
+	}
+	if b[5] != roleClient && b[5] != roleServer {
+		return h, fmt.Errorf("bad role byte %#x", b[5])
+	}
+	h.role = b[5]
+	copy(h.nonce[:], b[6:])
+	return h, nil
+}
+
+func proof(secret []byte, role byte, client, server *[nonceLen]byte, binding []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	if role == roleClient {
+		m.Write([]byte("goshmem auth v1 client proof"))
+	} else {
+		m.Write([]byte("goshmem auth v1 server proof"))
+	}
+	m.Write(client[:])
+	m.Write(server[:])
+	m.Write(binding)
+	return m.Sum(nil)
+}
+
+// Handshake authenticates the peer of conn with the job secret and must run
+// before any other byte of conn is read or written. When conn is a *tls.Conn
+// it first completes the TLS handshake and binds the proof to that TLS
+// session. Both sides prove knowledge of secret over nonces from both sides;
+// the secret itself never crosses the wire.
+//
+// deadline bounds the whole exchange (zero means none). On return conn has
+// no deadline set. Handshake never closes conn: on error the caller must
+// close it. Errors wrap errs.ErrTLS, and also errs.ErrTimeout when the
+// deadline passed.
+func Handshake(conn net.Conn, secret []byte, server bool, deadline time.Time) error {
+	if len(secret) < MinSecretLen {
+		return errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument,
+			"job secret is %d bytes, need at least %d", len(secret), MinSecretLen)
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		return authErr(err, "set deadline")
+	}
+	err := handshake(conn, secret, server)
+	if derr := conn.SetDeadline(time.Time{}); err == nil && derr != nil {
+		err = authErr(derr, "clear deadline")
+	}
+	return err
+}
+
+func handshake(conn net.Conn, secret []byte, server bool) error {
+	var binding []byte
+	if tc, ok := conn.(*tls.Conn); ok {
+		if err := tc.Handshake(); err != nil {
+			return authErr(err, "TLS handshake")
+		}
+		cs := tc.ConnectionState()
+		ekm, err := cs.ExportKeyingMaterial(ekmLabel, nil, 32)
+		if err != nil {
+			return authErr(err, "TLS keying material")
+		}
+		binding = ekm
+	}
+	me := hello{role: roleClient}
+	if server {
+		me.role = roleServer
+	}
+	if _, err := rand.Read(me.nonce[:]); err != nil {
+		return authErr(err, "nonce")
+	}
+	// Strict alternation (client hello, server hello, client proof, server
+	// proof) keeps the exchange correct on unbuffered transports too.
+	out := me.marshal()
+	var in [helloLen]byte
+	if !server {
+		if _, err := conn.Write(out[:]); err != nil {
+			return authErr(err, "send hello")
+		}
+	}
+	if _, err := io.ReadFull(conn, in[:]); err != nil {
+		return authErr(err, "read hello")
+	}
+	peer, err := parseHello(in[:])
+	if err != nil {
+		return authErr(nil, "%v", err)
+	}
+	if peer.role == me.role {
+		return authErr(nil, "peer claims the same role as this side")
+	}
+	if server {
+		if _, err := conn.Write(out[:]); err != nil {
+			return authErr(err, "send hello")
+		}
+	}
+	client, srv := &me.nonce, &peer.nonce
+	if server {
+		client, srv = &peer.nonce, &me.nonce
+	}
+	var got [proofLen]byte
+	if server {
+		if _, err := io.ReadFull(conn, got[:]); err != nil {
+			return authErr(err, "read client proof")
+		}
+		if !hmac.Equal(got[:], proof(secret, roleClient, client, srv, binding)) {
+			return authErr(nil, "client does not know the job secret")
+		}
+		if _, err := conn.Write(proof(secret, roleServer, client, srv, binding)); err != nil {
+			return authErr(err, "send server proof")
+		}
+		return nil
+	}
+	if _, err := conn.Write(proof(secret, roleClient, client, srv, binding)); err != nil {
+		return authErr(err, "send client proof")
+	}
+	if _, err := io.ReadFull(conn, got[:]); err != nil {
+		return authErr(err, "read server proof (a server that closes here refused this side's secret)")
+	}
+	if !hmac.Equal(got[:], proof(secret, roleServer, client, srv, binding)) {
+		return authErr(nil, "server does not know the job secret")
+	}
+	return nil
+}
+
+// timeoutTLS wraps both ErrTimeout and ErrTLS.
+var timeoutTLS = fmt.Errorf("%w (%w)", errs.ErrTimeout, errs.ErrTLS)
+
+func authErr(cause error, detail string, args ...any) error {
+	if len(args) > 0 {
+		detail = fmt.Sprintf(detail, args...)
+	}
+	sentinel := errs.ErrTLS
+	if cause != nil {
+		detail += ": " + cause.Error()
+		var ne net.Error
+		if errors.Is(cause, os.ErrDeadlineExceeded) || (errors.As(cause, &ne) && ne.Timeout()) {
+			sentinel = timeoutTLS
+		}
+	}
+	return errs.New("Handshake", errs.NoPE, errs.NoPE, sentinel, "%s", detail)
+}
