@@ -13,7 +13,7 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_UID_FILE`" + ` | Init | file through which PE 0 hands the unique ID to the others |
 | ` + "`SHMEM_JOB_SECRET`" + ` | Init | job secret, passed through to the rendezvous |
 | ` + "`SLURM_PROCID`, `SLURM_NTASKS`, `SLURM_LOCALID`" + ` | Init | rank, size, local rank under Slurm (2nd priority) |
-| ` + "`OMPI_COMM_WORLD_RANK`, `_SIZE`, `_LOCAL_RANK`, `_LOCAL_SIZE`" + ` | Init | rank, size, local rank and size under Open MPI (3rd) |
+| ` + "`OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_LOCAL_RANK`, `OMPI_COMM_WORLD_LOCAL_SIZE`" + ` | Init | rank, size, local rank and size under Open MPI (3rd) |
 | ` + "`PMI_RANK`, `PMI_SIZE`" + ` | Init | rank and size under a PMI launcher (4th) |
 | ` + "`RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`" + ` | Init | rank, size, local rank and size under torchrun (5th) |
 | ` + "`MASTER_ADDR`, `MASTER_PORT`" + ` | Init | rendezvous host and port (torchrun style; honoured under any launcher) |

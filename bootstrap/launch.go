@@ -82,15 +82,25 @@ func launchErr(format string, args ...any) error {
 // (PMI_RANK), torchrun (RANK). found is false, with a nil error, when none
 // is set and no goshmem variable is either: the caller then runs a world of
 // one PE. Errors wrap errs.ErrBootstrap and name the variable: a number that
-// does not parse, a missing size, a rank outside [0, npes), a stray
-// SHMEM_NPES or SHMEM_UNIQUE_ID without a rank, a SHMEM_UNIQUE_ID that does
-// not parse, a MASTER_PORT that is not a port.
+// does not parse, a missing size, a rank outside [0, npes), SHMEM_NPES or
+// SHMEM_LOCAL_* without SHMEM_RANK (even under another launcher),
+// SHMEM_UNIQUE_ID or SHMEM_UID_FILE with no rank from any launcher, a
+// SHMEM_UNIQUE_ID that does not parse, a MASTER_PORT that is not a port.
 func DetectLaunch(getenv func(string) string) (l Launch, found bool, err error) {
 	get := func(k string) string {
 		if k == "" {
 			return ""
 		}
 		return strings.TrimSpace(getenv(k))
+	}
+	if get(launchers[0].rank) == "" {
+		// goshmem's own variables are never ignored: a half-set goshmem
+		// launch under another launcher is a mistake worth stopping for.
+		for _, k := range []string{launchers[0].npes, launchers[0].localRank, launchers[0].localSize} {
+			if v := get(k); v != "" {
+				return Launch{}, false, launchErr("%s=%s is set but %s is not", k, v, launchers[0].rank)
+			}
+		}
 	}
 	var lv launcherVars
 	for _, c := range launchers {
@@ -100,7 +110,7 @@ func DetectLaunch(getenv func(string) string) (l Launch, found bool, err error) 
 		}
 	}
 	if !found {
-		for _, k := range []string{"SHMEM_NPES", "SHMEM_LOCAL_RANK", "SHMEM_LOCAL_SIZE", EnvUniqueID, EnvUIDFile} {
+		for _, k := range []string{EnvUniqueID, EnvUIDFile} {
 			if get(k) != "" {
 				return Launch{}, false, launchErr("%s is set but no launcher gave this process a rank (set SHMEM_RANK, or run under Slurm, Open MPI, PMI or torchrun)", k)
 			}
