@@ -133,7 +133,15 @@ func ParseUniqueID(s string) (UniqueID, error) {
 	if !strings.HasPrefix(s, uidPrefix) {
 		return bad("unique ID does not start with %q", uidPrefix)
 	}
-	b, err := uidEncoding.DecodeString(s[len(uidPrefix):])
+	body := s[len(uidPrefix):]
+	// The decoder skips \r and \n; refusing them keeps one spelling per ID.
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return bad("unique ID holds %q at offset %d, outside base64url", c, len(uidPrefix)+i)
+		}
+	}
+	b, err := uidEncoding.DecodeString(body)
 	if err != nil {
 		return bad("unique ID is not base64url: %v", err)
 	}

@@ -112,6 +112,15 @@ func encodeRaw(version, flags byte, secret, pin [32]byte, addrLen int, addr stri
 	return "gsu1." + base64.RawURLEncoding.EncodeToString(b)
 }
 
+// padBitsSet flips the lowest bit of a token's last character. 82 bytes
+// encode to 110 characters whose last carries 2 data bits and 4 padding
+// bits, so the flip touches padding only and a lax decoder would accept it.
+func padBitsSet(tok string) string {
+	const alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alpha, tok[len(tok)-1])
+	return tok[:len(tok)-1] + string(alpha[last^1])
+}
+
 func TestParseUniqueIDRejects(t *testing.T) {
 	sec := pinOf(9)
 	good := encodeRaw(1, 0, sec, [32]byte{}, 14, "127.0.0.1:1234")
@@ -124,9 +133,13 @@ func TestParseUniqueIDRejects(t *testing.T) {
 		{"empty", "", "does not start with"},
 		{"wrong prefix", "gsu2." + good[5:], "does not start with"},
 		{"too long", "gsu1." + strings.Repeat("A", maxUniqueIDLen), "longer than"},
-		{"not base64", "gsu1.!!!!", "not base64url"},
-		{"padded base64", good + "==", "not base64url"},
-		{"std alphabet", "gsu1.+/+/", "not base64url"},
+		{"not base64", "gsu1.!!!!", "outside base64url"},
+		{"padded base64", good + "==", "outside base64url"},
+		{"std alphabet", "gsu1.+/+/", "outside base64url"},
+		{"embedded newline", good[:20] + "\n" + good[20:], "outside base64url"},
+		{"embedded CR", good[:20] + "\r" + good[20:], "outside base64url"},
+		{"bad length", good + "A", "not base64url"},
+		{"nonzero pad bits", padBitsSet(encodeRaw(1, 0, sec, [32]byte{}, 15, "127.0.0.1:12345")), "not base64url"},
 		{"short", "gsu1." + base64.RawURLEncoding.EncodeToString([]byte{1, 0, 3}), "shorter than"},
 		{"version 0", encodeRaw(0, 0, sec, [32]byte{}, 14, "127.0.0.1:1234"), "version 0"},
 		{"version 2", encodeRaw(2, 0, sec, [32]byte{}, 14, "127.0.0.1:1234"), "version 2"},
