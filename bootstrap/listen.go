@@ -158,9 +158,13 @@ func fromIfname(v string, ifaces []Iface) (Choice, error) {
 	}
 	ifc, ok := findIface(name, ifaces)
 	if !ok {
-		hint := ""
+		names := make([]string, len(ifaces))
+		for i, ifc := range ifaces {
+			names[i] = ifc.Name
+		}
+		hint := " (interfaces: " + strings.Join(names, ", ") + ")"
 		if strings.Contains(name, ":") {
-			hint = " (the only suffixes are :inet4 and :inet6)"
+			hint += "; the only suffixes are :inet4 and :inet6"
 		}
 		return Choice{}, selectErr("%s=%q: unknown interface %q%s", EnvUIDSockIfname, v, name, hint)
 	}

@@ -148,7 +148,7 @@ func TestSelectListenAddrErrors(t *testing.T) {
 		{"session bad host", env(EnvUIDSessionID, "-bad-:80"), nil, "neither an IP"},
 		{"session bad ipv4", env(EnvUIDSessionID, "10.0.0.256:80"), nil, "neither an IP"},
 		{"session inner space", env(EnvUIDSessionID, "a b:80"), nil, "space"},
-		{"ifname unknown", env(EnvUIDSockIfname, "ens9"), hostIfaces, "unknown interface \"ens9\""},
+		{"ifname unknown", env(EnvUIDSockIfname, "ens9"), hostIfaces, "unknown interface \"ens9\" (interfaces: lo, docker0, eth0, ib0)"},
 		{"ifname bad suffix", env(EnvUIDSockIfname, "eth0:inet5"), hostIfaces, "the only suffixes are :inet4 and :inet6"},
 		{"ifname suffix only", env(EnvUIDSockIfname, ":inet4"), hostIfaces, "names no interface"},
 		{"ifname slash", env(EnvUIDSockIfname, "eth0/1"), hostIfaces, "'/'"},

@@ -66,7 +66,7 @@ func NewUniqueID(addr string, tls bool, pin [32]byte) (UniqueID, error) {
 	// rand.Read never fails on supported platforms (it aborts the program
 	// instead), so the error is not worth a branch the tests cannot reach.
 	_, _ = rand.Read(u.Secret[:])
-	if err := u.check("NewUniqueID", false); err != nil {
+	if err := u.check("NewUniqueID"); err != nil {
 		return UniqueID{}, err
 	}
 	return u, nil
@@ -74,9 +74,9 @@ func NewUniqueID(addr string, tls bool, pin [32]byte) (UniqueID, error) {
 
 // Validate reports, wrapping errs.ErrInvalidArgument, the first field that
 // ParseUniqueID would refuse.
-func (u UniqueID) Validate() error { return u.check("UniqueID.Validate", true) }
+func (u UniqueID) Validate() error { return u.check("UniqueID.Validate") }
 
-func (u UniqueID) check(op string, checkSecret bool) error {
+func (u UniqueID) check(op string) error {
 	bad := func(format string, args ...any) error {
 		return errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, format, args...)
 	}
@@ -86,7 +86,7 @@ func (u UniqueID) check(op string, checkSecret bool) error {
 	if _, err := parseHostPort(u.Addr, false); err != nil {
 		return bad("unique ID %v", err)
 	}
-	if checkSecret && u.Secret == ([32]byte{}) {
+	if u.Secret == ([32]byte{}) {
 		return bad("unique ID secret is all zero")
 	}
 	if u.TLS && u.Pin == ([32]byte{}) {
@@ -164,7 +164,7 @@ func ParseUniqueID(s string) (UniqueID, error) {
 		return bad("unique ID address length %d but %d bytes follow", n, rest)
 	}
 	u.Addr = string(b[uidFixedLen:])
-	if err := u.check("ParseUniqueID", true); err != nil {
+	if err := u.check("ParseUniqueID"); err != nil {
 		return UniqueID{}, err
 	}
 	return u, nil
