@@ -1,0 +1,27 @@
+package bootstrap
+
+// EnvTable is the Markdown table of every environment variable goshmem
+// reads at start-up; the README and shmem-config print it verbatim, so it
+// is the one place to update when a variable changes.
+const EnvTable = `| Variable | Read by | Meaning |
+|---|---|---|
+| ` + "`SHMEM_RANK`" + ` | Init | this PE's number (goshmem launcher; wins over all launchers below) |
+| ` + "`SHMEM_NPES`" + ` | Init | number of PEs, 1..1048576 |
+| ` + "`SHMEM_LOCAL_RANK`" + ` | Init | PE number on this node (optional) |
+| ` + "`SHMEM_LOCAL_SIZE`" + ` | Init | PEs on this node (optional) |
+| ` + "`SHMEM_UNIQUE_ID`" + ` | Init | unique ID token (` + "`gsu1.…`" + `) naming the rank-0 rendezvous |
+| ` + "`SHMEM_UID_FILE`" + ` | Init | file through which PE 0 hands the unique ID to the others |
+| ` + "`SHMEM_JOB_SECRET`" + ` | Init | job secret, passed through to the rendezvous |
+| ` + "`SLURM_PROCID`, `SLURM_NTASKS`, `SLURM_LOCALID`" + ` | Init | rank, size, local rank under Slurm (2nd priority) |
+| ` + "`OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_LOCAL_RANK`, `OMPI_COMM_WORLD_LOCAL_SIZE`" + ` | Init | rank, size, local rank and size under Open MPI (3rd) |
+| ` + "`PMI_RANK`, `PMI_SIZE`" + ` | Init | rank and size under a PMI launcher (4th) |
+| ` + "`RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`" + ` | Init | rank, size, local rank and size under torchrun (5th) |
+| ` + "`MASTER_ADDR`, `MASTER_PORT`" + ` | Init | rendezvous host and port (torchrun style; honoured under any launcher) |
+| ` + "`SHMEM_UID_SESSION_ID`" + ` | GetUniqueID | rendezvous listen address: ` + "`ip:port`, `[ipv6]:port`, `[ipv6%zone]:port`, `host:port`" + `; wins over SHMEM_UID_SOCK_IFNAME |
+| ` + "`SHMEM_UID_SOCK_IFNAME`" + ` | GetUniqueID | interface to listen on: ` + "`name`, `name:inet4`, `name:inet6`" + ` (no suffix: IPv4 preferred, IPv6 fallback); free port |
+| (neither) | GetUniqueID | first up, running interface not named lo*/docker*/veth*/br-*/virbr*/tun*/tap* with a non-loopback, non-link-local address, IPv4 preferred; free port |
+| ` + "`SHMEM_SYMMETRIC_SIZE`" + ` | Init | symmetric heap bytes per PE: ` + "`1073741824`, `512m`, `2G`, `1GiB`" + ` (binary k/m/g/t, optional b) |
+| ` + "`SHMEM_LOG_LEVEL`" + ` | Init | ` + "`DEBUG`, `INFO`, `WARN` (default), `ERROR`" + `, any case |
+| ` + "`SHMEM_LOG_PATH`" + ` | Init | directory for ` + "`goshmem-<pid>.log`" + ` (dir 0700, file 0600); console then silent unless SHMEM_LOG_TO_STDOUT |
+| ` + "`SHMEM_LOG_TO_STDOUT`" + ` | Init | ` + "`1`/`true`" + `: log to stdout instead of stderr |
+`
