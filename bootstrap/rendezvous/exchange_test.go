@@ -2,6 +2,7 @@ package rendezvous
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -275,5 +276,23 @@ func TestInvalidConfig(t *testing.T) {
 	}
 	if _, err := ln.Accept(); err == nil {
 		t.Error("Exchange did not close the listener it refused")
+	}
+}
+
+func TestTLSMismatchesRefused(t *testing.T) {
+	cert, _, _ := secure.EphemeralCert()
+	_, otherPin, _ := secure.EphemeralCert()
+	for name, client := range map[string]*tls.Config{"wrong pin": secure.ClientConfig(otherPin), "plain client": nil} {
+		t.Run(name, func(t *testing.T) {
+			ln := listen(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			server := start(ctx, Config{Listener: ln, NPEs: 2, Secret: secret, ServerTLS: secure.ServerConfig(cert)}, nil)
+			_, err := Exchange(context.Background(), Config{Addr: ln.Addr().String(), Rank: 1, NPEs: 2, Secret: secret, ClientTLS: client, Timeout: 10 * time.Second}, nil)
+			if !errors.Is(err, errs.ErrTLS) {
+				t.Fatalf("client: %v, want ErrTLS", err)
+			}
+			cancel()
+			awaitCancelled(t, "server", server)
+		})
 	}
 }
