@@ -1,0 +1,109 @@
+package rendezvous
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/secure"
+)
+
+// Dial retry: start fast because rank 0 is usually up already, back off
+// so that many ranks waiting for a late rank 0 do not flood it.
+const (
+	firstBackoff = 20 * time.Millisecond
+	maxBackoff   = time.Second
+)
+
+func join(ctx context.Context, cfg Config, deadline time.Time, record []byte) ([][]byte, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	fail := func(sentinel error, detail string, args ...any) error {
+		return errs.New("Rendezvous", cfg.Rank, 0, sentinel, detail, args...)
+	}
+	raw, err := dial(ctx, cfg.Addr)
+	if err != nil {
+		return nil, ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
+	}
+	defer raw.Close()
+	// Closing the socket is what unblocks a pending read or write when ctx
+	// ends; the deadline alone would not see a cancellation.
+	stop := context.AfterFunc(ctx, func() { raw.Close() })
+	defer stop()
+	stopped := func(err error, what string) error {
+		if ctx.Err() != nil {
+			return ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s: %s did not finish within %v", cfg.Addr, what, cfg.Timeout)
+		}
+		return fail(errs.ErrBootstrap, "rank 0 at %s: %s: %v", cfg.Addr, what, err)
+	}
+	var c net.Conn = raw
+	if cfg.ClientTLS != nil {
+		c = tls.Client(raw, clientTLS(cfg.ClientTLS, cfg.Addr))
+	}
+	if err := secure.Handshake(c, cfg.Secret, false, deadline); err != nil {
+		if ctx.Err() != nil {
+			return nil, stopped(err, "authentication")
+		}
+		return nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
+	}
+	c.SetDeadline(deadline)
+	hello := appendFrame(nil, frame{kind: kindHello, rank: uint32(cfg.Rank), npes: uint32(cfg.NPEs), record: record})
+	if _, err := c.Write(hello); err != nil {
+		return nil, stopped(err, "send hello")
+	}
+	out := make([][]byte, cfg.NPEs)
+	for i := range out {
+		f, err := readFrame(c)
+		if err != nil {
+			return nil, stopped(err, "receive the table")
+		}
+		switch {
+		case f.kind == kindReject:
+			return nil, fail(errs.ErrBootstrap, "rank 0 at %s refused this rank: %s", cfg.Addr, f.reason)
+		case f.kind != kindRecord:
+			return nil, fail(errs.ErrBootstrap, "rank 0 at %s sent frame kind %d, want a record", cfg.Addr, f.kind)
+		case int64(f.rank) != int64(i) || int64(f.npes) != int64(cfg.NPEs):
+			return nil, fail(errs.ErrBootstrap, "rank 0 at %s sent record %d of %d, want %d of %d", cfg.Addr, f.rank, f.npes, i, cfg.NPEs)
+		}
+		out[i] = f.record
+	}
+	return out, nil
+}
+
+// dial connects to addr, retrying with backoff until ctx ends, and returns
+// the last dial error if it never succeeds.
+func dial(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	backoff := firstBackoff
+	for {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			return c, nil
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// clientTLS fills in the server name from addr when the configuration
+// verifies names and names no server.
+func clientTLS(base *tls.Config, addr string) *tls.Config {
+	if base.ServerName != "" || base.InsecureSkipVerify {
+		return base
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return base
+	}
+	c := base.Clone()
+	c.ServerName = host
+	return c
+}

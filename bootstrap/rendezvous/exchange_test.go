@@ -1,0 +1,298 @@
+package rendezvous
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/secure"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func runWorld(t *testing.T, npes int, useTLS bool) {
+	t.Helper()
+	ln := listen(t)
+	base := Config{Addr: ln.Addr().String(), NPEs: npes, Secret: secret, Timeout: 20 * time.Second}
+	if useTLS {
+		cert, pin, err := secure.EphemeralCert()
+		if err != nil {
+			t.Fatal(err)
+		}
+		base.ServerTLS = secure.ServerConfig(cert)
+		base.ClientTLS = secure.ClientConfig(pin)
+	}
+	chans := make([]<-chan result, npes)
+	for r := 0; r < npes; r++ {
+		cfg := base
+		cfg.Rank = r
+		if r == 0 {
+			cfg.Listener = ln
+		}
+		chans[r] = start(context.Background(), cfg, record(r))
+	}
+	for r, ch := range chans {
+		checkTable(t, r, <-ch, npes)
+	}
+}
+
+func TestWorlds(t *testing.T) {
+	for _, npes := range []int{1, 2, 8, 32} {
+		for _, useTLS := range []bool{false, true} {
+			t.Run(fmt.Sprintf("npes=%d/tls=%v", npes, useTLS), func(t *testing.T) { runWorld(t, npes, useTLS) })
+		}
+	}
+}
+
+func TestRecordsAreCopies(t *testing.T) {
+	rec := []byte("mine")
+	recs, err := Exchange(context.Background(), Config{NPEs: 1, Secret: secret}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec[0] = 'X'
+	if string(recs[0]) != "mine" {
+		t.Fatalf("record aliases the caller's slice: %q", recs[0])
+	}
+}
+
+func TestMaxRecordAndEmptyRecord(t *testing.T) {
+	ln := listen(t)
+	big := make([]byte, MaxRecord)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	cfg := Config{Addr: ln.Addr().String(), NPEs: 3, Secret: secret, Timeout: 20 * time.Second}
+	c0, c1, c2 := cfg, cfg, cfg
+	c0.Listener = ln
+	c1.Rank, c2.Rank = 1, 2
+	chs := []<-chan result{start(context.Background(), c0, nil), start(context.Background(), c1, big), start(context.Background(), c2, []byte{1})}
+	for r, ch := range chs {
+		res := <-ch
+		if res.err != nil {
+			t.Fatalf("rank %d: %v", r, res.err)
+		}
+		if len(res.recs[0]) != 0 || string(res.recs[1]) != string(big) || string(res.recs[2]) != "\x01" {
+			t.Fatalf("rank %d: wrong table (sizes %d %d %d)", r, len(res.recs[0]), len(res.recs[1]), len(res.recs[2]))
+		}
+	}
+}
+
+func TestClientsBeforeServer(t *testing.T) {
+	// Reserve a port, free it, and let the clients dial it before rank 0
+	// listens: they must retry until it does.
+	ln := listen(t)
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := Config{Addr: addr, NPEs: 4, Secret: secret, Timeout: 20 * time.Second}
+	var chs []<-chan result
+	for r := 1; r < 4; r++ {
+		c := cfg
+		c.Rank = r
+		chs = append(chs, start(context.Background(), c, record(r)))
+	}
+	chs = append([]<-chan result{start(context.Background(), cfg, record(0))}, chs...)
+	for r, ch := range chs {
+		checkTable(t, r, <-ch, 4)
+	}
+}
+
+func TestWrongSecretImpostorRefused(t *testing.T) {
+	for _, useTLS := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls=%v", useTLS), func(t *testing.T) {
+			ln := listen(t)
+			logs := newLogSink()
+			cfg := Config{Addr: ln.Addr().String(), NPEs: 2, Secret: secret, Timeout: 20 * time.Second}
+			if useTLS {
+				cert, pin, _ := secure.EphemeralCert()
+				cfg.ServerTLS, cfg.ClientTLS = secure.ServerConfig(cert), secure.ClientConfig(pin)
+			}
+			srv := cfg
+			srv.Listener, srv.Logger = ln, slog.New(logs)
+			server := start(context.Background(), srv, record(0))
+
+			imp := cfg
+			imp.Rank, imp.Secret = 1, []byte("not-the-job-secret-at-all")
+			if _, err := Exchange(context.Background(), imp, []byte("evil")); !errors.Is(err, errs.ErrTLS) {
+				t.Fatalf("impostor: %v, want ErrTLS", err)
+			}
+			logs.waitFor(t, "does not know the job secret")
+
+			good := cfg
+			good.Rank = 1
+			checkTable(t, 1, <-start(context.Background(), good, record(1)), 2)
+			checkTable(t, 0, <-server, 2)
+		})
+	}
+}
+
+func TestDuplicateRankRefused(t *testing.T) {
+	ln := listen(t)
+	logs := newLogSink()
+	cfg := Config{Addr: ln.Addr().String(), NPEs: 3, Secret: secret, Timeout: 20 * time.Second}
+	srv := cfg
+	srv.Listener, srv.Logger = ln, slog.New(logs)
+	server := start(context.Background(), srv, record(0))
+	one := cfg
+	one.Rank = 1
+	first := start(context.Background(), one, record(1))
+	logs.waitFor(t, "rank arrived rank=1")
+
+	_, err := Exchange(context.Background(), one, []byte("second rank 1"))
+	if !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), "duplicate rank") {
+		t.Fatalf("duplicate: %v, want ErrBootstrap naming the duplicate", err)
+	}
+	two := cfg
+	two.Rank = 2
+	checkTable(t, 2, <-start(context.Background(), two, record(2)), 3)
+	checkTable(t, 1, <-first, 3)
+	checkTable(t, 0, <-server, 3)
+}
+
+func TestNPEsMismatchRefused(t *testing.T) {
+	ln := listen(t)
+	cfg := Config{Addr: ln.Addr().String(), NPEs: 2, Secret: secret, Timeout: 20 * time.Second}
+	srv := cfg
+	srv.Listener = ln
+	server := start(context.Background(), srv, record(0))
+	bad := cfg
+	bad.Rank, bad.NPEs = 1, 3
+	if _, err := Exchange(context.Background(), bad, nil); !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), "world has 3 PEs") {
+		t.Fatalf("npes mismatch: %v", err)
+	}
+	good := cfg
+	good.Rank = 1
+	checkTable(t, 1, <-start(context.Background(), good, record(1)), 2)
+	checkTable(t, 0, <-server, 2)
+}
+
+func TestMissingRanksNamed(t *testing.T) {
+	ln := listen(t)
+	cfg := Config{Addr: ln.Addr().String(), NPEs: 6, Secret: secret, Timeout: 20 * time.Second}
+	srv := cfg
+	srv.Listener, srv.Timeout = ln, 300*time.Millisecond
+	logs := newLogSink()
+	srv.Logger = slog.New(logs)
+	server := start(context.Background(), srv, record(0))
+	var clients []<-chan result
+	for _, r := range []int{1, 3, 4} {
+		c := cfg
+		c.Rank = r
+		clients = append(clients, start(context.Background(), c, record(r)))
+	}
+	res := <-server
+	if !errors.Is(res.err, errs.ErrTimeout) || !errors.Is(res.err, errs.ErrBootstrap) {
+		t.Fatalf("server: %v, want ErrTimeout and ErrBootstrap", res.err)
+	}
+	if !strings.Contains(res.err.Error(), "ranks 2,5 never arrived") {
+		t.Fatalf("server error does not name ranks 2,5: %v", res.err)
+	}
+	// Ranks that arrived before the deadline are told why the world failed;
+	// a rank still dialing when the listener closed fails on its own.
+	for _, ch := range clients {
+		if r := <-ch; !errors.Is(r.err, errs.ErrBootstrap) {
+			t.Fatalf("client: %v, want ErrBootstrap", r.err)
+		}
+	}
+}
+
+func TestClientTimeoutNamesServer(t *testing.T) {
+	ln := listen(t)
+	addr := ln.Addr().String()
+	ln.Close() // nobody listens here
+	_, err := Exchange(context.Background(), Config{Addr: addr, Rank: 1, NPEs: 2, Secret: secret, Timeout: 200 * time.Millisecond}, nil)
+	if !errors.Is(err, errs.ErrTimeout) || !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), addr) {
+		t.Fatalf("%v, want ErrTimeout naming %s", err, addr)
+	}
+}
+
+// awaitCancelled checks that Exchange returned, after its ctx was
+// cancelled, an error wrapping context.Canceled and ErrBootstrap.
+func awaitCancelled(t *testing.T, name string, ch <-chan result) {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if !errors.Is(r.err, context.Canceled) || !errors.Is(r.err, errs.ErrBootstrap) {
+			t.Fatalf("%s: %v, want context.Canceled and ErrBootstrap", name, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: Exchange did not return after cancel", name)
+	}
+}
+
+func TestCancelAbortsPromptly(t *testing.T) {
+	// A client still dialing nobody.
+	ctx, cancel := context.WithCancel(context.Background())
+	ln := listen(t)
+	addr := ln.Addr().String()
+	ln.Close()
+	dialing := start(ctx, Config{Addr: addr, Rank: 1, NPEs: 2, Secret: secret}, nil)
+	cancel()
+	awaitCancelled(t, "dialing client", dialing)
+
+	// A server with one client registered and waiting for the table:
+	// cancelling each must unblock both their connection goroutines.
+	ln = listen(t)
+	logs := newLogSink()
+	sctx, scancel := context.WithCancel(context.Background())
+	server := start(sctx, Config{Listener: ln, NPEs: 3, Secret: secret, Logger: slog.New(logs)}, nil)
+	cctx, ccancel := context.WithCancel(context.Background())
+	client := start(cctx, Config{Addr: ln.Addr().String(), Rank: 2, NPEs: 3, Secret: secret}, nil)
+	logs.waitFor(t, "rank arrived rank=2")
+	ccancel()
+	awaitCancelled(t, "waiting client", client)
+	scancel()
+	awaitCancelled(t, "server", server)
+}
+
+func TestInvalidConfig(t *testing.T) {
+	for name, tc := range map[string]struct {
+		cfg Config
+		rec []byte
+	}{
+		"npes 0":         {Config{Addr: "127.0.0.1:1", NPEs: 0, Secret: secret}, nil},
+		"npes too big":   {Config{Addr: "127.0.0.1:1", NPEs: MaxNPEs + 1, Secret: secret}, nil},
+		"rank negative":  {Config{Addr: "127.0.0.1:1", Rank: -1, NPEs: 2, Secret: secret}, nil},
+		"rank too big":   {Config{Addr: "127.0.0.1:1", Rank: 2, NPEs: 2, Secret: secret}, nil},
+		"record too big": {Config{Addr: "127.0.0.1:1", NPEs: 2, Secret: secret}, make([]byte, MaxRecord+1)},
+		"short secret":   {Config{Addr: "127.0.0.1:1", NPEs: 2, Secret: []byte("x")}, nil},
+		"no address":     {Config{Rank: 1, NPEs: 2, Secret: secret}, nil},
+		"neg timeout":    {Config{Addr: "127.0.0.1:1", NPEs: 2, Secret: secret, Timeout: -1}, nil},
+	} {
+		if _, err := Exchange(context.Background(), tc.cfg, tc.rec); !errors.Is(err, errs.ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)
+		}
+	}
+	ln := listen(t)
+	if _, err := Exchange(context.Background(), Config{Listener: ln, Rank: 1, NPEs: 2, Secret: secret}, nil); !errors.Is(err, errs.ErrInvalidArgument) {
+		t.Errorf("listener on rank 1: %v", err)
+	}
+	if _, err := ln.Accept(); err == nil {
+		t.Error("Exchange did not close the listener it refused")
+	}
+}
+
+func TestTLSMismatchesRefused(t *testing.T) {
+	cert, _, _ := secure.EphemeralCert()
+	_, otherPin, _ := secure.EphemeralCert()
+	for name, client := range map[string]*tls.Config{"wrong pin": secure.ClientConfig(otherPin), "plain client": nil} {
+		t.Run(name, func(t *testing.T) {
+			ln := listen(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			server := start(ctx, Config{Listener: ln, NPEs: 2, Secret: secret, ServerTLS: secure.ServerConfig(cert)}, nil)
+			_, err := Exchange(context.Background(), Config{Addr: ln.Addr().String(), Rank: 1, NPEs: 2, Secret: secret, ClientTLS: client, Timeout: 10 * time.Second}, nil)
+			if !errors.Is(err, errs.ErrTLS) {
+				t.Fatalf("client: %v, want ErrTLS", err)
+			}
+			cancel()
+			awaitCancelled(t, "server", server)
+		})
+	}
+}

@@ -1,0 +1,70 @@
+package rendezvous
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// table is the server's pure state: which ranks have contributed which
+// records. The first registration of a rank wins.
+type table struct {
+	records [][]byte
+	have    []bool
+	n       int
+}
+
+func newTable(npes int) *table {
+	return &table{records: make([][]byte, npes), have: make([]bool, npes)}
+}
+
+// offer registers rank's record, or says why it is refused.
+func (t *table) offer(rank, npes uint32, record []byte) error {
+	if int64(npes) != int64(len(t.have)) {
+		return fmt.Errorf("rank %d says the world has %d PEs, rank 0 says %d", rank, npes, len(t.have))
+	}
+	if int64(rank) >= int64(len(t.have)) {
+		return fmt.Errorf("rank %d is out of range 0..%d", rank, len(t.have)-1)
+	}
+	if t.have[rank] {
+		return fmt.Errorf("rank %d has already arrived (duplicate rank)", rank)
+	}
+	t.have[rank] = true
+	t.records[rank] = record
+	t.n++
+	return nil
+}
+
+func (t *table) full() bool { return t.n == len(t.have) }
+
+func (t *table) missing() []int {
+	var m []int
+	for r, ok := range t.have {
+		if !ok {
+			m = append(m, r)
+		}
+	}
+	return m
+}
+
+// rankList renders ranks as "rank 2" or "ranks 2,5", eliding past 32.
+func rankList(ranks []int) string {
+	const show = 32
+	var b strings.Builder
+	if len(ranks) == 1 {
+		b.WriteString("rank ")
+	} else {
+		b.WriteString("ranks ")
+	}
+	for i, r := range ranks {
+		if i == show {
+			fmt.Fprintf(&b, ",... (%d more)", len(ranks)-show)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(r))
+	}
+	return b.String()
+}
