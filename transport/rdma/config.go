@@ -69,6 +69,8 @@ type Config struct {
 // decoder accepts from anyone.
 const MaxChunk = 16 << 20
 
+func (c *Config) validate() error { _, err := c.withDefaults(); return err }
+
 func (c *Config) withDefaults() (Config, error) {
 	cfg := *c
 	bad := func(format string, args ...any) (Config, error) {

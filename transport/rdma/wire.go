@@ -109,8 +109,11 @@ func decodeHeader(b []byte) (header, error) {
 	if h.n > MaxChunk {
 		return h, errTooLong
 	}
-	if h.status != statusOK && (h.isRequest() || h.status != statusFailed || h.n != 0) {
-		return h, errField
+	if h.status != statusOK { // a failure answer: operand names the failed PE
+		if h.isRequest() || h.status != statusFailed || h.n != 0 || h.width|h.aop != 0 || h.off|h.cond != 0 || h.op >= opEnd {
+			return h, errField
+		}
+		return h, nil
 	}
 	if err := h.checkOp(); err != nil {
 		return h, err
