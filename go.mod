@@ -2,4 +2,4 @@ module github.com/goshmem/shmem
 
 go 1.26.8
 
-require go.uber.org/goleak v1.3.0 // indirect
+require go.uber.org/goleak v1.3.0

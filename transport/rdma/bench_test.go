@@ -133,3 +133,43 @@ func BenchmarkGet1MiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRawTCPStream1MiB is the bandwidth floor: 1 MiB writes on a bare
+// loopback socket, drained by a reader goroutine.
+func BenchmarkRawTCPStream1MiB(b *testing.B) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 1<<20)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+		}
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := make([]byte, 1<<20)
+	b.SetBytes(1 << 20)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.Write(src); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	c.Close()
+	<-done
+}
