@@ -1,0 +1,119 @@
+package rdma
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Config describes one node: the PE that owns it, its heap and how it talks.
+// Zero values of the tuning fields take the defaults named on each field.
+type Config struct {
+	// Rank is this PE's number in the world; frames addressed to another
+	// rank are relayed. Required, 0 <= Rank < NPEs.
+	Rank int
+	// NPEs is the number of PEs in the world; frames naming a rank outside
+	// [0, NPEs) are hostile. Required, > 0.
+	NPEs int
+	// Heap is the local symmetric heap: remote puts and atomics land here
+	// and remote gets read from here. Required (may be empty).
+	Heap []byte
+	// Bell is rung after every remote write, atomic or signal lands in Heap,
+	// so that local waiters notice. Default: none (nobody waits).
+	Bell transport.Bell
+
+	// ServerTLS wraps accepted connections and ClientTLS dialled ones; they
+	// differ because the server presents a certificate and the client checks
+	// it. Both nil = plain TCP (tests, trusted networks); exactly one nil is
+	// refused, since a half-encrypted world would silently talk past itself.
+	ServerTLS, ClientTLS *tls.Config
+	// Authenticate runs on every connection after TLS and before any frame
+	// is read (server is true on the accepting side). A non-nil error closes
+	// the connection. Default nil: no authentication (tests only; production
+	// passes the job-secret handshake).
+	Authenticate func(c net.Conn, server bool) error
+
+	// ListenAddr is the address to accept on. Default "127.0.0.1:0".
+	ListenAddr string
+
+	// SmallMax is the largest payload that travels on the small lane (with
+	// atomics, signals and flushes); larger ones use the bulk lane so that a
+	// megabyte transfer never delays an 8-byte atomic. Default 8 KiB: above
+	// that the copy into one write buffer costs more than a second syscall.
+	SmallMax int
+	// ChunkSize splits bulk transfers into frames of at most this many bytes,
+	// so a huge put does not monopolise a lane and a relay needs only one
+	// chunk of buffer. Default 256 KiB; at most MaxChunk.
+	ChunkSize int
+	// MaxInflight bounds the bytes of get responses one blocking Get waits
+	// for at once (its pipelining window). Default 4 MiB: enough to keep
+	// loopback and a 10 GbE link busy.
+	MaxInflight int
+	// MaxOutstanding bounds the requests awaiting a response on one lane;
+	// further requests wait for a free slot (back-pressure). Default 1024.
+	MaxOutstanding int
+	// OpTimeout bounds every blocking wait (connect, a response, a write to a
+	// stalled socket). An expired wait fails the peer: an unresponsive peer
+	// may have lost our puts. Default 30 s.
+	OpTimeout time.Duration
+	// Logger receives connection events and the reason for every closed
+	// connection. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// MaxChunk is the largest ChunkSize and so the largest frame payload the
+// decoder accepts from anyone.
+const MaxChunk = 16 << 20
+
+func (c *Config) validate() error { _, err := c.withDefaults(); return err }
+
+func (c *Config) withDefaults() (Config, error) {
+	cfg := *c
+	bad := func(format string, args ...any) (Config, error) {
+		return cfg, errs.New("rdma.Listen", c.Rank, errs.NoPE, errs.ErrInvalidArgument, format, args...)
+	}
+	if cfg.NPEs <= 0 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs {
+		return bad("rank %d of %d PEs", cfg.Rank, cfg.NPEs)
+	}
+	if (cfg.ServerTLS == nil) != (cfg.ClientTLS == nil) {
+		return bad("ServerTLS and ClientTLS must both be set or both be nil")
+	}
+	if cfg.ListenAddr == "" {
+		cfg.ListenAddr = "127.0.0.1:0"
+	}
+	if cfg.SmallMax == 0 {
+		cfg.SmallMax = 8 << 10
+	}
+	if cfg.ChunkSize == 0 {
+		cfg.ChunkSize = 256 << 10
+	}
+	if cfg.MaxInflight == 0 {
+		cfg.MaxInflight = 4 << 20
+	}
+	if cfg.MaxOutstanding == 0 {
+		cfg.MaxOutstanding = 1024
+	}
+	if cfg.OpTimeout == 0 {
+		cfg.OpTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	switch {
+	case cfg.ChunkSize < 1 || cfg.ChunkSize > MaxChunk:
+		return bad("ChunkSize %d outside [1, %d]", cfg.ChunkSize, MaxChunk)
+	case cfg.SmallMax < 1 || cfg.SmallMax > cfg.ChunkSize:
+		return bad("SmallMax %d outside [1, ChunkSize]", cfg.SmallMax)
+	case cfg.MaxInflight < cfg.ChunkSize:
+		return bad("MaxInflight %d below ChunkSize %d", cfg.MaxInflight, cfg.ChunkSize)
+	case cfg.MaxOutstanding < 1 || cfg.MaxOutstanding > 1<<16:
+		return bad("MaxOutstanding %d outside [1, 65536]", cfg.MaxOutstanding)
+	case cfg.OpTimeout < 0:
+		return bad("OpTimeout %v negative", cfg.OpTimeout)
+	}
+	return cfg, nil
+}

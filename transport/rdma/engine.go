@@ -1,0 +1,97 @@
+package rdma
+
+import (
+	"errors"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// engine completes the operations of every path of one node.
+//
+// Ordering across a path's two lanes: each lane is one TCP connection that
+// the peer applies in order, so frames on one lane never overtake each
+// other. Fence therefore costs no message: it records, for every lane with
+// unacknowledged writes, how many it has written; the first frame a later
+// operation sends on the other lane of that path first flushes the marked
+// lane (one round trip, paid only when traffic actually switches lanes).
+// Quiet flushes every lane with unacknowledged writes, all at once, and
+// waits for the acks.
+type engine struct{ n *Node }
+
+// Fence orders, per peer, the writes issued before it ahead of those after.
+func (e *engine) Fence() error {
+	ps := e.n.all.Load()
+	if ps == nil {
+		return nil
+	}
+	for _, p := range *ps {
+		for _, l := range p.lanes {
+			w := l.written.Load()
+			if w <= l.acked.Load() {
+				continue
+			}
+			for {
+				m := l.fenceMark.Load()
+				if w <= m || l.fenceMark.CompareAndSwap(m, w) {
+					break
+				}
+			}
+		}
+	}
+	return nil
+}
+
+type pendingFlush struct {
+	l *lane
+	s *slot
+}
+
+// Quiet returns when every write issued before it on any path of the node
+// is applied at its target and every GetNBI has filled its buffer: a flush
+// ack on a lane proves that everything the lane carried before it was
+// applied and answered. Errors name the failed peer.
+func (e *engine) Quiet() error {
+	ps := e.n.all.Load()
+	if ps == nil {
+		return nil
+	}
+	bp := e.n.flushes.Get().(*[]pendingFlush)
+	pend := (*bp)[:0]
+	var errList error
+	for _, p := range *ps {
+		for _, l := range p.lanes {
+			if f := l.nbiFail.Swap(-1); f >= 0 {
+				errList = join(errList, errs.New("Quiet", e.n.cfg.Rank, int(f), errs.ErrPEFailed, "a GetNBI relayed towards PE %d failed", p.peer))
+			}
+			if l.written.Load() <= l.acked.Load() {
+				continue
+			}
+			h := p.header(opFlush)
+			s, err := l.request(&h, nil, false, "Quiet")
+			if err != nil {
+				errList = join(errList, err)
+				continue
+			}
+			pend = append(pend, pendingFlush{l, s})
+		}
+	}
+	for i, f := range pend {
+		if _, err := f.l.await(f.s, "Quiet"); err != nil {
+			errList = join(errList, err)
+		}
+		pend[i] = pendingFlush{}
+	}
+	*bp = pend[:0]
+	e.n.flushes.Put(bp)
+	return errList
+}
+
+func join(a, b error) error {
+	if a == nil {
+		return b
+	}
+	return errors.Join(a, b)
+}
+
+// Close closes the node: see Node.Close.
+func (e *engine) Close() error { return e.n.Close() }

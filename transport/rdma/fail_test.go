@@ -1,0 +1,202 @@
+package rdma
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"io"
+	"math/big"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// blackHole accepts one connection, reports when a full frame header has
+// arrived, and then never answers.
+func blackHole(t *testing.T) (addr string, gotFrame <-chan net.Conn) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan net.Conn, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		var hb [headerSize]byte
+		if _, err := io.ReadFull(c, hb[:]); err == nil {
+			ch <- c
+		} else {
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		select {
+		case c := <-ch:
+			c.Close()
+		default:
+		}
+	})
+	return ln.Addr().String(), ch
+}
+
+func wantPEFailed(t *testing.T, err error, peer int) {
+	t.Helper()
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != peer {
+		t.Fatalf("got %v, want ErrPEFailed naming PE %d", err, peer)
+	}
+}
+
+func TestPeerFailedUnblocksOps(t *testing.T) {
+	w := newWorld(t, 3, 4096, nil)
+	addr, got := blackHole(t)
+	p := w.nodes[0].Path(2, addr)
+	res := make(chan error, 1)
+	go func() { res <- p.Get(make([]byte, 8), 0) }()
+	c := <-got // the request is on the wire and nobody will answer
+	defer c.Close()
+	w.nodes[0].PeerFailed(2)
+	wantPEFailed(t, <-res, 2)
+	wantPEFailed(t, p.Put(0, []byte{1}), 2)
+	wantPEFailed(t, w.nodes[0].Path(2, addr).Put(0, []byte{1}), 2)
+}
+
+func TestConnectionLossFailsPendingOps(t *testing.T) {
+	w := newWorld(t, 2, 4096, nil)
+	addr, got := blackHole(t)
+	p := w.nodes[0].Path(1, addr)
+	res := make(chan error, 1)
+	go func() {
+		_, err := p.Atomic(transport.AtomicFetchAdd, 8, 0, 1, 0)
+		res <- err
+	}()
+	(<-got).Close()
+	wantPEFailed(t, <-res, 1)
+}
+
+func TestOpTimeout(t *testing.T) {
+	w := newWorld(t, 2, 4096, func(c *Config) { c.OpTimeout = 300 * time.Millisecond })
+	addr, got := blackHole(t)
+	p := w.nodes[0].Path(1, addr)
+	err := p.Get(make([]byte, 8), 0)
+	if !errors.Is(err, errs.ErrTimeout) {
+		t.Fatalf("got %v, want ErrTimeout", err)
+	}
+	(<-got).Close()
+}
+
+func TestClosedPeer(t *testing.T) {
+	w := newWorld(t, 2, 4096, nil)
+	p := w.path(0, 1)
+	if err := p.Put(0, []byte{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.nodes[0].Engine().Quiet(); err != nil {
+		t.Fatal(err)
+	}
+	w.nodes[1].Close()
+	_, err := p.Atomic(transport.AtomicFetch, 8, 0, 0, 0)
+	wantPEFailed(t, err, 1)
+}
+
+func TestNoDialNoPanic(t *testing.T) {
+	w := newWorld(t, 2, 4096, nil)
+	p := w.nodes[0].Path(1, "127.0.0.1:1")
+	wantPEFailed(t, p.Put(0, []byte{1}), 1)
+	bad := w.nodes[0].Path(7, "127.0.0.1:1")
+	if err := bad.Put(0, []byte{1}); !errors.Is(err, errs.ErrInvalidArgument) {
+		t.Fatalf("path to PE 7 of 2: %v", err)
+	}
+}
+
+func selfSigned(t *testing.T) (server, client *tls.Config) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "goshmem-test"},
+		DNSNames: []string{"goshmem-test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	server = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS13}
+	client = &tls.Config{RootCAs: pool, ServerName: "goshmem-test", MinVersion: tls.VersionTLS13}
+	return server, client
+}
+
+func TestTLS(t *testing.T) {
+	srv, cli := selfSigned(t)
+	w := newWorld(t, 2, 1<<20, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, cli })
+	p := w.path(0, 1)
+	src := pattern(300<<10, 5)
+	if err := p.Put(8, src); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(src))
+	if err := p.Get(got, 8); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(src) {
+		t.Fatal("data differs over TLS")
+	}
+	// A client that does not trust the certificate is refused.
+	_, other := selfSigned(t)
+	x := newWorld(t, 2, 64, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, other })
+	if err := x.nodes[0].Path(1, w.nodes[1].Addr()).Put(0, []byte{1}); !errors.Is(err, errs.ErrTLS) {
+		t.Fatalf("untrusted certificate: %v, want ErrTLS", err)
+	}
+	if (&Config{Rank: 0, NPEs: 1, ServerTLS: srv}).validate() == nil {
+		t.Fatal("half a TLS configuration accepted")
+	}
+}
+
+func TestAuthenticateRefusal(t *testing.T) {
+	refuse := errors.New("wrong job secret")
+	w := newWorld(t, 2, 64, func(c *Config) {
+		c.Authenticate = func(conn net.Conn, server bool) error {
+			if !server && c.Rank == 0 {
+				return refuse
+			}
+			return nil
+		}
+	})
+	err := w.path(0, 1).Put(0, []byte{1})
+	if !errors.Is(err, errs.ErrTLS) {
+		t.Fatalf("client refusal: %v, want ErrTLS", err)
+	}
+	// The server refusing closes the connection before reading a frame.
+	v := newWorld(t, 2, 64, func(c *Config) {
+		c.Authenticate = func(conn net.Conn, server bool) error {
+			if server {
+				return refuse
+			}
+			return nil
+		}
+	})
+	p := v.path(0, 1)
+	_, err = p.Atomic(transport.AtomicFetch, 8, 0, 0, 0)
+	wantPEFailed(t, err, 1)
+	if v.heaps[1][0] != 0 {
+		t.Fatal("refused connection touched the heap")
+	}
+}

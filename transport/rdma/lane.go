@@ -1,0 +1,280 @@
+package rdma
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// A lane is one dialled connection of a path: requests go out on it and
+// responses come back on it, in order. Each path has a small lane and a bulk
+// lane. A lane connects on first use; once connected, losing it is final:
+// the writes it carried may be lost, so the peer counts as failed.
+type lane struct {
+	p    *path
+	bulk bool
+	addr string
+
+	mu   sync.Mutex // serialises connect and every write
+	conn net.Conn   // guarded by mu; nil until connected
+	wdl  time.Time  // write deadline currently set on conn
+	wbuf []byte     // header plus small payloads, so a frame is one write
+
+	slots *slotTable // set once by connect, before the reader starts
+
+	written   atomic.Uint64 // frames written that complete only at a flush
+	acked     atomic.Uint64 // highest written count a flush ack has covered
+	fenceMark atomic.Uint64 // written count that later frames on the other lane must wait for
+	nbiFail   atomic.Int64  // rank a relay reported failed under a GetNBI, or -1
+
+	stMu       sync.Mutex // guards the fields below
+	raw        net.Conn
+	started    bool
+	isDead     bool
+	failErr    error // sentinel
+	failMsg    string
+	dead       chan struct{} // closed by fail
+	readerDone chan struct{} // closed when the reader has exited (or never started)
+}
+
+func newLane(p *path, bulk bool, addr string) *lane {
+	l := &lane{p: p, bulk: bulk, addr: addr, dead: make(chan struct{}), readerDone: make(chan struct{})}
+	l.wbuf = make([]byte, headerSize+p.n.cfg.SmallMax)
+	l.nbiFail.Store(-1)
+	return l
+}
+
+// errFor is the error an operation gets from a failed lane.
+func (l *lane) errFor(op string) error {
+	l.stMu.Lock()
+	defer l.stMu.Unlock()
+	return errs.New(op, l.p.n.cfg.Rank, l.p.peer, l.failErr, "%s", l.failMsg)
+}
+
+// fail marks the lane dead for good, closes its socket (which ends the
+// reader) and wakes every waiter. The first failure's reason wins.
+func (l *lane) fail(sentinel error, detail string, args ...any) {
+	l.stMu.Lock()
+	if l.isDead {
+		l.stMu.Unlock()
+		return
+	}
+	l.isDead = true
+	l.failErr, l.failMsg = sentinel, fmt.Sprintf(detail, args...)
+	close(l.dead)
+	if l.raw != nil {
+		l.raw.Close() // the raw socket: a TLS close would try to write
+	}
+	if !l.started {
+		close(l.readerDone)
+	}
+	msg := l.failMsg
+	l.stMu.Unlock()
+	if sentinel != errs.ErrFinalized {
+		l.p.n.log.Warn("rdma: lane failed", "rank", l.p.n.cfg.Rank, "peer", l.p.peer, "bulk", l.bulk, "reason", msg)
+	}
+}
+
+func (l *lane) deadNow() bool {
+	select {
+	case <-l.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// ready makes sure the lane is connected; the caller holds mu. A failed dial
+// leaves the lane usable so that an op issued before the peer listens can be
+// retried; a failed handshake too.
+func (l *lane) ready(op string) error {
+	if l.deadNow() {
+		return l.errFor(op)
+	}
+	if l.conn != nil {
+		return nil
+	}
+	n := l.p.n
+	timeout := n.cfg.OpTimeout
+	raw, err := net.DialTimeout("tcp", l.addr, timeout)
+	if err != nil {
+		return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed, "dial %s: %v", l.addr, err)
+	}
+	conn := raw
+	raw.SetDeadline(time.Now().Add(timeout))
+	if n.cfg.ClientTLS != nil {
+		tc := tls.Client(raw, n.cfg.ClientTLS)
+		if err := tc.Handshake(); err != nil {
+			raw.Close()
+			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "TLS handshake with %s: %v", l.addr, err)
+		}
+		conn = tc
+	}
+	if n.cfg.Authenticate != nil {
+		if err := n.cfg.Authenticate(conn, false); err != nil {
+			raw.Close()
+			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "authenticating to %s: %v", l.addr, err)
+		}
+	}
+	raw.SetDeadline(time.Time{})
+	l.stMu.Lock()
+	if l.isDead {
+		l.stMu.Unlock()
+		raw.Close()
+		return l.errFor(op)
+	}
+	l.raw, l.started = raw, true
+	l.slots = newSlotTable(n.cfg.MaxOutstanding)
+	n.wg.Add(1)
+	l.stMu.Unlock()
+	l.conn = conn
+	go l.readLoop(conn)
+	return nil
+}
+
+// writeLocked writes one frame; the caller holds mu and has called ready.
+func (l *lane) writeLocked(h *header, payload []byte, op string) error {
+	if l.bulk {
+		h.flags |= flagBulk
+	}
+	if h.op != opGet { // a get request's n is the length asked for
+		h.n = uint32(len(payload))
+	}
+	h.encode(l.wbuf)
+	now := time.Now()
+	if l.wdl.Sub(now) < l.p.n.cfg.OpTimeout/2 {
+		l.wdl = now.Add(l.p.n.cfg.OpTimeout)
+		l.conn.SetWriteDeadline(l.wdl)
+	}
+	var err error
+	if headerSize+len(payload) <= len(l.wbuf) {
+		copy(l.wbuf[headerSize:], payload)
+		_, err = l.conn.Write(l.wbuf[:headerSize+len(payload)])
+	} else {
+		// Two writes, not one writev: the payload is at least SmallMax, so
+		// the extra syscall is noise, and the race detector models write(2)
+		// (not writev) as synchronisation between the two ends in one
+		// process, which keeps -race tests of a whole world meaningful.
+		if _, err = l.conn.Write(l.wbuf[:headerSize]); err == nil {
+			_, err = l.conn.Write(payload)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			l.fail(errs.ErrTimeout, "write to %s stalled for %v", l.addr, l.p.n.cfg.OpTimeout)
+		} else {
+			l.fail(errs.ErrPEFailed, "write to %s: %v", l.addr, err)
+		}
+		return l.errFor(op)
+	}
+	return nil
+}
+
+// send writes a frame that needs no response. counted frames (puts, posted
+// atomics, signals) are complete only once a later flush is acknowledged.
+func (l *lane) send(h *header, payload []byte, op string) error {
+	l.mu.Lock()
+	err := l.ready(op)
+	if err == nil {
+		err = l.writeLocked(h, payload, op)
+	}
+	if err == nil {
+		l.written.Add(1)
+	}
+	l.mu.Unlock()
+	return err
+}
+
+// request writes a frame that expects a response and returns its slot. dst
+// receives a get's data. A detached request (GetNBI) is released by the
+// reader and counted like a put, so that Quiet's flush covers it.
+func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.ready(op); err != nil {
+		return nil, err
+	}
+	s, ok := l.slots.acquire(l.dead, l.p.n.cfg.OpTimeout)
+	if !ok {
+		l.fail(errs.ErrTimeout, "%d requests unanswered for %v", l.p.n.cfg.MaxOutstanding, l.p.n.cfg.OpTimeout)
+		return nil, l.errFor(op)
+	}
+	s.want = responseOp(h.op)
+	s.dst = dst
+	s.detached = detached
+	if h.op == opFlush {
+		h.operand = l.written.Load()
+	}
+	h.id = s.id()
+	s.state.Store(slotPending)
+	if err := l.writeLocked(h, nil, op); err != nil {
+		return nil, err
+	}
+	if detached {
+		l.written.Add(1)
+	}
+	return s, nil
+}
+
+func responseOp(op uint8) uint8 {
+	switch op {
+	case opGet:
+		return opGetResp
+	case opAtomic:
+		return opAtomicResp
+	case opFlush:
+		return opFlushAck
+	}
+	return 0
+}
+
+// await waits for s's response, releases s and returns the atomic's old
+// value. The wait is bounded by OpTimeout; expiry fails the lane.
+func (l *lane) await(s *slot, op string) (uint64, error) {
+	s.timer.Reset(l.p.n.cfg.OpTimeout)
+	select {
+	case <-s.done:
+		s.timer.Stop()
+	case <-l.dead:
+		s.timer.Stop()
+		select {
+		case <-s.done:
+		default:
+			<-l.readerDone
+			return 0, l.errFor(op)
+		}
+	case <-s.timer.C:
+		l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, l.p.n.cfg.OpTimeout)
+		<-l.readerDone
+		return 0, l.errFor(op)
+	}
+	old, failed := s.old, s.fail
+	l.slots.release(s)
+	if failed >= 0 {
+		return 0, errs.New(op, l.p.n.cfg.Rank, failed, errs.ErrPEFailed, "relay towards PE %d reports PE %d failed", l.p.peer, failed)
+	}
+	return old, nil
+}
+
+// call is request plus await.
+func (l *lane) call(h *header, dst []byte, op string) (uint64, error) {
+	s, err := l.request(h, dst, false, op)
+	if err != nil {
+		return 0, err
+	}
+	return l.await(s, op)
+}
+
+// flush makes everything written on the lane so far complete.
+func (l *lane) flush(op string) error {
+	h := l.p.header(opFlush)
+	_, err := l.call(&h, nil, op)
+	return err
+}

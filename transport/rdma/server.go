@@ -1,0 +1,176 @@
+package rdma
+
+import (
+	"bufio"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/goshmem/shmem/transport"
+)
+
+// serverConn is one accepted connection: it applies the requests a peer
+// sends to the local heap (or relays them) and writes the responses, in the
+// order the requests came.
+type serverConn struct {
+	n   *Node
+	raw net.Conn
+	c   net.Conn
+	br  *bufio.Reader
+
+	wmu sync.Mutex // guards bw, wdl and ob: relayed answers come from other goroutines
+	bw  *bufio.Writer
+	wdl time.Time
+	ob  [headerSize]byte
+
+	dirty     bool // responses buffered by the reader, flushed when input runs dry
+	relayFail int  // rank a relayed write could not reach, or -1; reported at the next relayed flush
+}
+
+func (sc *serverConn) serve() {
+	n := sc.n
+	defer n.wg.Done()
+	defer n.dropServer(sc)
+	defer sc.raw.Close()
+	if err := sc.handshake(); err != nil {
+		n.log.Warn("rdma: refused connection", "rank", n.cfg.Rank, "remote", sc.raw.RemoteAddr().String(), "reason", err)
+		return
+	}
+	sc.br = bufio.NewReaderSize(sc.c, 64<<10)
+	sc.bw = bufio.NewWriterSize(sc.c, 64<<10)
+	if err := sc.loop(); err != nil {
+		n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "remote", sc.raw.RemoteAddr().String(), "reason", err)
+	}
+}
+
+// handshake runs TLS and Authenticate under OpTimeout, before any frame.
+func (sc *serverConn) handshake() error {
+	cfg := &sc.n.cfg
+	sc.c = sc.raw
+	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
+	if cfg.ServerTLS != nil {
+		tc := tls.Server(sc.raw, cfg.ServerTLS)
+		if err := tc.Handshake(); err != nil {
+			return err
+		}
+		sc.c = tc
+	}
+	if cfg.Authenticate != nil {
+		if err := cfg.Authenticate(sc.c, true); err != nil {
+			return err
+		}
+	}
+	return sc.raw.SetDeadline(time.Time{})
+}
+
+var errNotRequest = errors.New("response frame on an accepted connection")
+
+// loop reads frames until the peer leaves (nil) or misbehaves (the reason).
+// Every check happens before the frame touches memory.
+func (sc *serverConn) loop() error {
+	n := sc.n
+	heap := n.cfg.Heap
+	var hb [headerSize]byte
+	for {
+		if _, err := io.ReadFull(sc.br, hb[:]); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		h, err := decodeHeader(hb[:])
+		if err != nil {
+			return err
+		}
+		if !h.isRequest() {
+			return errNotRequest
+		}
+		if int(h.dst) != n.cfg.Rank {
+			if err := sc.relay(&h); err != nil {
+				return err
+			}
+		} else {
+			if err := h.checkTarget(len(heap)); err != nil {
+				return err
+			}
+			if err := sc.apply(&h, heap); err != nil {
+				return err
+			}
+		}
+		if sc.dirty && sc.br.Buffered() == 0 {
+			if err := sc.flushOut(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// apply performs a checked request on the local heap.
+func (sc *serverConn) apply(h *header, heap []byte) error {
+	bell := sc.n.cfg.Bell
+	switch h.op {
+	case opPut, opPutSignal:
+		if _, err := io.ReadFull(sc.br, heap[h.off:h.off+uint64(h.n)]); err != nil {
+			return err
+		}
+		if h.op == opPutSignal {
+			transport.ApplySignal(heap, h.cond, h.operand, transport.SignalOp(h.aop))
+		}
+	case opAtomic, opAtomicPost:
+		old := transport.ApplyAtomic(heap, transport.AtomicOp(h.aop), int(h.width), h.off, h.operand, h.cond)
+		if h.op == opAtomic {
+			r := header{op: opAtomicResp, id: h.id, src: h.dst, dst: h.src, operand: old}
+			if err := sc.respond(&r, nil, false); err != nil {
+				return err
+			}
+		}
+		if transport.AtomicOp(h.aop) == transport.AtomicFetch {
+			return nil
+		}
+	case opGet:
+		r := header{op: opGetResp, id: h.id, src: h.dst, dst: h.src, n: h.n}
+		return sc.respond(&r, heap[h.off:h.off+uint64(h.n)], false)
+	case opFlush:
+		r := header{op: opFlushAck, id: h.id, src: h.dst, dst: h.src, operand: h.operand}
+		return sc.respond(&r, nil, false)
+	}
+	if bell != nil {
+		bell.Ring()
+	}
+	return nil
+}
+
+// respond writes a response; now forces it onto the wire (answers relayed
+// from another goroutine), otherwise the reader flushes when its input runs
+// dry, so a burst of requests gets one write of answers.
+func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
+	sc.wmu.Lock()
+	defer sc.wmu.Unlock()
+	t := time.Now()
+	if sc.wdl.Sub(t) < sc.n.cfg.OpTimeout/2 {
+		sc.wdl = t.Add(sc.n.cfg.OpTimeout)
+		sc.c.SetWriteDeadline(sc.wdl)
+	}
+	h.encode(sc.ob[:])
+	if _, err := sc.bw.Write(sc.ob[:]); err != nil {
+		return err
+	}
+	if _, err := sc.bw.Write(payload); err != nil {
+		return err
+	}
+	if now {
+		return sc.bw.Flush()
+	}
+	sc.dirty = true
+	return nil
+}
+
+func (sc *serverConn) flushOut() error {
+	sc.wmu.Lock()
+	defer sc.wmu.Unlock()
+	sc.dirty = false
+	return sc.bw.Flush()
+}

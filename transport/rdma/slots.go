@@ -1,0 +1,122 @@
+package rdma
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A slot is one request awaiting its response on a lane. The issuer fills it
+// and publishes it with state; the lane's reader completes it; the waiter (or,
+// for a detached or relayed request, the reader) releases it. Slots are
+// reused so that a steady stream of requests allocates nothing.
+type slot struct {
+	state atomic.Uint32 // slotFree or slotPending; the publication point
+	gen   atomic.Uint32 // bumped on release so a stale response cannot match
+	idx   uint32
+	want  uint8  // the response op expected
+	dst   []byte // where a get response lands
+	old   uint64 // atomic old value or echoed flush sequence
+	fail  int    // rank reported failed by a relay, or -1
+	done  chan struct{}
+	timer *time.Timer
+
+	detached bool // GetNBI: nobody waits; the reader releases and reports errors
+
+	relay   *serverConn // relayed request: the response goes back here
+	relayID uint64      // with the original request id
+	relayOp uint64      // and the original flush operand
+	relayBf *[]byte     // pooled buffer holding a relayed get's data
+}
+
+const (
+	slotFree uint32 = iota
+	slotPending
+	slotClaimed // a relayed request whose answer is being sent back
+)
+
+// slotTable hands out slot ids. It grows to max slots on demand because most
+// lanes of a large world carry a handful of requests at a time.
+type slotTable struct {
+	max   int
+	free  chan uint32
+	mu    sync.Mutex // guards growth
+	n     atomic.Int32
+	slots []atomic.Pointer[slot]
+}
+
+func newSlotTable(max int) *slotTable {
+	return &slotTable{max: max, free: make(chan uint32, max), slots: make([]atomic.Pointer[slot], max)}
+}
+
+// acquire returns a free slot, waiting for one while all max are pending.
+// It reports false when dead closes or timeout passes first.
+func (t *slotTable) acquire(dead <-chan struct{}, timeout time.Duration) (*slot, bool) {
+	select {
+	case i := <-t.free:
+		return t.slots[i].Load(), true
+	default:
+	}
+	if s := t.grow(); s != nil {
+		return s, true
+	}
+	tm := time.NewTimer(timeout) // only when every slot is busy
+	defer tm.Stop()
+	select {
+	case i := <-t.free:
+		return t.slots[i].Load(), true
+	case <-dead:
+	case <-tm.C:
+	}
+	return nil, false
+}
+
+func (t *slotTable) grow() *slot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := int(t.n.Load())
+	if n >= t.max {
+		return nil
+	}
+	s := &slot{idx: uint32(n), done: make(chan struct{}, 1), timer: time.NewTimer(time.Hour), fail: -1}
+	s.timer.Stop()
+	t.slots[n].Store(s)
+	t.n.Store(int32(n + 1))
+	return s
+}
+
+// id is the request id naming s on the wire.
+func (s *slot) id() uint64 { return uint64(s.gen.Load())<<32 | uint64(s.idx) }
+
+// lookup returns the pending slot that id names, or nil.
+func (t *slotTable) lookup(id uint64) *slot {
+	i := uint32(id)
+	if int64(i) >= int64(t.n.Load()) {
+		return nil
+	}
+	s := t.slots[i].Load()
+	if s == nil || s.state.Load() != slotPending || s.gen.Load() != uint32(id>>32) {
+		return nil
+	}
+	return s
+}
+
+// release makes s reusable. Only its current owner calls it.
+func (t *slotTable) release(s *slot) {
+	if s.relay != nil { // written only when set: failRelays reads it unlocked
+		s.relay, s.relayBf = nil, nil
+	}
+	s.dst = nil
+	s.detached, s.fail, s.old = false, -1, 0
+	s.gen.Add(1)
+	s.state.Store(slotFree)
+	t.free <- s.idx // never blocks: capacity is max
+}
+
+// releaseBuf returns a relayed get's buffer to the node's pool and releases s.
+func (t *slotTable) releaseBuf(s *slot, n *Node) {
+	if s.relayBf != nil {
+		n.putBuf(s.relayBf)
+	}
+	t.release(s)
+}
