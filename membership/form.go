@@ -120,23 +120,33 @@ func (n *node) otherSeeds() []string {
 }
 
 // joinLoop re-joins every JoinInterval while this view holds fewer than
-// npes processes. Each attempt contacts one process, drawn from the seeds
-// and the peers already known, so that a job's processes do not all load
-// the seeds with full state exchanges.
+// npes processes (every JoinInterval/5 until a first join succeeds, since
+// processes started together find their seeds not yet listening). Each
+// attempt contacts one process, drawn from the seeds and the peers already
+// known, so that a job's processes do not all load the seeds with full
+// state exchanges.
 func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []string) {
-	t := time.NewTicker(n.cfg.JoinInterval)
+	t := time.NewTimer(0)
 	defer t.Stop()
+	joinedOnce := false
 	for {
-		if target, ok := n.joinTarget(seeds); ok {
-			if _, err := ml.Join([]string{target}); err != nil {
-				n.cfg.Logger.Debug("membership: join failed, retrying", "node", n.self.Name, "err", err)
-			}
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		wait := n.cfg.JoinInterval
+		if target, ok := n.joinTarget(seeds); ok {
+			if _, err := ml.Join([]string{target}); err != nil {
+				n.cfg.Logger.Debug("membership: join failed, retrying", "node", n.self.Name, "err", err)
+			} else {
+				joinedOnce = true
+			}
+		}
+		if !joinedOnce {
+			wait /= 5
+		}
+		t.Reset(wait)
 	}
 }
 
