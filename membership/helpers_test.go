@@ -1,0 +1,167 @@
+package membership
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain checks that no goroutine outlives the tests. memberlist's
+// Shutdown does not wait for a probe already in flight, which ends at its
+// deadline (ProbeInterval, stretched up to 8x by memberlist's awareness
+// when the host is loaded), so the check polls for up to 10 s.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := goleak.Find()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+				code = 1
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	os.Exit(code)
+}
+
+// logSink records Info-and-above log lines so tests can look for refusals.
+type logSink struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (s *logSink) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
+func (s *logSink) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	r.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true })
+	s.mu.Lock()
+	s.lines = append(s.lines, b.String())
+	s.mu.Unlock()
+	return nil
+}
+func (s *logSink) WithAttrs([]slog.Attr) slog.Handler { return s }
+func (s *logSink) WithGroup(string) slog.Handler      { return s }
+
+// find returns the first line containing every part.
+func (s *logSink) find(parts ...string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+next:
+	for _, l := range s.lines {
+		for _, p := range parts {
+			if !strings.Contains(l, p) {
+				continue next
+			}
+		}
+		return l
+	}
+	return ""
+}
+
+// freePort reserves a loopback port for a seed; the tiny window before
+// memberlist binds it again is acceptable in tests.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+// job returns n configs of one job on loopback; the first two listen on
+// reserved ports and serve as seeds for all.
+func job(t *testing.T, n, npes int, log *slog.Logger) []Config {
+	t.Helper()
+	ports := []int{freePort(t), freePort(t)}
+	seeds := []string{fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	cfgs := make([]Config, n)
+	for i := range cfgs {
+		c := DefaultConfig()
+		c.JobID = "job-" + t.Name()
+		c.Version = "v1"
+		c.Secret = []byte("secret of " + t.Name())
+		c.NPEs = npes
+		c.BindAddr = "127.0.0.1"
+		c.Seeds = seeds
+		c.Meta = []byte(fmt.Sprintf("record %d", i))
+		c.Logger = log
+		c.FormTimeout = 20 * time.Second
+		if i < len(ports) {
+			c.BindPort = ports[i]
+		}
+		cfgs[i] = c
+	}
+	return cfgs
+}
+
+// formAll runs Form for every config at once.
+func formAll(cfgs []Config) ([]*World, []error) {
+	ws := make([]*World, len(cfgs))
+	es := make([]error, len(cfgs))
+	var wg sync.WaitGroup
+	for i := range cfgs {
+		wg.Go(func() { ws[i], es[i] = Form(context.Background(), cfgs[i]) })
+	}
+	wg.Wait()
+	return ws, es
+}
+
+func closeAll(t *testing.T, ws []*World) {
+	t.Helper()
+	for _, w := range ws {
+		if w != nil {
+			if err := w.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+func quietLogger() (*slog.Logger, *logSink) {
+	s := &logSink{}
+	return slog.New(s), s
+}
+
+// sameTable checks every world holds the identical table and knows itself.
+func sameTable(t *testing.T, ws []*World) {
+	t.Helper()
+	var ref []Member
+	for _, w := range ws {
+		if w == nil {
+			continue
+		}
+		m := w.Members()
+		if ref == nil {
+			ref = m
+		}
+		if len(m) != len(ref) {
+			t.Fatalf("table sizes differ: %d vs %d", len(m), len(ref))
+		}
+		for r := range m {
+			if m[r].Rank != r || m[r].Name != ref[r].Name || m[r].Addr != ref[r].Addr || string(m[r].Meta) != string(ref[r].Meta) {
+				t.Fatalf("rank %d differs: %+v vs %+v", r, m[r], ref[r])
+			}
+		}
+		if s := w.Self(); m[s.Rank].Name != s.Name {
+			t.Fatalf("Self %+v is not at its rank in the table", s)
+		}
+	}
+}

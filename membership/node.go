@@ -1,0 +1,222 @@
+package membership
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/memberlist"
+)
+
+// maxRejectLog bounds the set of refused names remembered to log each only
+// once; names come from the network, so the set must not grow without end.
+const maxRejectLog = 1024
+
+// node is one process's membership state, shared by the memberlist
+// delegates (called on memberlist's goroutines) and Form's loop.
+type node struct {
+	cfg  Config
+	self candidate // Hdr.Hash and Hdr.Sealed change under mu; Addr set after Create
+
+	changed chan struct{} // capacity 1: pokes Form's loop
+
+	mu       sync.Mutex
+	peers    map[string]candidate // admitted, not self; kept when down until sealed
+	down     map[string]bool      // peers memberlist last saw dead or left
+	history  map[[32]byte][]candidate
+	sealed   bool
+	table    []candidate
+	rankOf   map[string]int
+	failed   []bool
+	failures chan int
+	closed   bool
+	rejected map[string]string // name -> last logged reason
+}
+
+func newNode(cfg Config, incarnation int64) *node {
+	n := &node{
+		cfg:      cfg,
+		changed:  make(chan struct{}, 1),
+		peers:    make(map[string]candidate),
+		down:     make(map[string]bool),
+		history:  make(map[[32]byte][]candidate),
+		failures: make(chan int, cfg.NPEs),
+		rejected: make(map[string]string),
+	}
+	n.self = candidate{Name: cfg.Name, Hdr: header{
+		Hint: cfg.RankHint, NPEs: cfg.NPEs, Incarnation: incarnation,
+		JobID: cfg.JobID, Version: cfg.Version, Meta: cfg.Meta,
+	}}
+	return n
+}
+
+func (n *node) poke() {
+	select {
+	case n.changed <- struct{}{}:
+	default:
+	}
+}
+
+// admitLocked decides whether a process may be in this view.
+func (n *node) admitLocked(name string, h *header) error {
+	if name == n.self.Name {
+		return nil
+	}
+	switch {
+	case h.JobID != n.cfg.JobID:
+		return fmt.Errorf("it belongs to job %q, this is job %q", h.JobID, n.cfg.JobID)
+	case h.Version != n.cfg.Version:
+		return fmt.Errorf("it runs version %q, this job runs %q", h.Version, n.cfg.Version)
+	case h.NPEs != n.cfg.NPEs:
+		return fmt.Errorf("it expects %d PEs, this job has %d", h.NPEs, n.cfg.NPEs)
+	}
+	if n.sealed {
+		if _, ok := n.rankOf[name]; !ok {
+			return fmt.Errorf("the world is sealed with all %d PEs", n.cfg.NPEs)
+		}
+		return nil
+	}
+	c := candidate{Name: name, Hdr: *h}
+	if k := countEarlier(n.viewLocked(), &c); k >= n.cfg.NPEs {
+		return fmt.Errorf("the world is full: %d of %d PEs started before it", k, n.cfg.NPEs)
+	}
+	return nil
+}
+
+// viewLocked is self plus the admitted peers.
+func (n *node) viewLocked() []candidate {
+	v := make([]candidate, 0, len(n.peers)+1)
+	v = append(v, n.self)
+	for _, c := range n.peers {
+		v = append(v, c)
+	}
+	return v
+}
+
+// logRejectLocked logs a refusal once per name and reason.
+func (n *node) logRejectLocked(name, addr string, err error) {
+	if n.rejected[name] == err.Error() {
+		return
+	}
+	if _, ok := n.rejected[name]; ok || len(n.rejected) < maxRejectLog {
+		n.rejected[name] = err.Error()
+	}
+	n.cfg.Logger.Warn("membership: refused process", "job", n.cfg.JobID, "node", n.self.Name,
+		"peer", name, "addr", addr, "reason", err.Error())
+}
+
+// check decodes and admits one memberlist node.
+func (n *node) check(p *memberlist.Node) (header, error) {
+	h, err := decodeHeader(p.Meta)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err == nil {
+		err = n.admitLocked(p.Name, &h)
+	}
+	if err != nil {
+		n.logRejectLocked(p.Name, p.Address(), err)
+	}
+	return h, err
+}
+
+// NotifyAlive implements memberlist.AliveDelegate: refused processes never
+// enter the view.
+func (n *node) NotifyAlive(p *memberlist.Node) error {
+	_, err := n.check(p)
+	return err
+}
+
+// NotifyMerge implements memberlist.MergeDelegate. It cancels a join with a
+// process of another job, version or size outright; for capacity it cancels
+// only when the other side brings no process this view would admit, since
+// individual refusals are left to NotifyAlive.
+func (n *node) NotifyMerge(peers []*memberlist.Node) error {
+	var firstErr error
+	admitted := 0
+	for _, p := range peers {
+		if p.State != memberlist.StateAlive && p.State != memberlist.StateSuspect {
+			continue
+		}
+		h, err := n.check(p)
+		if err == nil {
+			admitted++
+			continue
+		}
+		if firstErr == nil {
+			firstErr = fmt.Errorf("refusing %s: %w", p.Name, err)
+		}
+		if h.JobID != n.cfg.JobID || h.Version != n.cfg.Version || h.NPEs != n.cfg.NPEs {
+			return firstErr
+		}
+	}
+	if admitted == 0 && firstErr != nil {
+		return firstErr
+	}
+	return nil
+}
+
+// NotifyJoin, NotifyUpdate and NotifyLeave implement memberlist.EventDelegate.
+func (n *node) NotifyJoin(p *memberlist.Node)   { n.upsert(p) }
+func (n *node) NotifyUpdate(p *memberlist.Node) { n.upsert(p) }
+
+func (n *node) upsert(p *memberlist.Node) {
+	if p.Name == n.self.Name {
+		return
+	}
+	h, err := decodeHeader(p.Meta) // admitted by NotifyAlive already
+	if err != nil {
+		return
+	}
+	n.mu.Lock()
+	n.peers[p.Name] = candidate{Name: p.Name, Addr: p.Address(), Hdr: h}
+	delete(n.down, p.Name)
+	n.mu.Unlock()
+	n.poke()
+}
+
+func (n *node) NotifyLeave(p *memberlist.Node) {
+	if p.Name == n.self.Name {
+		return
+	}
+	// Before sealing a peer stays a candidate: on a loaded host memberlist
+	// falsely declares live processes dead and they refute moments later;
+	// dropping them would change every view's table each time. A table
+	// member really gone at sealing is reported failed then.
+	n.mu.Lock()
+	if _, ok := n.peers[p.Name]; ok {
+		n.down[p.Name] = true
+	}
+	if r, ok := n.rankOf[p.Name]; ok && n.sealed {
+		n.reportLocked(r)
+	}
+	n.mu.Unlock()
+	n.poke()
+}
+
+// reportLocked announces a failed rank once.
+func (n *node) reportLocked(r int) {
+	if n.failed[r] || n.closed {
+		return
+	}
+	n.failed[r] = true
+	n.cfg.Logger.Warn("membership: PE failed or left", "job", n.cfg.JobID, "node", n.self.Name, "rank", r,
+		"peer", n.table[r].Name)
+	n.failures <- r // capacity npes, each rank at most once: never blocks
+}
+
+// NodeMeta and the rest implement memberlist.Delegate; only the metadata is used.
+func (n *node) NodeMeta(limit int) []byte {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	b := n.self.Hdr.encode(make([]byte, 0, n.self.Hdr.size()))
+	if len(b) > limit {
+		return nil // unreachable: resolve checked the size
+	}
+	return b
+}
+func (n *node) NotifyMsg([]byte)                    {}
+func (n *node) GetBroadcasts(int, int) [][]byte     { return nil }
+func (n *node) LocalState(bool) []byte              { return nil }
+func (n *node) MergeRemoteState(buf []byte, _ bool) {}
+
+var errWorldFull = errors.New("world full")

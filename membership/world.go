@@ -1,0 +1,95 @@
+package membership
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hashicorp/memberlist"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// Member is one process of a formed world.
+type Member struct {
+	Rank int
+	Name string // memberlist node name, unique per incarnation
+	Addr string // gossip address host:port
+	Meta []byte // the application record from that process's Config.Meta
+}
+
+// World is a formed, sealed world. Its table never changes; failures are
+// reported on Failures.
+type World struct {
+	n       *node
+	ml      *memberlist.Memberlist
+	members []Member
+	self    int
+
+	mu       sync.Mutex
+	shutdown bool
+}
+
+func newWorld(n *node, ml *memberlist.Memberlist) *World {
+	w := &World{n: n, ml: ml}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	w.members = make([]Member, len(n.table))
+	for r, c := range n.table {
+		w.members[r] = Member{Rank: r, Name: c.Name, Addr: c.Addr, Meta: c.Hdr.Meta}
+		if c.Name == n.self.Name {
+			w.self = r
+		}
+	}
+	return w
+}
+
+// Members returns the table in rank order. The slice is a copy; the Meta
+// slices are shared and must not be modified.
+func (w *World) Members() []Member { return append([]Member(nil), w.members...) }
+
+// Self returns this process's entry.
+func (w *World) Self() Member { return w.members[w.self] }
+
+// Failures delivers the rank of each member that dies (detected by probing)
+// or leaves, once per rank, including members already gone when this
+// process sealed. A rank reported here stays failed even if the process is
+// seen again. The channel has room for every rank, so it never blocks
+// gossip, and is closed by Close.
+func (w *World) Failures() <-chan int { return w.n.failures }
+
+// Leave announces this process's departure and waits up to timeout for the
+// announcement to be gossiped; the others then report it as failed. Close
+// must still be called.
+func (w *World) Leave(timeout time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.shutdown {
+		return errs.New("Leave", w.self, errs.NoPE, errs.ErrFinalized, "world already closed")
+	}
+	if err := w.ml.Leave(timeout); err != nil {
+		return errs.New("Leave", w.self, errs.NoPE, errs.ErrTimeout, "%v", err)
+	}
+	return nil
+}
+
+// Close stops gossip and releases its sockets and goroutines, without
+// announcing a departure (call Leave first for that). The others then see
+// this process fail. Close closes the Failures channel; calling it again
+// does nothing.
+func (w *World) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.shutdown {
+		return nil
+	}
+	w.shutdown = true
+	err := w.ml.Shutdown()
+	w.n.mu.Lock()
+	w.n.closed = true
+	close(w.n.failures)
+	w.n.mu.Unlock()
+	if err != nil {
+		return errs.New("Close", w.self, errs.NoPE, errs.ErrFinalized, "stopping gossip: %v", err)
+	}
+	return nil
+}
