@@ -47,11 +47,22 @@ func dialJob(t *testing.T, serverSecret, clientSecret []byte) (serverErr, client
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := net.Pipe()
+	// Real sockets, not net.Pipe: a refusal writes an alert while the
+	// other side writes too, which an unbuffered pipe turns into deadlock.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
 	done := make(chan error, 1)
 	go func() {
+		a, err := ln.Accept()
+		if err != nil {
+			done <- err
+			return
+		}
 		s := tls.Server(a, srv)
-		err := s.Handshake()
+		err = s.Handshake()
 		if err == nil {
 			// TLS 1.3 client certificates are checked after the client's
 			// Finished; a read surfaces a rejection on the server side.
@@ -60,6 +71,10 @@ func dialJob(t *testing.T, serverSecret, clientSecret []byte) (serverErr, client
 		a.Close()
 		done <- err
 	}()
+	b, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := tls.Client(b, cli)
 	clientErr = c.Handshake()
 	if clientErr == nil {
