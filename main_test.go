@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"go.uber.org/goleak"
 
@@ -53,11 +54,34 @@ func wantErr(err, sentinel error, op string, fragments ...string) error {
 	return nil
 }
 
-// mappings counts this process's memory mappings (Linux), or -1.
-func mappings() int {
+// mapped reports which of addrs lie in a mapping of this process (Linux);
+// all false where /proc is missing.
+func mapped(addrs []uintptr) []bool {
+	out := make([]bool, len(addrs))
 	b, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
-		return -1
+		return out
 	}
-	return strings.Count(string(b), "\n")
+	for _, line := range strings.Split(string(b), "\n") {
+		var lo, hi uintptr
+		if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err != nil {
+			continue
+		}
+		for i, a := range addrs {
+			if a >= lo && a < hi {
+				out[i] = true
+			}
+		}
+	}
+	return out
+}
+
+// heapAddr returns the address of p's heap, via an object's Local view.
+func heapAddr[T shmem.Elem](p *shmem.PE, s shmem.Sym[T]) uintptr {
+	return uintptr(unsafe.Pointer(unsafe.SliceData(s.Local(p))))
+}
+
+// runErr is sim.Run for use off the test goroutine.
+func runErr(n int, fn func(p *shmem.PE) error, opts ...sim.Option) error {
+	return sim.Run(n, fn, opts...)
 }
