@@ -85,3 +85,5 @@ func heapAddr[T shmem.Elem](p *shmem.PE, s shmem.Sym[T]) uintptr {
 func runErr(n int, fn func(p *shmem.PE) error, opts ...sim.Option) error {
 	return sim.Run(n, fn, opts...)
 }
+
+func isInvalid(err error) bool { return errors.Is(err, shmem.ErrInvalidArgument) }
