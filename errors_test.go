@@ -1,7 +1,9 @@
 package shmem_test
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -243,4 +245,64 @@ func TestOtherWorld(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestNoPanicOnRandomInput throws random PEs, ranges, counts, strides and
+// Syms (live, sliced, zero, freed) at the API. sim.Run turns a panic into
+// an error, so passing means none panicked; every call either succeeds or
+// returns an error matching a sentinel.
+func TestNoPanicOnRandomInput(t *testing.T) {
+	run(t, 2, func(p *shmem.PE) error {
+		a, _ := shmem.Calloc[int64](p, 16)
+		freed, _ := shmem.Calloc[int64](p, 4)
+		sig, err := shmem.Calloc[uint64](p, 2)
+		if err != nil {
+			return err
+		}
+		if err := shmem.Free(p, freed); err != nil {
+			return err
+		}
+		rng := rand.New(rand.NewPCG(uint64(p.MyPE()), 7))
+		ints := []int{-1 << 40, -2, -1, 0, 1, 2, 3, 15, 16, 17, 1 << 40}
+		pick := func() int { return ints[rng.IntN(len(ints))] }
+		syms := []shmem.Sym[int64]{a, a.Slice(3, 9), a.Slice(16, 16), a.Slice(5, 4), freed, {}}
+		for i := 0; i < 3000; i++ {
+			s := syms[rng.IntN(len(syms))].Slice(0, max(0, min(pick(), 16)))
+			if rng.IntN(3) == 0 {
+				s = syms[rng.IntN(len(syms))]
+			}
+			buf := make([]int64, rng.IntN(20))
+			pe := pick()
+			if rng.IntN(2) == 0 {
+				pe = rng.IntN(2) // mostly valid PEs, so the range checks are reached
+			}
+			var err error
+			switch rng.IntN(10) {
+			case 0:
+				err = shmem.Put(p, s, buf, pe)
+			case 1:
+				err = shmem.Get(p, buf, s, pe)
+			case 2:
+				err = shmem.IPut(p, s, buf, pick(), pick(), pick(), pe)
+			case 3:
+				err = shmem.IGet(p, buf, s, pick(), pick(), pick(), pe)
+			case 4:
+				_, err = shmem.AtomicCompareSwap(p, s, 0, int64(i), pe)
+			case 5:
+				err = shmem.PutSignal(p, s, buf, sig.Slice(0, pick()&1), 1, shmem.SignalOp(pick()), pe)
+			case 6:
+				_, err = shmem.G(p, s, pe)
+			case 7:
+				_ = shmem.TestSome(p, s, make([]bool, rng.IntN(20)), shmem.Cmp(pick()), 0)
+			case 8:
+				_, _ = shmem.Ptr(p, s, pe)
+			case 9:
+				_ = s.Local(p)
+			}
+			if err != nil && !errors.Is(err, shmem.ErrInvalidArgument) {
+				return fmt.Errorf("unexpected error kind: %v", err)
+			}
+		}
+		return p.BarrierAll()
+	})
 }
