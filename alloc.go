@@ -27,18 +27,18 @@ func Calloc[T Elem](p *PE, n int) (Sym[T], error) {
 // two (shmem_align).
 func Align[T Elem](p *PE, alignment, n int) (Sym[T], error) {
 	if alignment <= 0 || alignment&(alignment-1) != 0 {
-		return Sym[T]{}, errs.New("Align", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "alignment %d is not a power of two", alignment)
+		return Sym[T]{}, refuse(p, "Align", errs.New("Align", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "alignment %d is not a power of two", alignment))
 	}
 	return allocate[T](p, "Align", n, int64(max(alignment, heap.MinAlign)))
 }
 
 func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 	if n < 0 {
-		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n)
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
 	size := int64(n) * int64(elemSize[T]())
 	if size/int64(elemSize[T]()) != int64(n) || size > p.Heap().Size() {
-		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap", n, elemSize[T](), p.Heap().Size())
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap", n, elemSize[T](), p.Heap().Size()))
 	}
 	res, err := p.HeapOp(op, heap.Request{Kind: heap.KindAlloc, Size: size, Align: align})
 	if err != nil {
@@ -53,23 +53,25 @@ func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 	const op = "Realloc"
 	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {
-		return Sym[T]{}, err
+		return Sym[T]{}, refuse(p, op, err)
 	}
 	if s.off != objectStart(p, s) {
-		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object")
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object"))
 	}
 	if n < 0 {
-		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n)
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
 	size := int64(n) * int64(elemSize[T]())
 	if size/int64(elemSize[T]()) != int64(n) || size > p.Heap().Size() {
-		return Sym[T]{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap", n, p.Heap().Size())
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap", n, p.Heap().Size()))
 	}
 	res, err := p.HeapOp(op, heap.Request{Kind: heap.KindRealloc, Size: size, Slot: s.slot, Gen: s.gen})
 	if err != nil {
 		return Sym[T]{}, err
 	}
-	return Sym[T]{world: p.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, nil
+	// Each PE copies its contents when the object moves; no PE may put
+	// into the new object before every PE has done so.
+	return Sym[T]{world: p.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, p.SyncAll()
 }
 
 // Free releases s on every PE (shmem_free). Collective; it completes the
@@ -77,12 +79,20 @@ func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 func Free[T Elem](p *PE, s Sym[T]) error {
 	const op = "Free"
 	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {
-		return err
+		return refuse(p, op, err)
 	}
 	if s.off != objectStart(p, s) {
-		return errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object")
+		return refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object"))
 	}
 	_, err := p.HeapOp(op, heap.Request{Kind: heap.KindFree, Slot: s.slot, Gen: s.gen})
+	return err
+}
+
+// refuse joins the agreement of a collective heap call whose arguments this
+// PE rejected, so that the other PEs fail too instead of waiting for it and
+// the collective order stays the same everywhere; it returns err.
+func refuse(p *PE, op string, err error) error {
+	_, _ = p.HeapOp(op, heap.Request{})
 	return err
 }
 

@@ -13,9 +13,15 @@ const (
 	ticketUnit = 1 << 32
 )
 
+// The lock calls validate l under their own names first, so that a bad
+// lock is reported as SetLock, not as the atomic that would have failed.
+
 // SetLock blocks until the caller holds l (shmem_set_lock).
 func SetLock(p *PE, l Sym[int64]) error {
 	const op = "SetLock"
+	if _, _, err := l.target(p, op, lockHome, 0, 1); err != nil {
+		return err
+	}
 	old, err := AtomicFetchAdd(p, l, ticketUnit, lockHome)
 	if err != nil {
 		return err
@@ -39,6 +45,9 @@ func SetLock(p *PE, l Sym[int64]) error {
 // TestLock takes l if it is free and reports whether it did
 // (shmem_test_lock, with the sense of its result inverted to read as Go).
 func TestLock(p *PE, l Sym[int64]) (acquired bool, err error) {
+	if _, _, err := l.target(p, "TestLock", lockHome, 0, 1); err != nil {
+		return false, err
+	}
 	cur, err := AtomicFetch(p, l, lockHome)
 	if err != nil {
 		return false, err
@@ -53,6 +62,9 @@ func TestLock(p *PE, l Sym[int64]) (acquired bool, err error) {
 // ClearLock completes the caller's outstanding puts and releases l
 // (shmem_clear_lock).
 func ClearLock(p *PE, l Sym[int64]) error {
+	if _, _, err := l.target(p, "ClearLock", lockHome, 0, 1); err != nil {
+		return err
+	}
 	if err := p.Quiet(); err != nil {
 		return err
 	}

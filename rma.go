@@ -156,7 +156,7 @@ func putSignal[T Elem](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64],
 // SignalFetch returns the value of the caller's own sig element 0
 // (shmem_signal_fetch); it is 0 for an invalid Sym.
 func SignalFetch(p *PE, sig Sym[uint64]) uint64 {
-	off, err := sig.check(p, "SignalFetch", p.MyPE(), 0, 1)
+	off, err := sig.checkLocal(p, "SignalFetch", 0, 1)
 	if err != nil {
 		return 0
 	}
@@ -170,7 +170,7 @@ func SignalWaitUntil(p *PE, sig Sym[uint64], cmp Cmp, v uint64) (uint64, error) 
 	if !cmp.valid() {
 		return 0, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "comparison %d", cmp)
 	}
-	off, err := sig.check(p, op, p.MyPE(), 0, 1)
+	off, err := sig.checkLocal(p, op, 0, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -38,7 +38,7 @@ func (s Sym[T]) Slice(i, j int) Sym[T] {
 // and writes are plain memory accesses. It returns nil for a Sym that is not
 // live in p's world.
 func (s Sym[T]) Local(p *PE) []T {
-	if _, err := s.check(p, "Local", p.MyPE(), 0, s.n); err != nil || s.n == 0 {
+	if _, err := s.checkLocal(p, "Local", 0, s.n); err != nil || s.n == 0 {
 		return nil
 	}
 	return asElems[T](p.Local()[s.off:], s.n)
@@ -62,6 +62,15 @@ func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error
 		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym was freed")
 	}
 	return s.off + uint64(first)*elemSize[T](), nil
+}
+
+// checkLocal is check for calls that touch only the caller's own heap, which
+// Finalize may have unmapped: they do not go through p.Path, which checks.
+func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
+	if err := p.Check(op); err != nil {
+		return 0, err
+	}
+	return s.check(p, op, p.MyPE(), first, count)
 }
 
 // target validates s for count elements from first and returns the path to

@@ -51,10 +51,10 @@ func (s *state) markExited(rank, status int) {
 	}
 }
 
-// NotifyFailed tells this PE's actor that rank has failed. Backends call it
-// from their failure detectors.
+// NotifyFailed records that rank has failed. Backends call it from their
+// failure detectors, from any goroutine, also after this PE finalized: it
+// updates the PE's state directly rather than messaging its actor, which
+// Finalize stops.
 func (p *PE) NotifyFailed(rank int, reason string) {
-	if env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason}); err == nil {
-		p.s.cfg.System.Root.Send(p.s.pePID, env)
-	}
+	p.s.markFailed(rank, reason)
 }

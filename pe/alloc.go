@@ -15,7 +15,11 @@ import (
 // coordinator (which also makes the call a synchronization point), then each
 // applies the request to its own heap through its heap actor; the allocator
 // being deterministic, every PE gets the same offset. A request that differs
-// on any PE fails with ErrInvalidArgument on every PE, naming them.
+// on any PE fails with ErrInvalidArgument on every PE, naming them. A PE
+// that rejected its own arguments before getting here passes the zero
+// Request: it joins the agreement (so the others fail with it instead of
+// waiting, and every PE's collective order stays the same) and nothing is
+// applied anywhere.
 func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	if err := p.Check(op); err != nil {
 		return heap.Result{}, err
@@ -37,11 +41,19 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	if err != nil {
 		return heap.Result{}, err
 	}
-	var differ []int
+	refusal, _ := msgpack.Marshal(&heap.Request{})
+	var differ, refused []int
 	for r, b := range all {
-		if !bytes.Equal(b, all[0]) {
+		switch {
+		case bytes.Equal(b, refusal):
+			refused = append(refused, r)
+		case !bytes.Equal(b, all[0]):
 			differ = append(differ, r)
 		}
+	}
+	if len(refused) > 0 {
+		return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
+			"PEs %v rejected their arguments (collective calls must match on every PE)", refused)
 	}
 	if len(differ) > 0 {
 		return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument,

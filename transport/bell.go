@@ -6,18 +6,26 @@ import (
 	"time"
 )
 
+// wakeSlots bounds the wake-ups one Ring hands out at once: one per armed
+// waiter, up to this many. A waiter beyond it still wakes at its timeout,
+// and a PE rarely has more than a few goroutines waiting.
+const wakeSlots = 64
+
 // LocalBell is a Bell for waiters and writers in one process. Its waiters
 // park on a channel instead of a futex, so a simulated world of a thousand
-// PEs does not hold a thousand OS threads in the kernel.
+// PEs does not hold a thousand OS threads in the kernel. Neither Ring nor a
+// waiter's sleep allocates: a ring drops tokens into a buffered channel and
+// waiters reuse pooled timers, so a writer that rings a waiting peer on
+// every put stays allocation-free.
 type LocalBell struct {
 	waiters atomic.Int32
 	seq     atomic.Uint32
-	mu      sync.Mutex
-	ch      chan struct{} // closed and replaced on each ring that has waiters
+	wake    chan struct{} // one token per waiter to wake; extra tokens only cause a spurious re-check
+	timers  sync.Pool     // *time.Timer
 }
 
 // NewLocalBell returns a bell with no waiters.
-func NewLocalBell() *LocalBell { return &LocalBell{ch: make(chan struct{})} }
+func NewLocalBell() *LocalBell { return &LocalBell{wake: make(chan struct{}, wakeSlots)} }
 
 // Ring wakes every armed waiter; it costs one atomic load when none is armed.
 func (b *LocalBell) Ring() {
@@ -25,10 +33,13 @@ func (b *LocalBell) Ring() {
 		return
 	}
 	b.seq.Add(1)
-	b.mu.Lock()
-	close(b.ch)
-	b.ch = make(chan struct{})
-	b.mu.Unlock()
+	for n := b.waiters.Load(); n > 0; n-- {
+		select {
+		case b.wake <- struct{}{}:
+		default:
+			return
+		}
+	}
 }
 
 // Arm registers a waiter and returns the ring count to pass to Wait.
@@ -37,20 +48,24 @@ func (b *LocalBell) Arm() uint32 {
 	return b.seq.Load()
 }
 
-// Wait blocks until a ring after Arm, or until timeout passes.
+// Wait blocks until a ring after Arm, or until timeout passes. It may also
+// return early (a token left by an earlier ring); waiters re-check anyway.
 func (b *LocalBell) Wait(armed uint32, timeout time.Duration) {
-	b.mu.Lock()
-	ch := b.ch
-	b.mu.Unlock()
 	if b.seq.Load() != armed {
 		return
 	}
-	t := time.NewTimer(timeout)
+	t, _ := b.timers.Get().(*time.Timer)
+	if t == nil {
+		t = time.NewTimer(timeout)
+	} else {
+		t.Reset(timeout)
+	}
 	select {
-	case <-ch:
+	case <-b.wake:
 	case <-t.C:
 	}
-	t.Stop()
+	t.Stop() // since Go 1.23 a stopped timer delivers nothing stale after Reset
+	b.timers.Put(t)
 }
 
 // Disarm unregisters a waiter that Arm registered.

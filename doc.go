@@ -1,0 +1,79 @@
+// Package shmem is goshmem, a PGAS library in the style of OpenSHMEM 1.5:
+// a fixed set of processes share a partitioned global address space and
+// read and write each other's parts directly, without the owner taking part.
+//
+// # PEs and worlds
+//
+// A program runs as npes processing elements (PEs), numbered 0..npes-1,
+// that together form a world. Each PE gets a *PE from Init (one per
+// process, started by a launcher, a unique ID or gossip) or, for
+// development and tests, from sim.Run, which runs a whole world as
+// goroutines of one process. MyPE and NPEs say who is who; the code is
+// usually SPMD, every PE running the same function and branching on MyPE.
+// Several worlds may live in one process; they share nothing, and an
+// object of one is rejected by the others. Finalize ends a PE (collective)
+// and releases its heap, mappings, sockets and goroutines; GlobalExit ends
+// the whole world at once.
+//
+// # The symmetric heap
+//
+// Every PE has a symmetric heap of the same size. Malloc, Calloc, Align,
+// Realloc and Free are collective: every PE calls them with the same
+// arguments in the same order, and because the allocator is deterministic
+// the object lands at the same offset on every PE. The result is a Sym[T],
+// a small comparable value naming "this object, on any PE": Put, Get,
+// atomics and waits take a Sym and a target PE number. Sym.Local gives the
+// calling PE's own part as an ordinary slice; Ptr gives a load/store view
+// of a peer's part when that peer's memory is mapped into this process
+// (same node). A call whose arguments differ between PEs fails with
+// ErrInvalidArgument on every PE; an exhausted heap fails with
+// ErrOutOfMemory, naming the sizes.
+//
+// # Communication
+//
+// Put, Get, P, G, IPut and IGet move data between the caller's memory and
+// a Sym on any PE; PutSignal also updates a signal word that the target
+// waits on with SignalWaitUntil. The atomics (AtomicFetchAdd,
+// AtomicCompareSwap, ...) act on element 0 of a Sym on one PE and are
+// atomic with respect to every other atomic on that word, remote or local.
+// WaitUntil and Test (and their All, Any and Some forms) watch the caller's
+// own memory until a comparison holds. SetLock and ClearLock are a fair
+// distributed lock. Many goroutines of one PE may issue all of these at
+// once; collective calls must still come in the same order on every PE.
+//
+// # Ordering and completion
+//
+// The memory model is OpenSHMEM's:
+//
+//   - Put returns when its source may be reused; the data is delivered by
+//     the next Quiet. PutNBI and GetNBI may still be in flight when they
+//     return: Quiet completes them (GetNBI's buffer is filled by then).
+//   - Fence orders the puts, atomics and signals to each PE: those issued
+//     before it are delivered before those issued after it, so a flag put
+//     after a Fence is never seen before the data put ahead of it. Use
+//     Quiet, not Fence, to order across different target PEs.
+//   - PutSignal delivers the data before the signal.
+//   - BarrierAll completes every outstanding operation of the caller
+//     (Quiet) and then waits for all PEs; after it every PE sees every put
+//     issued before it. SyncAll only waits for all PEs; it completes
+//     nothing, so pair it with Quiet when the data matters.
+//   - ClearLock completes the caller's puts before releasing the lock, so
+//     the next holder sees them.
+//   - A context (CreateCtx) is a handle on the same PE with its own Fence
+//     and Quiet stream.
+//
+// On the simulator and between PEs of one node every operation completes
+// before it returns, so Quiet is nearly free there; code must still call
+// it where the model requires, to stay correct across nodes.
+//
+// # Errors
+//
+// Every failure is an error that errors.Is matches against one of the
+// sentinels (ErrInvalidArgument, ErrOutOfMemory, ErrPEFailed, ErrTimeout,
+// ErrFinalized, ErrBootstrap, ErrTLS); its message names the operation
+// and the PEs involved. Bad input (a PE out of range, a range past the end
+// of an object, a freed Sym or one from another world, a call after
+// Finalize) is reported, never acted on, and no call panics on it. Waits
+// end with ErrPEFailed when a PE they depend on dies and with ErrFinalized
+// (carrying the status, see ExitStatus) after GlobalExit.
+package shmem

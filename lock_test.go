@@ -1,0 +1,132 @@
+package shmem_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/goshmem/shmem"
+)
+
+// TestLockMutualExclusion has every PE (two goroutines each) increment a
+// counter on PE 1 with a non-atomic read-modify-write under the lock, and
+// count how many are inside at once. Every contender finishing its rounds
+// is the liveness check; the exact final count and an occupancy that never
+// exceeds one are the safety checks.
+func TestLockMutualExclusion(t *testing.T) {
+	for _, n := range []int{1, 3, 8} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			const rounds, goroutines = 30, 2
+			run(t, n, func(p *shmem.PE) error {
+				lock, _ := shmem.Calloc[int64](p, 1)
+				ctr, _ := shmem.Calloc[int64](p, 1)
+				inside, err := shmem.Calloc[int64](p, 1)
+				if err != nil {
+					return err
+				}
+				home := 1 % n
+				var wg sync.WaitGroup
+				errc := make(chan error, goroutines)
+				for g := 0; g < goroutines; g++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := 0; i < rounds; i++ {
+							if err := shmem.SetLock(p, lock); err != nil {
+								errc <- err
+								return
+							}
+							if occ, _ := shmem.AtomicFetchInc(p, inside, home); occ != 0 {
+								errc <- fmt.Errorf("PE %d entered the lock with %d others inside", p.MyPE(), occ)
+								return
+							}
+							v, err := shmem.G(p, ctr, home)
+							if err == nil {
+								err = shmem.P(p, ctr, v+1, home)
+							}
+							if err == nil {
+								err = shmem.AtomicAdd(p, inside, -1, home)
+							}
+							if err == nil {
+								err = shmem.ClearLock(p, lock)
+							}
+							if err != nil {
+								errc <- err
+								return
+							}
+						}
+					}()
+				}
+				wg.Wait()
+				close(errc)
+				if err := <-errc; err != nil {
+					return err
+				}
+				if err := p.BarrierAll(); err != nil {
+					return err
+				}
+				got, err := shmem.G(p, ctr, home)
+				if err != nil {
+					return err
+				}
+				return want(p, "counter", got, int64(n*rounds*goroutines))
+			})
+		})
+	}
+}
+
+func TestTestLock(t *testing.T) {
+	run(t, 2, func(p *shmem.PE) error {
+		lock, _ := shmem.Calloc[int64](p, 1)
+		data, _ := shmem.Calloc[int64](p, 8)
+		turn, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 0 {
+			ok, err := shmem.TestLock(p, lock)
+			if err != nil || !ok {
+				return fmt.Errorf("TestLock on a free lock = %v, %v", ok, err)
+			}
+			// Data put under the lock is complete when ClearLock returns.
+			if err := shmem.Put(p, data, []int64{1, 2, 3, 4, 5, 6, 7, 8}, 1); err != nil {
+				return err
+			}
+			if err := shmem.P(p, turn, 1, 1); err != nil { // PE 1 tries while held
+				return err
+			}
+			if err := shmem.WaitUntil(p, turn, shmem.CmpEQ, 2); err != nil {
+				return err
+			}
+			return shmem.ClearLock(p, lock)
+		}
+		if err := shmem.WaitUntil(p, turn, shmem.CmpEQ, 1); err != nil {
+			return err
+		}
+		ok, err := shmem.TestLock(p, lock)
+		if err != nil || ok {
+			return fmt.Errorf("TestLock on a held lock = %v, %v", ok, err)
+		}
+		if err := shmem.P(p, turn, 2, 0); err != nil {
+			return err
+		}
+		if err := shmem.SetLock(p, lock); err != nil {
+			return err
+		}
+		got := make([]int64, 8)
+		if err := shmem.Get(p, got, data, 1); err != nil {
+			return err
+		}
+		if err := want(p, "data seen after the lock", got[7], int64(8)); err != nil {
+			return err
+		}
+		if err := shmem.ClearLock(p, lock); err != nil {
+			return err
+		}
+		ok, err = shmem.TestLock(p, lock)
+		if err != nil || !ok {
+			return fmt.Errorf("TestLock after release = %v, %v", ok, err)
+		}
+		return shmem.ClearLock(p, lock)
+	})
+}

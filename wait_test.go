@@ -1,0 +1,193 @@
+package shmem_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/goshmem/shmem"
+)
+
+func TestWaitUntilEveryCmp(t *testing.T) {
+	cases := []struct {
+		cmp      shmem.Cmp
+		v, final int64
+	}{
+		{shmem.CmpEQ, 5, 5}, {shmem.CmpNE, 0, 3}, {shmem.CmpGT, 9, 10},
+		{shmem.CmpGE, 10, 10}, {shmem.CmpLT, -1, -2}, {shmem.CmpLE, -2, -2},
+	}
+	run(t, 2, func(p *shmem.PE) error {
+		ivars, err := shmem.Calloc[int64](p, len(cases))
+		if err != nil {
+			return err
+		}
+		for i, c := range cases {
+			x := ivars.Slice(i, i+1)
+			if p.MyPE() == 1 {
+				// Step towards the final value so a wrong comparison would
+				// release the waiter too early (and the check below fail).
+				if err := shmem.P(p, x, c.final/2, 0); err != nil {
+					return err
+				}
+				if err := shmem.AtomicSet(p, x, c.final, 0); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := shmem.WaitUntil(p, x, c.cmp, c.v); err != nil {
+				return err
+			}
+			if !shmem.Test(p, x, c.cmp, c.v) {
+				return fmt.Errorf("Test false after WaitUntil(%v, %d) returned", c.cmp, c.v)
+			}
+			if c.final/2 != c.final && x.Local(p)[0] == c.final/2 && c.cmp != shmem.CmpNE {
+				return fmt.Errorf("WaitUntil(%v, %d) returned on the intermediate value", c.cmp, c.v)
+			}
+		}
+		return p.BarrierAll()
+	})
+}
+
+func TestTestNoBlock(t *testing.T) {
+	run(t, 1, func(p *shmem.PE) error {
+		x, err := shmem.Calloc[uint32](p, 1)
+		if err != nil {
+			return err
+		}
+		x.Local(p)[0] = 7
+		for _, c := range []struct {
+			cmp  shmem.Cmp
+			v    uint32
+			want bool
+		}{
+			{shmem.CmpEQ, 7, true}, {shmem.CmpEQ, 8, false}, {shmem.CmpNE, 7, false},
+			{shmem.CmpGT, 6, true}, {shmem.CmpGT, 7, false}, {shmem.CmpGE, 7, true},
+			{shmem.CmpLT, 8, true}, {shmem.CmpLT, 7, false}, {shmem.CmpLE, 7, true}, {shmem.CmpLE, 6, false},
+		} {
+			if got := shmem.Test(p, x, c.cmp, c.v); got != c.want {
+				return fmt.Errorf("Test(7 %v %d) = %v", c.cmp, c.v, got)
+			}
+		}
+		if shmem.Test(p, x, shmem.Cmp(0), 7) || shmem.Test(p, x, shmem.Cmp(99), 7) {
+			return fmt.Errorf("Test accepted an invalid comparison")
+		}
+		return nil
+	})
+}
+
+func TestWaitAllAnySome(t *testing.T) {
+	const n = 6
+	run(t, 2, func(p *shmem.PE) error {
+		iv, err := shmem.Calloc[int32](p, n)
+		if err != nil {
+			return err
+		}
+		step, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 1 {
+			// Round 1: set 2 and 4. Round 2: set all but 0 (which is excluded).
+			for _, i := range []int{2, 4} {
+				if err := shmem.P(p, iv.Slice(i, i+1), 1, 0); err != nil {
+					return err
+				}
+			}
+			if err := shmem.WaitUntil(p, step, shmem.CmpEQ, 1); err != nil {
+				return err
+			}
+			for _, i := range []int{1, 3, 5} {
+				if err := shmem.P(p, iv.Slice(i, i+1), 1, 0); err != nil {
+					return err
+				}
+			}
+			return p.BarrierAll()
+		}
+		status := make([]bool, n)
+		status[0] = true // excluded: never set
+		idx, err := shmem.WaitUntilSome(p, iv, status, shmem.CmpEQ, 1)
+		if err != nil {
+			return err
+		}
+		// 2 is set first; 4 may or may not be there yet.
+		if !slices.Contains(idx, 2) || len(idx) > 2 || (len(idx) == 2 && idx[1] != 4) {
+			return fmt.Errorf("WaitUntilSome = %v, want [2] or [2 4]", idx)
+		}
+		if err := shmem.WaitUntil(p, iv.Slice(4, 5), shmem.CmpEQ, 1); err != nil {
+			return err
+		}
+		if got := shmem.TestSome(p, iv, status, shmem.CmpEQ, 1); !slices.Equal(got, []int{2, 4}) {
+			return fmt.Errorf("TestSome = %v, want [2 4]", got)
+		}
+		status[2] = true
+		if i, ok := shmem.TestAny(p, iv, status, shmem.CmpEQ, 1); !ok || i != 4 {
+			return fmt.Errorf("TestAny = %d, %v, want 4, true", i, ok)
+		}
+		any, err := shmem.WaitUntilAny(p, iv, status, shmem.CmpEQ, 1)
+		if err != nil || any != 4 {
+			return fmt.Errorf("WaitUntilAny = %d, %v, want 4", any, err)
+		}
+		if shmem.TestAll(p, iv, status, shmem.CmpEQ, 1) {
+			return fmt.Errorf("TestAll true before round 2")
+		}
+		if shmem.TestAll(p, iv, nil, shmem.CmpEQ, 1) {
+			return fmt.Errorf("TestAll with nil status true while element 0 is 0")
+		}
+		if err := shmem.P(p, step, 1, 1); err != nil {
+			return err
+		}
+		if err := shmem.WaitUntilAll(p, iv, status, shmem.CmpEQ, 1); err != nil {
+			return err
+		}
+		for i := 1; i < n; i++ {
+			if err := want(p, fmt.Sprintf("iv[%d]", i), iv.Local(p)[i], int32(1)); err != nil {
+				return err
+			}
+		}
+		if !shmem.TestAll(p, iv, status, shmem.CmpEQ, 1) {
+			return fmt.Errorf("TestAll false after WaitUntilAll")
+		}
+		// Everything excluded: Any and Some return at once with nothing.
+		all := []bool{true, true, true, true, true, true}
+		if i, err := shmem.WaitUntilAny(p, iv, all, shmem.CmpEQ, 1); i != -1 || err != nil {
+			return fmt.Errorf("WaitUntilAny, all excluded = %d, %v", i, err)
+		}
+		if s, err := shmem.WaitUntilSome(p, iv, all, shmem.CmpEQ, 1); len(s) != 0 || err != nil {
+			return fmt.Errorf("WaitUntilSome, all excluded = %v, %v", s, err)
+		}
+		if err := shmem.WaitUntilAll(p, iv, all, shmem.CmpEQ, 99); err != nil {
+			return err
+		}
+		if i, ok := shmem.TestAny(p, iv, all, shmem.CmpEQ, 1); ok || i != -1 {
+			return fmt.Errorf("TestAny, all excluded = %d, %v", i, ok)
+		}
+		return p.BarrierAll()
+	})
+}
+
+// TestWaitShortStatus: a status slice shorter than the ivars is an error,
+// not an out-of-range panic.
+func TestWaitShortStatus(t *testing.T) {
+	run(t, 1, func(p *shmem.PE) error {
+		iv, err := shmem.Calloc[int64](p, 4)
+		if err != nil {
+			return err
+		}
+		short := []bool{false}
+		for _, e := range []error{
+			shmem.WaitUntilAll(p, iv, short, shmem.CmpEQ, 0),
+			second(shmem.WaitUntilAny(p, iv, short, shmem.CmpEQ, 0)),
+			second(shmem.WaitUntilSome(p, iv, short, shmem.CmpEQ, 0)),
+		} {
+			if err := wantErr(e, shmem.ErrInvalidArgument, "WaitUntil", "status has 1 entries for 4"); err != nil {
+				return err
+			}
+		}
+		if shmem.TestAll(p, iv, short, shmem.CmpEQ, 0) || shmem.TestSome(p, iv, short, shmem.CmpEQ, 0) != nil {
+			return fmt.Errorf("Test forms accepted a short status")
+		}
+		return nil
+	})
+}
+
+func second[A, B any](_ A, b B) B { return b }
