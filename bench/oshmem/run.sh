@@ -32,6 +32,7 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM # so the EXIT trap cleans up on a signal too
 oshcc -O2 -o "$tmp/osu" "$here/osu.c"
 
 if [[ ! -s $out ]]; then
