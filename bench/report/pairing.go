@@ -1,0 +1,40 @@
+package main
+
+// The two implementations the report compares, as written in the impl column.
+const (
+	implGoshmem = "goshmem"
+	implOshmem  = "oshmem"
+)
+
+// pairing says which goshmem transport is compared with which OSHMEM one.
+type pairing struct{ goshmem, oshmem string }
+
+// pairings is the comparison table, in report order:
+//
+//	goshmem udma    <-> oshmem shm   both stay inside the host (goshmem's
+//	goshmem sim     <-> oshmem shm   direct memory path and its simulator
+//	                                 against UCX shared memory)
+//	goshmem tcp     <-> oshmem tcp   both cross the kernel's TCP stack
+//	goshmem tcp-tls <-> oshmem tcp   (OSHMEM has no TLS; the ratio shows
+//	                                 what encryption costs on top)
+//
+// It is a function so the table cannot be changed at run time.
+func pairings() []pairing {
+	return []pairing{
+		{goshmem: "udma", oshmem: "shm"},
+		{goshmem: "sim", oshmem: "shm"},
+		{goshmem: "tcp", oshmem: "tcp"},
+		{goshmem: "tcp-tls", oshmem: "tcp"},
+	}
+}
+
+// paired reports whether impl/transport appears in the pairing table.
+func paired(impl, transport string) bool {
+	for _, p := range pairings() {
+		if (impl == implGoshmem && transport == p.goshmem) ||
+			(impl == implOshmem && transport == p.oshmem) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const fabricated = header + `
+goshmem,udma,put,8,10000,1.0,8.0
+goshmem,udma,put,8,10000,3.0,2.0
+goshmem,udma,put,8,10000,2.0,4.0
+oshmem,shm,put,8,10000,0.5,16.0
+oshmem,shm,put,8,10000,1.5,8.0
+goshmem,udma,put,1048576,100,100,10000
+oshmem,shm,put,1048576,100,50,20000
+goshmem,tcp-tls,barrier,0,1000,40,0
+oshmem,tcp,barrier,0,1000,10,0
+oshmem,tcp,get,8,10000,20,0.4
+goshmem,rdma,put,8,1,1,1
+`
+
+func fabricatedStats(t *testing.T) map[key]stat {
+	t.Helper()
+	rows, err := readCSV(strings.NewReader(fabricated))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 11 {
+		t.Fatalf("got %d rows, want 11", len(rows))
+	}
+	return medians(rows)
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{7}, 7}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestMediansPerKey(t *testing.T) {
+	stats := fabricatedStats(t)
+	g := stats[key{"goshmem", "udma", "put", 8}]
+	if g.latencyUS != 2 || g.bandwidthMBps != 4 || g.runs != 3 {
+		t.Errorf("goshmem udma put 8 = %+v, want latency 2, bw 4, 3 runs", g)
+	}
+	o := stats[key{"oshmem", "shm", "put", 8}]
+	if o.latencyUS != 1 || o.bandwidthMBps != 12 || o.runs != 2 {
+		t.Errorf("oshmem shm put 8 = %+v, want latency 1, bw 12, 2 runs", o)
+	}
+	if len(stats) != 8 {
+		t.Errorf("got %d keys, want 8", len(stats))
+	}
+}
+
+func TestGroupsFollowPairingTable(t *testing.T) {
+	gs := groups()
+	if len(gs) != 2 || gs[0].oshmem != "shm" || gs[1].oshmem != "tcp" {
+		t.Fatalf("groups = %+v", gs)
+	}
+	if strings.Join(gs[0].goshmem, ",") != "udma,sim" || strings.Join(gs[1].goshmem, ",") != "tcp,tcp-tls" {
+		t.Errorf("groups = %+v", gs)
+	}
+	if !paired("goshmem", "sim") || !paired("oshmem", "tcp") || paired("goshmem", "shm") || paired("goshmem", "rdma") {
+		t.Error("paired() disagrees with pairings()")
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeMarkdown(&b, fabricatedStats(t)); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"## put\n\n### goshmem udma vs oshmem shm\n",
+		"| size | goshmem µs | oshmem µs | ratio | goshmem MB/s | oshmem MB/s | bw ratio |",
+		"| 8 B | 2.000 | 1.000 | 2.000 | 4.000 | 12.00 | 0.333 |\n",
+		"| 1 MiB | 100.0 | 50.00 | 2.000 | 10000 | 20000 | 0.500 |\n",
+		"### goshmem tcp-tls vs oshmem tcp\n\n| size | goshmem µs | oshmem µs | ratio |\n|---:|---:|---:|---:|\n| 0 B | 40.00 | 10.00 | 4.000 |\n",
+		"### oshmem tcp (no goshmem counterpart measured)\n",
+		"| 8 B | — | 20.00 | — | — | 0.400 | — |\n",
+		"Not in the pairing table, so not shown: goshmem/rdma.\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q\n%s", want, md)
+		}
+	}
+	// sim has no rows, and shm is already compared with udma.
+	for _, absent := range []string{"goshmem sim", "oshmem shm (no goshmem"} {
+		if strings.Contains(md, absent) {
+			t.Errorf("markdown has %q", absent)
+		}
+	}
+	if strings.Index(md, "## put") > strings.Index(md, "## get") ||
+		strings.Index(md, "## get") > strings.Index(md, "## barrier") {
+		t.Error("benches not in osu.c order")
+	}
+}
+
+func TestReadCSVRejects(t *testing.T) {
+	for name, in := range map[string]string{
+		"header":   "impl,transport,bench\n",
+		"short":    header + "\noshmem,shm,put,8,1,1\n",
+		"negative": header + "\noshmem,shm,put,8,1,-1,0\n",
+		"nan":      header + "\noshmem,shm,put,8,1,NaN,0\n",
+		"size":     header + "\noshmem,shm,put,x,1,1,0\n",
+		"empty":    header + "\n,shm,put,8,1,1,0\n",
+	} {
+		if _, err := readCSV(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: accepted %q", name, in)
+		}
+	}
+}
+
+func TestFmtAndSizeLabel(t *testing.T) {
+	for v, want := range map[float64]string{0.0307: "0.031", 2.5: "2.500", 36.25: "36.25", 123.44: "123.4", 21168.4: "21168"} {
+		if got := fmtNum(v); got != want {
+			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for n, want := range map[int64]string{0: "0 B", 1: "1 B", 1536: "1536 B", 2048: "2 KiB", 4 << 20: "4 MiB"} {
+		if got := sizeLabel(n); got != want {
+			t.Errorf("sizeLabel(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func assertPNG(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 1000 || !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("%s: %d bytes, not a PNG", path, len(data))
+	}
+}
+
+func TestPlotsWritten(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plot.png")
+	if err := writePlots(path, fabricatedStats(t)); err != nil {
+		t.Fatal(err)
+	}
+	assertPNG(t, path)
+	// No data at all must still give a picture, not a log-scale panic.
+	empty := filepath.Join(dir, "empty.png")
+	if err := writePlots(empty, map[key]stat{}); err != nil {
+		t.Fatal(err)
+	}
+	assertPNG(t, empty)
+}
+
+// TestSampleCSV runs the whole tool on the committed OSHMEM sample from a real run.
+func TestSampleCSV(t *testing.T) {
+	dir := t.TempDir()
+	out, png := filepath.Join(dir, "B.md"), filepath.Join(dir, "plot.png")
+	sample := filepath.Join("..", "oshmem", "sample.csv")
+	if err := run([]string{"-in", sample + "," + sample, "-out", out, "-png", png}); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## put\n", "### oshmem shm (no goshmem", "### oshmem tcp (no goshmem", "## barrier\n", "## reduce_f64\n"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	assertPNG(t, png)
+}
+
+func FuzzReadCSV(f *testing.F) {
+	f.Add([]byte(fabricated))
+	f.Add([]byte(header + "\noshmem,shm,put,8,1,1e308,0\n"))
+	f.Add([]byte(header + "\n\"a\"\"b\",shm,put,8,1,1,0\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		rows, err := readCSV(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, r := range rows {
+			if r.size < 0 || r.latencyUS < 0 || r.bandwidthMBps < 0 ||
+				math.IsInf(r.latencyUS, 0) || math.IsNaN(r.bandwidthMBps) {
+				t.Fatalf("accepted bad row %+v", r)
+			}
+		}
+		var b bytes.Buffer
+		if err := writeMarkdown(&b, medians(rows)); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
