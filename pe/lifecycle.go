@@ -141,6 +141,7 @@ func (p *PE) Finalize() error {
 	}
 	p.s.bell.Ring()
 	root := p.s.cfg.System.Root
+	p.s.pool.Close(root)
 	for _, pid := range []**actor.PID{&p.s.pePID, &p.s.heapPID} {
 		if *pid != nil {
 			_ = root.StopFuture(*pid).Wait()

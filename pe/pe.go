@@ -87,6 +87,7 @@ type state struct {
 	allocSeq uint64
 	world    *team.Team
 	shared   *team.Team
+	pool     *team.Pool
 }
 
 type exitInfo struct{ rank, status int }
@@ -121,23 +122,25 @@ func Start(cfg Config) (*PE, error) {
 		}
 	}
 	p := &PE{s: s}
-	// The world's and the shared team's sync words come first in every
-	// heap; every PE allocates them in the same order, so they agree
-	// without a message.
+	// The team pool (TeamWorld's and TeamShared's slots, then those of
+	// the teams splits create) comes first in every heap; every PE
+	// reserves it the same way, so the offsets agree without a message.
 	world := make([]int, cfg.NPEs)
 	for i := range world {
 		world[i] = i
 	}
-	ws, err := p.reserve(team.SyncWords(cfg.NPEs))
+	slots := team.PoolSlots(cfg.NPEs, cfg.Heap.Size())
+	base, err := p.reserve(int(int64(slots) * team.SlotBytes(cfg.NPEs) / 8))
 	if err != nil {
 		return nil, err
 	}
-	ss, err := p.reserve(team.SyncWords(cfg.NPEs))
-	if err != nil {
+	s.pool = team.NewPool(base, cfg.NPEs, slots)
+	if s.world, err = team.NewRoot(p, "world", world, 0); err != nil {
 		return nil, err
 	}
-	s.world = team.New(p, world, ws)
-	s.shared = team.New(p, append([]int(nil), cfg.Shared...), ss)
+	if s.shared, err = team.NewRoot(p, "shared", append([]int(nil), cfg.Shared...), 1); err != nil {
+		return nil, err
+	}
 
 	root := cfg.System.Root
 	if s.heapPID, err = root.SpawnNamed(heap.Props(cfg.Heap), HeapActor(cfg.Rank)); err != nil {
@@ -151,6 +154,7 @@ func Start(cfg Config) (*PE, error) {
 }
 
 // reserve allocates n zeroed 8-byte words for internal use without agreement.
+// The heap is a fresh mapping, so the words are zero.
 func (p *PE) reserve(n int) (uint64, error) {
 	r := p.s.cfg.Heap.Apply(heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign})
 	if r.Err != nil {
@@ -182,6 +186,13 @@ func (p *PE) TeamWorld() *team.Team { return p.s.world }
 
 // TeamShared returns the team of the PEs whose memory Ptr reaches.
 func (p *PE) TeamShared() *team.Team { return p.s.shared }
+
+// TeamPool returns the PE's pool of team slots.
+func (p *PE) TeamPool() *team.Pool { return p.s.pool }
+
+// ActorRoot returns the root context of the PE's actor system, on which
+// team actors run.
+func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.

@@ -12,6 +12,19 @@ import (
 // Sync does not complete outstanding puts; Barrier does.
 func (t *Team) Sync() error {
 	const op = "Sync"
+	if t == nil {
+		return t.usable(op)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.usable(op); err != nil {
+		return err
+	}
+	return t.sync(op)
+}
+
+// sync is Sync with t.mu held.
+func (t *Team) sync(op string) error {
 	n := len(t.members)
 	if n <= 1 {
 		return nil
@@ -25,7 +38,7 @@ func (t *Team) Sync() error {
 		if err != nil {
 			return err
 		}
-		word := t.psync + uint64(8*k)
+		word := t.l.psync + uint64(8*k)
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return err
 		}
@@ -38,8 +51,10 @@ func (t *Team) Sync() error {
 
 // Barrier completes the caller's outstanding puts (Quiet) and then Syncs.
 func (t *Team) Barrier() error {
-	if err := t.rt.Quiet(); err != nil {
-		return err
+	if t != nil {
+		if err := t.rt.Quiet(); err != nil {
+			return err
+		}
 	}
 	return t.Sync()
 }

@@ -1,0 +1,184 @@
+// Command allgather mirrors CANN SHMEM's examples/allgather: every PE
+// contributes M elements, FCollect gathers them on every PE, the result is
+// checked element by element against a golden result computed
+// independently, and the mean time per allgather for each M goes to a CSV
+// file (columns M,N,Time(us)) and a table on stdout.
+//
+//	go run ./examples/allgather -pes 4 -type float16
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"text/tabwriter"
+	"time"
+	"unsafe"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/sim"
+)
+
+const (
+	seed    = 20240601
+	warmup  = 10
+	heapMiB = 64
+	maxExp  = 14 // M up to 16·2^14 elements per PE
+)
+
+type result struct {
+	m, n int
+	us   float64
+}
+
+func main() {
+	pes := flag.Int("pes", 4, "number of PEs to simulate (any N >= 1)")
+	typ := flag.String("type", "int32", "element type: int32, float16 or bfloat16")
+	iters := flag.Int("iters", 50, "allgathers per size; the first 10 are warm-up and not timed")
+	out := flag.String("out", "result.csv", "CSV file for M,N,Time(us)")
+	flag.Parse()
+	if *pes < 1 || *iters <= warmup {
+		fmt.Fprintf(os.Stderr, "allgather: need -pes >= 1 and -iters > %d\n", warmup)
+		os.Exit(2)
+	}
+	var res []result
+	var err error
+	switch *typ {
+	case "int32":
+		res, err = run(*pes, *iters, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
+	case "float16":
+		res, err = run(*pes, *iters, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
+	case "bfloat16":
+		res, err = run(*pes, *iters, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
+	default:
+		err = fmt.Errorf("unknown -type %q (int32, float16 or bfloat16)", *typ)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "allgather:", err)
+		os.Exit(1)
+	}
+	if err := write(*out, res); err != nil {
+		fmt.Fprintln(os.Stderr, "allgather:", err)
+		os.Exit(1)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "M (elems/PE)\tN (PEs)\tTime (us)\t\n")
+	for _, r := range res {
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t\n", r.m, r.n, r.us)
+	}
+	tw.Flush()
+	fmt.Printf("all results match the golden data (%s, %d PEs); wrote %s\n", *typ, *pes, *out)
+}
+
+// input is PE pe's M values: uniform in [0, 10) from a generator seeded by
+// the fixed seed, the PE and M, so the golden side can regenerate them.
+func input[T shmem.Elem](pe, m int, gen func(*rand.Rand) T) []T {
+	r := rand.New(rand.NewPCG(seed, uint64(pe)<<32|uint64(m)))
+	v := make([]T, m)
+	for i := range v {
+		v[i] = gen(r)
+	}
+	return v
+}
+
+func sizes(n, elem int) []int {
+	var ms []int
+	for i := 0; i <= maxExp; i++ {
+		m := 16 << i
+		if int64(m)*int64(elem)*int64(n+1) > heapMiB<<20/2 {
+			break
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+func run[T shmem.Elem](n, iters int, gen func(*rand.Rand) T) ([]result, error) {
+	var zero T
+	ms := sizes(n, int(unsafe.Sizeof(zero)))
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("%d PEs do not fit a %d MiB heap", n, heapMiB)
+	}
+	times := make([]float64, len(ms))
+	var mu sync.Mutex
+	err := sim.Run(n, func(p *shmem.PE) error {
+		me := p.MyPE()
+		for k, m := range ms {
+			src, err := shmem.Malloc[T](p, m)
+			if err != nil {
+				return err
+			}
+			dst, err := shmem.Malloc[T](p, m*n)
+			if err != nil {
+				return err
+			}
+			copy(src.Local(p), input(me, m, gen))
+			var start time.Time
+			for it := 0; it < iters; it++ {
+				if it == warmup {
+					if err := p.BarrierAll(); err != nil {
+						return err
+					}
+					start = time.Now()
+				}
+				if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
+					return err
+				}
+			}
+			el := time.Since(start)
+			if err := golden(me, m, n, dst.Local(p), gen); err != nil {
+				return err
+			}
+			if me == 0 {
+				mu.Lock()
+				times[k] = float64(el.Microseconds()) / float64(iters-warmup)
+				mu.Unlock()
+			}
+			if err := errors.Join(shmem.Free(p, dst), shmem.Free(p, src)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, sim.WithHeapSize(heapMiB<<20))
+	if err != nil {
+		return nil, err
+	}
+	res := make([]result, len(ms))
+	for k, m := range ms {
+		res[k] = result{m: m, n: n, us: times[k]}
+	}
+	return res, nil
+}
+
+// golden regenerates every PE's input and compares it with what PE me
+// gathered, reporting the first mismatching source PE and index.
+func golden[T shmem.Elem](me, m, n int, got []T, gen func(*rand.Rand) T) error {
+	for q := 0; q < n; q++ {
+		want := input(q, m, gen)
+		for i, w := range want {
+			if g := got[q*m+i]; g != w {
+				return fmt.Errorf("M=%d: on PE %d, element %d from PE %d (index %d) is %v, want %v", m, me, i, q, q*m+i, g, w)
+			}
+		}
+	}
+	return nil
+}
+
+func write(path string, res []result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"M", "N", "Time(us)"})
+	for _, r := range res {
+		_ = w.Write([]string{strconv.Itoa(r.m), strconv.Itoa(r.n), strconv.FormatFloat(r.us, 'f', 3, 64)})
+	}
+	w.Flush()
+	return errors.Join(w.Error(), f.Close())
+}

@@ -1,0 +1,159 @@
+package team
+
+import (
+	"encoding/binary"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Kind names a collective in its Args.
+type Kind uint8
+
+// The collectives.
+const (
+	KindBroadcast Kind = iota + 1
+	KindCollect
+	KindFCollect
+	KindAlltoall
+	KindAlltoalls
+	KindReduce
+)
+
+// Args describes one collective call as this member sees it. Every member
+// must pass equal Args; the first step of every collective (the entry,
+// below) checks that they do, so mismatched counts, roots, operators,
+// element types, strides or destination objects fail with
+// ErrInvalidArgument on every member before any data moves.
+type Args struct {
+	Kind    Kind
+	Type    uint64 // element type code
+	Elem    int    // element size in bytes
+	Count   int    // elements per member (Collect: not compared)
+	Root    int
+	Op      int
+	DstOff  uint64
+	DstLen  int // elements
+	DStride int
+	SStride int
+	// Err is a failure of this member's own argument checks. The member
+	// still takes part in the entry, so the others learn of it and fail
+	// too instead of waiting for data that will never come.
+	Err error
+}
+
+func (a *Args) hash() uint64 {
+	h := uint64(14695981039346656037)
+	for _, v := range [...]uint64{uint64(a.Kind), a.Type, uint64(a.Elem), uint64(a.Count), uint64(a.Root),
+		uint64(a.Op), a.DstOff, uint64(a.DstLen), uint64(a.DStride), uint64(a.SStride)} {
+		for i := 0; i < 8; i++ {
+			h ^= (v >> (8 * i)) & 0xff
+			h *= 1099511628211
+		}
+	}
+	return h
+}
+
+// Signal words carry seq<<stepBits | step: a collective's sequence number
+// and a step within it. Each signal word has one writer (the member it is
+// indexed by), whose steps to one reader only grow within a collective and
+// whose sequence numbers only grow between collectives, so a reader waits
+// for "at least" a value and never needs to reset a word. That is what
+// makes back-to-back collectives safe without a barrier between them.
+const stepBits = 28
+
+func enc(seq uint64, step int) uint64 { return seq<<stepBits | uint64(step) }
+
+func (t *Team) sigWord(j int) uint64 { return t.l.sig + uint64(8*j) }
+func (t *Team) ackWord(j int) uint64 { return t.l.ack + uint64(8*j) }
+
+// waitWord waits until this member's word at off is at least want.
+func (t *Team) waitWord(op string, off, want uint64) error {
+	local := t.rt.Local()
+	if transport.Load64(local, off) >= want {
+		return nil
+	}
+	return t.rt.WaitLocal(op, func() bool { return transport.Load64(local, off) >= want })
+}
+
+// waitFrom waits for member j's signal to reach step of collective seq.
+func (t *Team) waitFrom(op string, j int, seq uint64, step int) error {
+	return t.waitWord(op, t.sigWord(j), enc(seq, step))
+}
+
+// putSig puts data at off in member j's heap and then sets this member's
+// signal word there to v.
+func (t *Team) putSig(op string, j int, off uint64, data []byte, v uint64) error {
+	path, err := t.rt.Path(op, t.members[j])
+	if err != nil {
+		return err
+	}
+	return path.PutSignal(off, data, t.sigWord(t.me), v, transport.SignalSet)
+}
+
+// begin starts a collective: it takes the next sequence number and runs
+// the entry, a dissemination exchange (log2 n rounds) of the minimum and
+// maximum hash of every member's Args and of whether any member rejected
+// its own. Min and max are idempotent, so after the last round every member
+// holds them over the whole team and all reach the same verdict. The entry
+// also guarantees that every member has left the previous collective, so
+// this one may write into any member's destination and scratch at once.
+// Entry data is double-buffered by sequence parity: a member can be at most
+// one collective ahead of another.
+func (t *Team) begin(op string, a *Args) (uint64, error) {
+	t.seq++
+	seq := t.seq
+	h := a.hash()
+	lo, hi, bad := h, h, uint64(0)
+	if a.Err != nil {
+		bad = 1
+	}
+	n := len(t.members)
+	local := t.rt.Local()
+	var buf [24]byte
+	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
+		path, err := t.rt.Path(op, t.members[(t.me+d)%n])
+		if err != nil {
+			return seq, err
+		}
+		binary.LittleEndian.PutUint64(buf[0:], lo)
+		binary.LittleEndian.PutUint64(buf[8:], hi)
+		binary.LittleEndian.PutUint64(buf[16:], bad)
+		data := t.l.entryData + uint64(24*(int(seq&1)*t.l.rounds+k))
+		sig := t.l.entrySig + uint64(8*k)
+		if err := path.PutSignal(data, buf[:], sig, seq, transport.SignalSet); err != nil {
+			return seq, err
+		}
+		if err := t.waitWord(op, sig, seq); err != nil {
+			return seq, err
+		}
+		in := local[data : data+24]
+		lo = min(lo, binary.LittleEndian.Uint64(in[0:]))
+		hi = max(hi, binary.LittleEndian.Uint64(in[8:]))
+		bad |= binary.LittleEndian.Uint64(in[16:])
+	}
+	switch {
+	case a.Err != nil:
+		return seq, a.Err
+	case bad != 0:
+		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "another member of team %s rejected its arguments", t.id)
+	case lo != hi:
+		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
+			"members of team %s passed different arguments (counts, root, operator, type or destination)", t.id)
+	}
+	return seq, nil
+}
+
+// lockedBegin locks t, checks it is usable and runs begin; the caller
+// calls the returned unlock whatever the error.
+func (t *Team) lockedBegin(op string, a *Args) (uint64, func(), error) {
+	if t == nil {
+		return 0, func() {}, t.usable(op)
+	}
+	t.mu.Lock()
+	if err := t.usable(op); err != nil {
+		return 0, t.mu.Unlock, err
+	}
+	seq, err := t.begin(op, a)
+	return seq, t.mu.Unlock, err
+}
