@@ -339,7 +339,3 @@ func TestFailedPE(t *testing.T) {
 		t.Fatalf("Run = %v", err)
 	}
 }
-
-func contains(s, sub string) bool {
-	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
-}
