@@ -108,7 +108,8 @@ func TestSmoke1024PEs(t *testing.T) {
 			return err
 		}
 		return want(p, "sum of ranks+1", v, int64(1024*1025/2))
-	}, sim.WithHeapSize(1<<16))
+	}, sim.WithHeapSize(1<<20)) // two team slots of 1024 PEs each need ~200 KiB
+
 }
 
 func TestNBIAndQuiet(t *testing.T) {

@@ -158,7 +158,7 @@ func Start(cfg Config) (*PE, error) {
 func (p *PE) reserve(n int) (uint64, error) {
 	r := p.s.cfg.Heap.Apply(heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign})
 	if r.Err != nil {
-		return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, errs.ErrOutOfMemory, "reserving sync words: %v", r.Err)
+		return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, r.Err, "reserving team resources")
 	}
 	return uint64(r.Off), nil
 }
