@@ -2,9 +2,14 @@ package shmem
 
 import (
 	"context"
-	"log/slog"
+	"crypto/sha256"
+	"os"
+	"time"
 
+	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/pe"
+	"github.com/goshmem/shmem/world"
 )
 
 // DefaultHeapSize is each PE's symmetric heap when neither WithHeapSize nor
@@ -12,35 +17,161 @@ import (
 // unused heap costs address space, not memory.
 const DefaultHeapSize = 64 << 20
 
-// Option configures Init.
-type Option func(*options)
-
-type options struct {
-	heapSize int64
-	logger   *slog.Logger
-}
-
-// WithHeapSize sets the symmetric heap size in bytes (SHMEM_SYMMETRIC_SIZE).
-func WithHeapSize(bytes int64) Option { return func(o *options) { o.heapSize = bytes } }
-
-// WithLogger sends the library's log to l instead of the one the
-// SHMEM_LOG_* variables describe.
-func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
-
 // Init joins the world that the options or the environment describe and
-// returns this process's PE (shmem_init). With neither, the world is this
-// one PE.
+// returns this process's PE (shmem_init, aclshmemx_init_attr):
+//   - WithUniqueID: the CANN SHMEM unique-ID start-up;
+//   - WithSeeds: a world formed by gossip;
+//   - else the launcher's environment (shmemrun, Slurm, Open MPI, PMI,
+//     torchrun; see the README's table), which names a unique ID, a file
+//     that carries one, or a master address and job secret;
+//   - else a world of this one PE.
+//
+// Init blocks until every PE has joined, ctx is done, or the start-up
+// timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks).
 func Init(ctx context.Context, opts ...Option) (*PE, error) {
-	o := options{heapSize: DefaultHeapSize}
-	for _, f := range opts {
-		f(&o)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+	o, err := resolve(opts)
 	if err != nil {
 		return nil, err
 	}
-	return w.PEs[0], nil
+	if err := ctx.Err(); err != nil {
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "%v", err)
+	}
+	if o.seeds != nil {
+		return joinGossip(ctx, o)
+	}
+	if !o.haveUID && o.npes <= 1 {
+		w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+		if err != nil {
+			return nil, err
+		}
+		return w.PEs[0], nil
+	}
+	if !o.haveUID {
+		if o.uid, err = uidFromLaunch(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	return joinProcesses(ctx, o)
+}
+
+func joinProcesses(ctx context.Context, o *options) (*PE, error) {
+	return joinWith(ctx, o, nil)
+}
+
+func gossipConfig(o *options, hint int) *world.GossipConfig {
+	return &world.GossipConfig{Seeds: o.seeds, Bind: o.gossipBind, RankHint: hint}
+}
+
+func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE, error) {
+	cfg := world.Config{Gossip: gossip,
+		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, Network: o.network,
+		HostID: os.Getenv("SHMEM_HOST_ID"), Timeout: o.timeout, Logger: o.logger,
+	}
+	switch {
+	case o.tlsOff || !o.uid.TLS:
+		if o.userTLS != nil || o.tlsOff != !o.uid.TLS {
+			return nil, errs.New("Init", o.rank, errs.NoPE, errs.ErrInvalidArgument,
+				"TLS setting disagrees with the unique ID (TLS %v in the ID): pass WithoutTLS to both GetUniqueID and Init", o.uid.TLS)
+		}
+		cfg.TLS = &world.TLSConfig{Insecure: true}
+	case o.userTLS != nil:
+		cfg.TLS = &world.TLSConfig{Server: o.userTLS, Client: o.userTLS}
+	}
+	if o.exitProcess {
+		cfg.OnGlobalExit = func(status int) { os.Exit(status) }
+	}
+	return world.Join(ctx, cfg)
+}
+
+// uidFromLaunch finds the unique ID a launcher's environment gives.
+func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
+	l := o.launch
+	switch {
+	case l.UID != "":
+		return bootstrap.ParseUniqueID(l.UID)
+	case l.MasterAddr != "" && l.Secret != "":
+		// torchrun-style: every rank derives the same ID from the master
+		// address and the job secret it was given.
+		return uidFromSecret(l.MasterAddr, l.Secret, !o.tlsOff)
+	case l.UIDFile != "":
+		if l.Rank == 0 {
+			uid, err := GetUniqueID(o.raw...)
+			if err != nil {
+				return uid, err
+			}
+			return uid, writeUIDFile(l.UIDFile, uid)
+		}
+		return readUIDFile(ctx, l.UIDFile, o.timeout)
+	}
+	return UniqueID{}, errs.New("Init", l.Rank, errs.NoPE, errs.ErrBootstrap,
+		"%s gave rank %d of %d but no rendezvous: set SHMEM_UNIQUE_ID, SHMEM_UID_FILE, or MASTER_ADDR/MASTER_PORT with SHMEM_JOB_SECRET",
+		l.Source, l.Rank, l.NPEs)
+}
+
+func uidFromSecret(addr, secret string, useTLS bool) (UniqueID, error) {
+	uid := UniqueID{Version: bootstrap.UniqueIDVersion, Addr: addr, Secret: sha256.Sum256([]byte("goshmem job secret v1\x00" + secret)), TLS: useTLS}
+	if err := pinJobCert(&uid); err != nil {
+		return uid, err
+	}
+	return uid, uid.Validate()
+}
+
+func writeUIDFile(path string, uid UniqueID) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(uid.String()+"\n"), 0o600); err != nil {
+		return errs.New("Init", 0, errs.NoPE, errs.ErrBootstrap, "writing the unique ID to %s: %v", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return errs.New("Init", 0, errs.NoPE, errs.ErrBootstrap, "writing the unique ID to %s: %v", path, err)
+	}
+	return nil
+}
+
+func readUIDFile(ctx context.Context, path string, timeout time.Duration) (UniqueID, error) {
+	deadline := time.Now().Add(timeout)
+	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return bootstrap.ParseUniqueID(string(trimNL(b)))
+		}
+		if time.Now().After(deadline) {
+			return UniqueID{}, errs.New("Init", errs.NoPE, 0, errs.ErrTimeout, "PE 0 wrote no unique ID to %s within %v", path, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return UniqueID{}, errs.New("Init", errs.NoPE, 0, errs.ErrBootstrap, "%v", ctx.Err())
+		case <-time.After(delay):
+		}
+	}
+}
+
+func trimNL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// joinGossip forms the world by gossip. The job secret (WithJobSecret or
+// SHMEM_JOB_SECRET) keys the gossip encryption and the job's TLS
+// credentials, so processes of other jobs are never admitted.
+func joinGossip(ctx context.Context, o *options) (*PE, error) {
+	secret := o.jobSecret
+	if secret == "" {
+		secret = os.Getenv(bootstrap.EnvJobSecret)
+	}
+	if secret == "" || o.npes < 1 {
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
+			"WithSeeds needs npes >= 1 (got %d) and a job secret (WithJobSecret or %s)", o.npes, bootstrap.EnvJobSecret)
+	}
+	uid, err := uidFromSecret(o.seeds[0], secret, !o.tlsOff)
+	if err != nil {
+		return nil, err
+	}
+	o.uid = uid
+	hint := -1
+	if o.launch.Source != "" {
+		hint = o.launch.Rank
+	}
+	cfg := gossipConfig(o, hint)
+	return joinWith(ctx, o, cfg)
 }

@@ -6,6 +6,7 @@
 package actors
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -18,10 +19,26 @@ func NewSystem(logger *slog.Logger) *actor.ActorSystem {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return logger.With("component", "protoactor")
-	}))
+	quiet := slog.New(debugOnly{logger.Handler()}).With("component", "protoactor")
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 }
+
+// debugOnly logs every record at Debug. protoactor reports at Error what
+// goshmem handles itself (a peer that left, a retried connection), and
+// goshmem logs what matters of it at the right level.
+type debugOnly struct{ h slog.Handler }
+
+func (d debugOnly) Enabled(ctx context.Context, _ slog.Level) bool {
+	return d.h.Enabled(ctx, slog.LevelDebug)
+}
+
+func (d debugOnly) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = slog.LevelDebug
+	return d.h.Handle(ctx, r)
+}
+
+func (d debugOnly) WithAttrs(as []slog.Attr) slog.Handler { return debugOnly{d.h.WithAttrs(as)} }
+func (d debugOnly) WithGroup(n string) slog.Handler       { return debugOnly{d.h.WithGroup(n)} }
 
 // Func adapts a function to actor.Actor.
 type Func func(ctx actor.Context)

@@ -136,6 +136,13 @@ func (p *PE) Finalize() error {
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
+	if err == nil && p.s.cfg.NPEs > 1 {
+		// A PE that leaves the barrier may still have peers waiting in
+		// its last round; a PE tearing down its connections now would
+		// look failed to them. One more agreement proves everyone has
+		// left the barrier before anyone tears down.
+		_, err = p.Agree("Finalize", "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
+	}
 	if !p.s.finalized.CompareAndSwap(false, true) {
 		return err
 	}

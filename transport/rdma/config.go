@@ -39,6 +39,10 @@ type Config struct {
 
 	// ListenAddr is the address to accept on. Default "127.0.0.1:0".
 	ListenAddr string
+	// Listener, if set, is accepted on instead of ListenAddr, and closed
+	// with the node: a caller that must publish the address before it
+	// knows its rank listens first.
+	Listener net.Listener
 
 	// SmallMax is the largest payload that travels on the small lane (with
 	// atomics, signals and flushes); larger ones use the bulk lane so that a

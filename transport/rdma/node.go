@@ -61,9 +61,11 @@ func Listen(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", c.ListenAddr)
-	if err != nil {
-		return nil, errs.New("rdma.Listen", c.Rank, errs.NoPE, errs.ErrBootstrap, "listen on %s: %v", c.ListenAddr, err)
+	ln := c.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", c.ListenAddr); err != nil {
+			return nil, errs.New("rdma.Listen", c.Rank, errs.NoPE, errs.ErrBootstrap, "listen on %s: %v", c.ListenAddr, err)
+		}
 	}
 	n := &Node{cfg: c, log: c.Logger, ln: ln,
 		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}}

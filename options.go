@@ -1,0 +1,149 @@
+package shmem
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/secure"
+)
+
+// Option configures Init and GetUniqueID.
+type Option func(*options)
+
+type options struct {
+	raw         []Option
+	heapSize    int64
+	logger      *slog.Logger
+	uid         UniqueID
+	haveUID     bool
+	rank, npes  int
+	seeds       []string
+	userTLS     *tls.Config
+	tlsOff      bool
+	network     bool
+	timeout     time.Duration
+	exitProcess bool
+	launch      bootstrap.Launch
+	jobSecret   string
+	gossipBind  string
+}
+
+// WithHeapSize sets the symmetric heap size in bytes; it wins over
+// SHMEM_SYMMETRIC_SIZE. Every PE must use the same size.
+func WithHeapSize(bytes int64) Option { return func(o *options) { o.heapSize = bytes } }
+
+// WithLogger sends the library's log to l instead of the one the
+// SHMEM_LOG_* variables describe.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithUniqueID joins the world that uid names as PE rank of npes
+// (aclshmemx_set_attr_uniqueid_args). One process makes uid with
+// GetUniqueID and hands its String to the others by any means.
+func WithUniqueID(uid UniqueID, rank, npes int) Option {
+	return func(o *options) { o.uid, o.haveUID, o.rank, o.npes = uid, true, rank, npes }
+}
+
+// WithSeeds forms a world of npes PEs by gossip: seeds are host:port
+// addresses of any members already running (this process's own address may
+// be among them).
+func WithSeeds(seeds []string, npes int) Option {
+	return func(o *options) { o.seeds, o.npes = append([]string{}, seeds...), npes }
+}
+
+// WithJobSecret sets the secret that admits a process to a gossip-formed
+// world (SHMEM_JOB_SECRET does the same): every member must use the same
+// one, and it keys the gossip encryption and the job's TLS credentials.
+func WithJobSecret(secret string) Option { return func(o *options) { o.jobSecret = secret } }
+
+// WithGossipAddr sets the host:port this member gossips on
+// (SHMEM_GOSSIP_ADDR). A seed must bind the address the others know it by;
+// other members may leave the port 0.
+func WithGossipAddr(hostport string) Option { return func(o *options) { o.gossipBind = hostport } }
+
+// WithTLS makes every connection use cfg, which must hold a certificate
+// that the other PEs trust and trust theirs (mutual TLS). LoadTLS builds
+// one from PEM files. Without it, connections use TLS 1.3 with credentials
+// derived from the job secret.
+func WithTLS(cfg *tls.Config) Option { return func(o *options) { o.userTLS = cfg } }
+
+// WithoutTLS turns TLS off: connections are plain TCP, still authenticated
+// by the job secret. It is logged as a warning. Pass it to GetUniqueID too.
+func WithoutTLS() Option { return func(o *options) { o.tlsOff = true } }
+
+// WithNetworkOnly makes every peer use the network transport, even one on
+// the same host (SHMEM_TRANSPORT=tcp does the same).
+func WithNetworkOnly() Option { return func(o *options) { o.network = true } }
+
+// WithTimeout bounds start-up: how long Init waits for the other PEs.
+// Default 60 s.
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
+
+// WithExitOnGlobalExit makes a GlobalExit anywhere exit this process with
+// its status, as shmem_global_exit does in C. Init sets it when started by
+// shmemrun; embedders keep the default, an error from every later call.
+func WithExitOnGlobalExit() Option { return func(o *options) { o.exitProcess = true } }
+
+// LoadTLS returns a mutual-TLS 1.3 configuration from PEM files: the CA
+// that signs every PE's certificate, this PE's certificate and key, and
+// optionally a certificate revocation list.
+func LoadTLS(caFile, certFile, keyFile, crlFile string) (*tls.Config, error) {
+	m, err := secure.LoadPEM(caFile, certFile, keyFile, crlFile)
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.Client.Clone()
+	cfg.ClientAuth = m.Server.ClientAuth
+	cfg.ClientCAs = m.Server.ClientCAs
+	if m.Server.VerifyConnection != nil {
+		srv, cli := m.Server.VerifyConnection, m.Client.VerifyConnection
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if cs.DidResume || len(cs.PeerCertificates) > 0 && cs.ServerName == "" {
+				return srv(cs)
+			}
+			return cli(cs)
+		}
+	}
+	return cfg, nil
+}
+
+// resolve applies opts over the environment's settings.
+func resolve(opts []Option) (*options, error) {
+	o := &options{raw: opts, heapSize: DefaultHeapSize, timeout: 60 * time.Second}
+	if v := os.Getenv(bootstrap.EnvSymmetricSize); v != "" {
+		n, err := bootstrap.ParseSize(v)
+		if err != nil {
+			return nil, err
+		}
+		o.heapSize = n
+	}
+	o.gossipBind = os.Getenv("SHMEM_GOSSIP_ADDR")
+	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
+		o.network = true
+	}
+	l, found, err := bootstrap.DetectLaunch(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		o.launch, o.rank, o.npes = l, l.Rank, l.NPEs
+		o.exitProcess = l.Source == bootstrap.SourceGoshmem
+	}
+	for _, f := range opts {
+		f(o)
+	}
+	if o.logger == nil {
+		lg, _, err := bootstrap.LoggerFromEnv(os.Getenv, os.Stdout, os.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		o.logger = lg
+	}
+	if o.heapSize <= 0 {
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "heap size %d", o.heapSize)
+	}
+	return o, nil
+}

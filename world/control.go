@@ -1,0 +1,180 @@
+package world
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/eventstream"
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+
+	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/membership"
+	"github.com/goshmem/shmem/pe"
+	"github.com/goshmem/shmem/transport/rdma"
+)
+
+const coordinatorName = "coordinator"
+
+// lingerOnExit bounds how long rank 0, which hosts the coordinator, waits at
+// Finalize for the other PEs to disconnect: its last replies must reach them
+// before its server stops.
+const lingerOnExit = 2 * time.Second
+
+// control is this process's share of the control plane: an actor system
+// reachable through protoactor's remote layer (gRPC, over the job's TLS),
+// the coordinator on rank 0, and the failure watcher that turns lost
+// connections into PEFailed notices.
+type control struct {
+	rank  int
+	log   *slog.Logger
+	sys   *actor.ActorSystem
+	rem   *remote.Remote
+	coord *actor.PID
+	sub   *eventstream.Subscription
+
+	mu       sync.Mutex
+	byAddr   map[string]int
+	gone     map[int]bool
+	allGone  chan struct{}
+	p        *pe.PE
+	node     *rdma.Node
+	peerPIDs []*actor.PID
+}
+
+func startControl(host string, log *slog.Logger, serverTLS, clientTLS *tls.Config) (c *control, err error) {
+	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{})}
+	serverCreds, dialCreds := insecure.NewCredentials(), insecure.NewCredentials()
+	if serverTLS != nil {
+		serverCreds, dialCreds = credentials.NewTLS(serverTLS), credentials.NewTLS(clientTLS)
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	cfg := remote.Configure(host, 0,
+		remote.WithServerOptions(grpc.Creds(serverCreds), grpc.MaxRecvMsgSize(8<<20),
+			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true})),
+		// Keepalive notices a host that vanished without a reset; it is off
+		// in gRPC by default (NOTES.md).
+		remote.WithDialOptions(grpc.WithTransportCredentials(dialCreds),
+			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 2 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true}),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(8<<20))),
+		// Control messages are small and few: a million-slot queue would
+		// preallocate 31 MiB per peer, and 1000-message batches of large
+		// messages exceed gRPC's limits (NOTES.md).
+		remote.WithEndpointWriterQueueSize(4096),
+		remote.WithEndpointWriterBatchSize(64),
+		remote.WithEndpointManagerQueueSize(4096),
+	)
+	c.rem = remote.NewRemote(c.sys, cfg)
+	defer func() {
+		if v := recover(); v != nil {
+			c.sys.Shutdown()
+			err = fmt.Errorf("starting the remote layer on %s: %v", host, v)
+		}
+	}()
+	c.rem.Start()
+	// Every process runs a coordinator, though only rank 0's is used: ranks
+	// may be assigned after start-up (gossip), and a PE must never send to
+	// a coordinator that does not exist yet.
+	if c.coord, err = c.sys.Root.SpawnNamed(actors.NewCoordinator(log), coordinatorName); err != nil {
+		c.rem.Shutdown(false)
+		c.sys.Shutdown()
+		return nil, err
+	}
+	return c, nil
+}
+
+// watch starts turning lost connections to PEs into failure notices.
+func (c *control) watch(p *pe.PE, rank int, recs []record, node *rdma.Node) {
+	c.mu.Lock()
+	c.p, c.node, c.rank = p, node, rank
+	c.byAddr = make(map[string]int, len(recs))
+	c.peerPIDs = make([]*actor.PID, len(recs))
+	for r, rec := range recs {
+		c.byAddr[rec.Actor] = r
+		c.peerPIDs[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
+	}
+	if len(recs) == 1 {
+		close(c.allGone)
+	}
+	c.mu.Unlock()
+	c.sub = c.sys.EventStream.Subscribe(func(evt any) {
+		if e, ok := evt.(*remote.EndpointTerminatedEvent); ok {
+			c.lost(e.Address)
+		}
+	})
+}
+
+// lost handles the end of the connection to the PE at addr. During
+// Finalize that is the PE leaving; before it, the PE failed, and every PE
+// and the coordinator are told so that no wait for it lasts.
+func (c *control) lost(addr string) {
+	c.mu.Lock()
+	rank, ok := c.byAddr[addr]
+	if !ok || c.gone[rank] || rank == c.rank {
+		c.mu.Unlock()
+		return
+	}
+	c.gone[rank] = true
+	if len(c.gone) == len(c.byAddr)-1 {
+		close(c.allGone)
+	}
+	p, node, peers := c.p, c.node, c.peerPIDs
+	c.mu.Unlock()
+	if p.Check("watch") != nil {
+		return // finalizing: the peer left
+	}
+	reason := fmt.Sprintf("lost the connection to PE %d at %s", rank, addr)
+	c.log.Warn("PE failed", "failed", rank, "reason", reason)
+	node.PeerFailed(rank)
+	p.NotifyFailed(rank, reason)
+	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason})
+	if err != nil {
+		return
+	}
+	if rank != 0 {
+		c.sys.Root.Send(actor.NewPID(peers[0].Address, coordinatorName), env)
+	}
+	for r, pid := range peers {
+		if r != rank && r != c.rank {
+			c.sys.Root.Send(pid, env)
+		}
+	}
+}
+
+func (c *control) close() error {
+	if c.sub != nil && c.rank == 0 {
+		select {
+		case <-c.allGone:
+		case <-time.After(lingerOnExit):
+		}
+	}
+	if c.sub != nil {
+		c.sys.EventStream.Unsubscribe(c.sub)
+	}
+	if c.coord != nil {
+		_ = c.sys.Root.StopFuture(c.coord).Wait()
+	}
+	c.rem.Shutdown(true)
+	c.sys.Shutdown()
+	return nil
+}
+
+// watchGossip turns membership's failure reports into lost connections.
+// It ends when the membership world closes its channel.
+func (c *control) watchGossip(w *membership.World, recs []record) {
+	for rank := range w.Failures() {
+		if rank >= 0 && rank < len(recs) {
+			c.lost(recs[rank].Actor)
+		}
+	}
+}

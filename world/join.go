@@ -1,0 +1,351 @@
+package world
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/bootstrap/rendezvous"
+	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/secure"
+	"github.com/goshmem/shmem/membership"
+	"github.com/goshmem/shmem/pe"
+	"github.com/goshmem/shmem/transport"
+	"github.com/goshmem/shmem/transport/rdma"
+	"github.com/goshmem/shmem/transport/udma"
+)
+
+// Config describes this process's place in a multi-process world.
+type Config struct {
+	UID        bootstrap.UniqueID
+	Rank, NPEs int
+	HeapSize   int64
+	// TLS selects the credentials of every connection: nil means the job
+	// credentials derived from the unique ID's secret (the default);
+	// Insecure turns TLS off.
+	TLS *TLSConfig
+	// Network makes every peer, even one on this host, use the network
+	// transport: for measuring it, and for hosts whose /dev/shm is private.
+	Network bool
+	// HostID overrides the host identity that decides which peers share
+	// memory. Default: boot ID and hostname.
+	HostID string
+	// ListenHost is the address this PE's control and data listeners bind.
+	// Default: the unique ID's host when it is a loopback address, else the
+	// address the CANN SHMEM interface rules select.
+	ListenHost string
+	// Timeout bounds start-up (rendezvous) and control-plane agreements.
+	// Default 60 s for start-up: launchers start ranks seconds apart.
+	Timeout      time.Duration
+	Logger       *slog.Logger
+	OnGlobalExit func(status int)
+	// Gossip, if set, forms the world by gossip instead of the rendezvous;
+	// Rank and NPEs then come from it (Rank may be -1: assigned).
+	Gossip *GossipConfig
+}
+
+// TLSConfig carries user-supplied TLS credentials (shmem.WithTLS).
+type TLSConfig struct {
+	Insecure       bool
+	Server, Client *tls.Config
+}
+
+// Join forms the world and returns this process's PE.
+func Join(ctx context.Context, cfg Config) (*pe.PE, error) {
+	j := &joiner{cfg: cfg, log: cfg.Logger}
+	if j.log == nil {
+		j.log = slog.New(slog.DiscardHandler)
+	}
+	p, err := j.join(ctx)
+	if err != nil {
+		j.release()
+		return nil, err
+	}
+	return p, nil
+}
+
+type joiner struct {
+	cfg                  Config
+	log                  *slog.Logger
+	job                  string
+	serverTLS, clientTLS *tls.Config
+
+	seg    *udma.Segment
+	peers  []*udma.Segment
+	node   *rdma.Node
+	sys    *actor.ActorSystem
+	ctl    *control
+	p      *pe.PE
+	closed atomic.Bool
+
+	gossipWorld *membership.World
+}
+
+func (j *joiner) fail(err error, detail string, args ...any) error {
+	return errs.New("Init", j.cfg.Rank, errs.NoPE, err, detail, args...)
+}
+
+func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
+	c := &j.cfg
+	if c.Gossip == nil && (c.NPEs < 1 || c.Rank < 0 || c.Rank >= c.NPEs) {
+		return nil, j.fail(errs.ErrInvalidArgument, "rank %d of %d", c.Rank, c.NPEs)
+	}
+	if err := c.UID.Validate(); err != nil {
+		return nil, j.fail(errs.ErrInvalidArgument, "unique ID: %v", err)
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 60 * time.Second
+	}
+	j.job = c.UID.JobName()
+	if err := j.credentials(); err != nil {
+		return nil, err
+	}
+	host, err := j.listenHost()
+	if err != nil {
+		return nil, err
+	}
+	if j.ctl, err = startControl(host, j.log, j.serverTLS, j.clientTLS); err != nil {
+		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
+	}
+	j.sys = j.ctl.sys
+	// The data listener is opened before the rank is known so that its
+	// address can travel in this PE's record.
+	dataLn, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
+	}
+	hostID := c.HostID
+	if hostID == "" {
+		hostID = hostIdentity()
+	}
+	mine := record{Version: recordVersion, Rank: c.Rank, Host: hostID,
+		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid()}
+	recs, err := j.exchange(ctx, mine)
+	if err != nil {
+		dataLn.Close()
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.HeapSize != c.HeapSize {
+			dataLn.Close()
+			return nil, j.fail(errs.ErrInvalidArgument, "PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, c.HeapSize)
+		}
+	}
+	if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
+		dataLn.Close()
+		return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
+	}
+	h := heap.New(j.seg.Heap())
+	if j.node, err = rdma.Listen(rdma.Config{
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.seg.Bell(),
+		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: dataLn,
+		Authenticate: j.authenticate, Logger: j.log,
+	}); err != nil {
+		dataLn.Close()
+		return nil, j.fail(errs.ErrBootstrap, "network transport: %v", err)
+	}
+	paths, shared, err := j.paths(recs, hostID)
+	if err != nil {
+		return nil, err
+	}
+	peers := make([]*actor.PID, c.NPEs)
+	for r, rec := range recs {
+		peers[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
+	}
+	j.p, err = pe.Start(pe.Config{
+		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
+		Shared: shared, System: j.sys, Coordinator: actor.NewPID(recs[0].Actor, coordinatorName),
+		Peers: peers, Logger: j.log, OnGlobalExit: c.OnGlobalExit, Release: j.release,
+	})
+	if err != nil {
+		return nil, err
+	}
+	j.ctl.watch(j.p, c.Rank, recs, j.node)
+	if j.gossipWorld != nil {
+		go j.ctl.watchGossip(j.gossipWorld, recs)
+	}
+	// Every PE has mapped every same-host heap once this round completes,
+	// so the names can go: a crash from here on leaves nothing in /dev/shm.
+	unlock := j.p.CollectiveLock()
+	_, err = j.p.Agree("Init", "init", 1, worldRanks(c.NPEs), c.Rank, nil)
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	_ = j.seg.Unlink()
+	j.seg.SetState(udma.StateAlive)
+	return j.p, nil
+}
+
+// exchange gives every PE every PE's record: through the rank-0
+// rendezvous the unique ID names, or through gossip, which also assigns
+// this PE its rank.
+func (j *joiner) exchange(ctx context.Context, mine record) ([]record, error) {
+	c := &j.cfg
+	if c.Gossip != nil {
+		return j.gossip(ctx, mine)
+	}
+	b, err := msgpack.Marshal(&mine)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := rendezvous.Exchange(ctx, rendezvous.Config{
+		Addr: c.UID.Addr, Rank: c.Rank, NPEs: c.NPEs, Secret: c.UID.Secret[:],
+		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Timeout: c.Timeout, Logger: j.log,
+	}, b)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := decodeRecords(raw)
+	if err != nil {
+		return nil, j.fail(errs.ErrBootstrap, "%v", err)
+	}
+	return recs, nil
+}
+
+// paths returns the data path to every PE: a mapping for PEs on this host,
+// the network for the others.
+func (j *joiner) paths(recs []record, hostID string) ([]transport.Path, []int, error) {
+	c := &j.cfg
+	fence := new(atomic.Uint64)
+	paths := make([]transport.Path, c.NPEs)
+	var shared []int
+	j.peers = make([]*udma.Segment, c.NPEs)
+	for r, rec := range recs {
+		switch {
+		case r == c.Rank:
+			paths[r] = udma.NewPath(j.seg.Heap(), j.seg.Bell(), fence, true)
+			shared = append(shared, r)
+		case rec.Host == hostID && !c.Network:
+			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
+			if err != nil {
+				return nil, nil, j.fail(errs.ErrBootstrap, "mapping the heap of PE %d: %v", r, err)
+			}
+			j.peers[r] = seg
+			paths[r] = udma.NewPath(seg.Heap(), seg.Bell(), fence, true)
+			shared = append(shared, r)
+		default:
+			paths[r] = j.node.Path(r, rec.Data)
+		}
+	}
+	return paths, shared, nil
+}
+
+// openPeer maps a peer's segment, waiting while its owner is still
+// creating it: owners create their segments right after the exchange, so
+// the wait is short.
+func openPeer(job string, rank, size int, timeout time.Duration) (*udma.Segment, error) {
+	deadline := time.Now().Add(timeout)
+	for delay := 50 * time.Microsecond; ; delay = min(2*delay, 10*time.Millisecond) {
+		seg, err := udma.Open(job, rank, size)
+		// A segment seen mid-creation is short or has no header yet;
+		// only the deadline tells it from a bad one.
+		if err == nil || time.Now().After(deadline) {
+			return seg, err
+		}
+		time.Sleep(delay)
+	}
+}
+
+func worldRanks(n int) []int {
+	r := make([]int, n)
+	for i := range r {
+		r[i] = i
+	}
+	return r
+}
+
+// worldID is the same on every PE of the job and differs between jobs.
+func worldID(uid bootstrap.UniqueID) uint64 {
+	var id uint64
+	for i, b := range uid.Secret[:8] {
+		id |= uint64(b) << (8 * i)
+	}
+	return id | 1
+}
+
+// release undoes whatever join built; Finalize calls it last.
+func (j *joiner) release() error {
+	if !j.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	var err error
+	if j.ctl != nil {
+		err = errors.Join(err, j.ctl.close())
+	}
+	if j.gossipWorld != nil {
+		_ = j.gossipWorld.Leave(time.Second)
+		err = errors.Join(err, j.gossipWorld.Close())
+	}
+	if j.node != nil {
+		err = errors.Join(err, j.node.Close())
+	}
+	for _, s := range j.peers {
+		if s != nil {
+			err = errors.Join(err, s.Close())
+		}
+	}
+	if j.seg != nil {
+		j.seg.SetState(udma.StateFinalized)
+		_ = j.seg.Unlink()
+		err = errors.Join(err, j.seg.Close())
+	}
+	return err
+}
+
+func (j *joiner) credentials() error {
+	t := j.cfg.TLS
+	switch {
+	case t != nil && t.Insecure:
+		j.log.Warn("TLS is off: control and data connections are plain TCP, authenticated by the job secret only")
+		return nil
+	case t != nil:
+		j.serverTLS, j.clientTLS = t.Server, t.Client
+		return nil
+	}
+	s, c, err := secure.JobConfigs(j.cfg.UID.Secret[:])
+	if err != nil {
+		return j.fail(errs.ErrTLS, "%v", err)
+	}
+	j.serverTLS, j.clientTLS = s, c
+	return nil
+}
+
+// authenticate proves the job secret on every data connection, after TLS
+// and before any frame: even with TLS off no peer without the secret gets
+// a frame processed.
+func (j *joiner) authenticate(c net.Conn, server bool) error {
+	return secure.Handshake(c, j.cfg.UID.Secret[:], server, time.Now().Add(10*time.Second))
+}
+
+func (j *joiner) listenHost() (string, error) {
+	if j.cfg.ListenHost != "" {
+		return j.cfg.ListenHost, nil
+	}
+	h, _, err := net.SplitHostPort(j.cfg.UID.Addr)
+	if err != nil {
+		return "", j.fail(errs.ErrInvalidArgument, "unique ID address %q: %v", j.cfg.UID.Addr, err)
+	}
+	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+		return h, nil
+	}
+	ifaces, err := bootstrap.SystemIfaces()
+	if err != nil {
+		return "", err
+	}
+	ch, err := bootstrap.SelectListenAddr(os.Getenv, ifaces)
+	if err != nil {
+		return "", err
+	}
+	return ch.Host, nil
+}

@@ -1,0 +1,47 @@
+package world
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// record is what each PE tells the others at the rendezvous.
+type record struct {
+	Version  int    `msgpack:"v"`
+	Rank     int    `msgpack:"r"`
+	Host     string `msgpack:"h"` // host identity: same value, same shared memory
+	Actor    string `msgpack:"a"` // protoactor remote address
+	Data     string `msgpack:"d"` // network transport address
+	HeapSize int64  `msgpack:"s"`
+	PID      int    `msgpack:"p"`
+}
+
+const recordVersion = 1
+
+func decodeRecords(raw [][]byte) ([]record, error) {
+	recs := make([]record, len(raw))
+	for i, b := range raw {
+		// The rendezvous authenticated every sender with the job secret
+		// and bounded each record to 64 KiB; msgpack decodes into a
+		// concrete struct only.
+		if err := msgpack.Unmarshal(b, &recs[i]); err != nil {
+			return nil, fmt.Errorf("record of rank %d: %v", i, err)
+		}
+		if recs[i].Version != recordVersion || recs[i].Rank != i {
+			return nil, fmt.Errorf("record of rank %d: version %d, rank %d", i, recs[i].Version, recs[i].Rank)
+		}
+	}
+	return recs, nil
+}
+
+// hostIdentity names this host's shared-memory domain: the kernel's boot ID
+// (different per machine and per boot) and the hostname (different per
+// container or namespace that fakes a host).
+func hostIdentity() string {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	name, _ := os.Hostname()
+	return strings.TrimSpace(string(boot)) + "/" + name
+}
