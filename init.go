@@ -34,7 +34,7 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "%v", err)
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, err, "start-up abandoned")
 	}
 	if o.seeds != nil {
 		return joinGossip(ctx, o)
