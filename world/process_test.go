@@ -2,7 +2,14 @@ package world_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -173,4 +180,52 @@ func freeLoopbackAddr(t *testing.T) string {
 func TestProcessesGossip(t *testing.T) {
 	codes, outs := gossipWorld(t, 3, "spmd")
 	expectAll(t, codes, outs, 0)
+}
+
+func TestProcessesWithPEMCertificates(t *testing.T) {
+	dir := t.TempDir()
+	writePKI(t, dir)
+	codes, outs := world(t, 2, "spmd", "SHMEM_TRANSPORT=tcp", "TEST_TLS_PEM="+dir)
+	expectAll(t, codes, outs, 0)
+}
+
+// writePKI writes a CA and one certificate for every PE (named goshmem,
+// as LoadTLS requires) into dir.
+func writePKI(t *testing.T, dir string) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "pe"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"goshmem"},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	ca, _ := x509.ParseCertificate(caDER)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, block := range map[string]*pem.Block{
+		"ca.pem": {Type: "CERTIFICATE", Bytes: caDER}, "pe.pem": {Type: "CERTIFICATE", Bytes: der},
+		"pe.key": {Type: "PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -34,6 +34,13 @@ func runRole(role string) error {
 	if os.Getenv("TEST_NO_TLS") == "1" {
 		opts = append(opts, shmem.WithoutTLS())
 	}
+	if dir := os.Getenv("TEST_TLS_PEM"); dir != "" {
+		cfg, err := shmem.LoadTLS(dir+"/ca.pem", dir+"/pe.pem", dir+"/pe.key", "")
+		if err != nil {
+			return err
+		}
+		opts = append(opts, shmem.WithTLS(cfg))
+	}
 	if seeds := os.Getenv("TEST_GOSSIP_SEEDS"); seeds != "" {
 		n, _ := strconv.Atoi(os.Getenv("TEST_GOSSIP_NPES"))
 		opts = append(opts, shmem.WithSeeds(strings.Split(seeds, ","), n))
