@@ -50,6 +50,9 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		if o.uid, err = uidFromLaunch(ctx, o); err != nil {
 			return nil, err
 		}
+		// A launcher's ID carries the job's TLS decision (shmemrun
+		// --no-tls); the program need not repeat it.
+		o.tlsOff = o.tlsOff || !o.uid.TLS
 	}
 	return joinProcesses(ctx, o)
 }

@@ -125,6 +125,13 @@ func resolve(opts []Option) (*options, error) {
 		o.heapSize = n
 	}
 	o.gossipBind = os.Getenv("SHMEM_GOSSIP_ADDR")
+	if v := os.Getenv("SHMEM_INIT_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_INIT_TIMEOUT=%q is not a positive duration", v)
+		}
+		o.timeout = d
+	}
 	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
 		o.network = true
 	}
