@@ -27,9 +27,9 @@ func TestParseArgs(t *testing.T) {
 		t.Fatalf("after --: %+v, %v", c, err)
 	}
 	for _, bad := range [][]string{
-		{"prog"},                          // no -np
-		{"-np", "0", "prog"},              // too few
-		{"-np", "2"},                      // no program
+		{"prog"},                           // no -np
+		{"-np", "0", "prog"},               // too few
+		{"-np", "2"},                       // no program
 		{"-np", "2", "-heap", "lots", "p"}, // bad size
 		{"-np", "2", "-timeout", "-1s", "p"},
 		{"-np", "x", "p"},
