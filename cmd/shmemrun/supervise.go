@@ -70,7 +70,8 @@ func (s *supervisor) run() int {
 			if s.c.Verbose {
 				fmt.Fprintf(s.log, "shmemrun: %v\n", e)
 			}
-			if t.record(e) {
+			// After an interrupt the PEs are already being stopped.
+			if t.record(e) && !stopping {
 				fmt.Fprintf(s.log, "shmemrun: %v; stopping the other PEs\n", e)
 				stop(syscall.SIGTERM)
 			}
