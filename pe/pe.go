@@ -47,6 +47,14 @@ type Config struct {
 	// creation). Default 10 minutes: long enough for a PE that computes
 	// before its next collective call, while failures end waits sooner.
 	Timeout time.Duration
+	// Spin is how long a wait polls its condition before it sleeps on the
+	// bell, and again after every wake-up. While a waiter polls it is not
+	// armed, so writers skip the wake-up: a burst of puts into a waiting
+	// PE costs one wake, not one per put. Worth it where a wake is a
+	// syscall (processes: 20 µs); in one process parking is cheap and
+	// many goroutines share few cores, so the default 0 polls only a few
+	// times. The poll yields the CPU, to goroutines and to processes.
+	Spin time.Duration
 	// Logger receives the PE's log; nil discards.
 	Logger *slog.Logger
 	// OnGlobalExit, if set, runs once when any PE calls GlobalExit (the

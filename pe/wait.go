@@ -7,14 +7,6 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// spinFor is how long a wait polls its condition before it sleeps on the
-// bell, and again after every wake-up. While a waiter polls it is not
-// armed, so writers skip the wake-up syscall: a burst of puts into a
-// waiting PE costs one wake, not one per put. It is short, and the poll
-// yields the CPU (to goroutines and to other processes), because with more
-// PEs than cores the PE being waited for may need this core.
-const spinFor = 20 * time.Microsecond
-
 // wakeEvery bounds one sleep on the bell. Rings wake a waiter at once;
 // this only limits how late a missed ring (there should be none) is noticed.
 const wakeEvery = 10 * time.Millisecond
@@ -25,7 +17,7 @@ const wakeEvery = 10 * time.Millisecond
 func (p *PE) WaitLocal(op string, cond func() bool) error {
 	b := p.s.bell
 	for {
-		if poll(cond) {
+		if poll(cond, p.s.cfg.Spin) {
 			return nil
 		}
 		if err := p.waitable(op); err != nil {
@@ -41,8 +33,9 @@ func (p *PE) WaitLocal(op string, cond func() bool) error {
 	}
 }
 
-// poll checks cond until it holds or spinFor passes.
-func poll(cond func() bool) bool {
+// poll checks cond until it holds or spinFor passes (a few checks when
+// spinFor is 0).
+func poll(cond func() bool, spinFor time.Duration) bool {
 	var start time.Time
 	for i := 0; ; i++ {
 		if cond() {
@@ -51,6 +44,9 @@ func poll(cond func() bool) bool {
 		switch {
 		case i < 16:
 		case i == 16:
+			if spinFor <= 0 {
+				return false
+			}
 			start = time.Now()
 		case i%16 == 0:
 			if time.Since(start) > spinFor {

@@ -25,6 +25,11 @@ import (
 	"github.com/goshmem/shmem/transport/udma"
 )
 
+// processSpin is how long a PE polls before it sleeps on its futex bell
+// (see pe.Config.Spin): long enough to ride out a burst of puts, short
+// next to the futex round trip it avoids.
+const processSpin = 20 * time.Microsecond
+
 // Config describes this process's place in a multi-process world.
 type Config struct {
 	UID        bootstrap.UniqueID
@@ -165,7 +170,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: actor.NewPID(recs[0].Actor, coordinatorName),
-		Peers: peers, Logger: j.log, OnGlobalExit: c.OnGlobalExit, Release: j.release,
+		Peers: peers, Logger: j.log, OnGlobalExit: c.OnGlobalExit, Release: j.release, Spin: processSpin,
 	})
 	if err != nil {
 		return nil, err
