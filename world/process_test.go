@@ -58,29 +58,10 @@ func world(t *testing.T, n int, role string, env ...string) ([]int, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes, outs := make([]int, n), make([]string, n)
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
-		cmd := exec.Command(peBinary)
-		cmd.Env = append(os.Environ(), "GOSHMEM_TEST_ROLE="+role, "SHMEM_RANK="+strconv.Itoa(r),
-			"SHMEM_NPES="+strconv.Itoa(n), "SHMEM_UNIQUE_ID="+uid.String(), "SHMEM_SYMMETRIC_SIZE=8m")
-		cmd.Env = append(cmd.Env, env...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
-			defer timer.Stop()
-			err := cmd.Wait()
-			codes[r], outs[r] = cmd.ProcessState.ExitCode(), out.String()
-			_ = err
-		}()
-	}
-	wg.Wait()
+	codes, outs := runPEs(t, n, func(r int) []string {
+		return append([]string{"GOSHMEM_TEST_ROLE=" + role, "SHMEM_RANK=" + strconv.Itoa(r),
+			"SHMEM_NPES=" + strconv.Itoa(n), "SHMEM_UNIQUE_ID=" + uid.String(), "SHMEM_SYMMETRIC_SIZE=8m"}, env...)
+	})
 	left, _ := udma.List(uid.JobName())
 	if len(left) != 0 {
 		t.Errorf("segments left in /dev/shm: %v", left)
@@ -136,17 +117,27 @@ func TestProcessFailureIsReported(t *testing.T) {
 func gossipWorld(t *testing.T, n int, role string) ([]int, []string) {
 	t.Helper()
 	seed := freeLoopbackAddr(t)
-	codes, outs := make([]int, n), make([]string, n)
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
+	return runPEs(t, n, func(r int) []string {
 		bind := "127.0.0.1:0"
 		if r == 0 {
 			bind = seed
 		}
+		return []string{"GOSHMEM_TEST_ROLE=" + role, "TEST_GOSSIP_SEEDS=" + seed,
+			"TEST_GOSSIP_NPES=" + strconv.Itoa(n), "SHMEM_GOSSIP_ADDR=" + bind,
+			"SHMEM_JOB_SECRET=gossip-test-" + strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m"}
+	})
+}
+
+// runPEs runs n PE processes, PE r with the environment envOf(r) added,
+// and returns their exit codes and output. A PE still running after 90 s
+// is killed, so a hang fails the test instead of stalling it.
+func runPEs(t *testing.T, n int, envOf func(r int) []string) ([]int, []string) {
+	t.Helper()
+	codes, outs := make([]int, n), make([]string, n)
+	var wg sync.WaitGroup
+	for r := 0; r < n; r++ {
 		cmd := exec.Command(peBinary)
-		cmd.Env = append(os.Environ(), "GOSHMEM_TEST_ROLE="+role, "TEST_GOSSIP_SEEDS="+seed,
-			"TEST_GOSSIP_NPES="+strconv.Itoa(n), "SHMEM_GOSSIP_ADDR="+bind,
-			"SHMEM_JOB_SECRET=gossip-test-"+strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m")
+		cmd.Env = append(os.Environ(), envOf(r)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
