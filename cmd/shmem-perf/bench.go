@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"time"
 
 	"github.com/goshmem/shmem"
@@ -39,6 +41,13 @@ func benchAll(p *shmem.PE, c config, stdout, stderr io.Writer) error {
 	r := &runner{p: p, c: c, me: p.MyPE(), n: p.NPEs(), out: stdout, table: stderr}
 	if r.n < 2 || r.n%2 != 0 {
 		return fmt.Errorf("needs an even number of PEs, got %d", r.n)
+	}
+	if c.profile != "" && c.pes == 0 {
+		stop, err := startProfile(fmt.Sprintf("%s.%d", c.profile, r.me))
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	var err error
 	if r.times, err = shmem.Calloc[float64](p, r.n); err != nil {
@@ -431,4 +440,17 @@ func free[T shmem.Elem](p *shmem.PE, syms ...shmem.Sym[T]) error {
 		}
 	}
 	return nil
+}
+
+// startProfile starts a CPU profile into path and returns what stops it.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -17,6 +17,7 @@
 //	-b     comma list of benches or groups ("atomics", "all"; default all)
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
 //	-t     transport label for the CSV, overriding the detected one
+//	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 //
@@ -49,10 +50,10 @@ type config struct {
 	max     int      // largest message in bytes
 	label   string   // transport column; "" means detect
 	csv     bool
-	pes     int  // > 0: run in the simulator with this many PEs
-	np      int  // > 0: launch this many processes of this binary
-	noTLS   bool // with -np: a unique ID without TLS
-	verbose bool
+	pes     int    // > 0: run in the simulator with this many PEs
+	np      int    // > 0: launch this many processes of this binary
+	noTLS   bool   // with -np: a unique ID without TLS
+	profile string // CPU profile file; each PE adds ".<rank>"
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -66,6 +67,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
+	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
