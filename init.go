@@ -34,7 +34,7 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "%v", err)
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, err, "start-up abandoned")
 	}
 	if o.seeds != nil {
 		return joinGossip(ctx, o)
@@ -50,6 +50,9 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		if o.uid, err = uidFromLaunch(ctx, o); err != nil {
 			return nil, err
 		}
+		// A launcher's ID carries the job's TLS decision (shmemrun
+		// --no-tls); the program need not repeat it.
+		o.tlsOff = o.tlsOff || !o.uid.TLS
 	}
 	return joinProcesses(ctx, o)
 }

@@ -89,13 +89,17 @@ func WithExitOnGlobalExit() Option { return func(o *options) { o.exitProcess = t
 
 // LoadTLS returns a mutual-TLS 1.3 configuration from PEM files: the CA
 // that signs every PE's certificate, this PE's certificate and key, and
-// optionally a certificate revocation list.
+// optionally a certificate revocation list. PEs verify each other by the
+// CA and by the name "goshmem": every PE's certificate must carry that DNS
+// name (PEs are reached by address, and one name for the job keeps the
+// certificates independent of where PEs run).
 func LoadTLS(caFile, certFile, keyFile, crlFile string) (*tls.Config, error) {
 	m, err := secure.LoadPEM(caFile, certFile, keyFile, crlFile)
 	if err != nil {
 		return nil, err
 	}
 	cfg := m.Client.Clone()
+	cfg.ServerName = "goshmem"
 	cfg.ClientAuth = m.Server.ClientAuth
 	cfg.ClientCAs = m.Server.ClientCAs
 	if m.Server.VerifyConnection != nil {
@@ -121,6 +125,13 @@ func resolve(opts []Option) (*options, error) {
 		o.heapSize = n
 	}
 	o.gossipBind = os.Getenv("SHMEM_GOSSIP_ADDR")
+	if v := os.Getenv("SHMEM_INIT_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_INIT_TIMEOUT=%q is not a positive duration", v)
+		}
+		o.timeout = d
+	}
 	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
 		o.network = true
 	}

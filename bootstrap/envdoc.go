@@ -24,4 +24,8 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_LOG_LEVEL`" + ` | Init | ` + "`DEBUG`, `INFO`, `WARN` (default), `ERROR`" + `, any case |
 | ` + "`SHMEM_LOG_PATH`" + ` | Init | directory for ` + "`goshmem-<pid>.log`" + ` (dir 0700, file 0600); console then silent unless SHMEM_LOG_TO_STDOUT |
 | ` + "`SHMEM_LOG_TO_STDOUT`" + ` | Init | ` + "`1`/`true`" + `: log to stdout instead of stderr |
+| ` + "`SHMEM_INIT_TIMEOUT`" + ` | Init | start-up bound, a Go duration (` + "`90s`" + `); default 60s; set by shmemrun --timeout |
+| ` + "`SHMEM_TRANSPORT`" + ` | Init | ` + "`tcp`" + `: the network path even between PEs on one host (shmemrun --network) |
+| ` + "`SHMEM_HOST_ID`" + ` | Init | overrides the host identity (boot ID and hostname) that decides which PEs share memory |
+| ` + "`SHMEM_GOSSIP_ADDR`" + ` | Init | host:port this PE gossips on with WithSeeds (a seed binds the address the others know) |
 `

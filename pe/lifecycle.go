@@ -131,12 +131,13 @@ func (p *PE) Finalize() error {
 		return nil
 	}
 	var err error
-	if p.usable() == nil && p.s.nFailed.Load() == 0 {
+	healthy := p.usable() == nil && p.s.nFailed.Load() == 0
+	if healthy {
 		err = p.BarrierAll()
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	if err == nil && p.s.cfg.NPEs > 1 {
+	if healthy && err == nil && p.s.cfg.NPEs > 1 {
 		// A PE that leaves the barrier may still have peers waiting in
 		// its last round; a PE tearing down its connections now would
 		// look failed to them. One more agreement proves everyone has

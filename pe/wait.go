@@ -7,10 +7,13 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// spinChecks is how often a wait re-checks its condition before it sleeps
-// on the bell. Short, because the PE it waits for may need this CPU: with
-// more PEs than cores a long spin starves the writer.
-const spinChecks = 64
+// spinFor is how long a wait polls its condition before it sleeps on the
+// bell, and again after every wake-up. While a waiter polls it is not
+// armed, so writers skip the wake-up syscall: a burst of puts into a
+// waiting PE costs one wake, not one per put. It is short, and the poll
+// yields the CPU (to goroutines and to other processes), because with more
+// PEs than cores the PE being waited for may need this core.
+const spinFor = 20 * time.Microsecond
 
 // wakeEvery bounds one sleep on the bell. Rings wake a waiter at once;
 // this only limits how late a missed ring (there should be none) is noticed.
@@ -20,16 +23,11 @@ const wakeEvery = 10 * time.Millisecond
 // ring the bell after changing it. It fails when this PE is finalized, the
 // world ended, or any PE has failed (the value it waits for may never come).
 func (p *PE) WaitLocal(op string, cond func() bool) error {
-	for i := 0; i < spinChecks; i++ {
-		if cond() {
-			return nil
-		}
-		if i >= 8 {
-			runtime.Gosched()
-		}
-	}
 	b := p.s.bell
 	for {
+		if poll(cond) {
+			return nil
+		}
 		if err := p.waitable(op); err != nil {
 			return err
 		}
@@ -40,8 +38,27 @@ func (p *PE) WaitLocal(op string, cond func() bool) error {
 		}
 		b.Wait(armed, wakeEvery)
 		b.Disarm()
+	}
+}
+
+// poll checks cond until it holds or spinFor passes.
+func poll(cond func() bool) bool {
+	var start time.Time
+	for i := 0; ; i++ {
 		if cond() {
-			return nil
+			return true
+		}
+		switch {
+		case i < 16:
+		case i == 16:
+			start = time.Now()
+		case i%16 == 0:
+			if time.Since(start) > spinFor {
+				return false
+			}
+			osYield()
+		default:
+			runtime.Gosched()
 		}
 	}
 }

@@ -50,21 +50,24 @@ type control struct {
 	peerPIDs []*actor.PID
 }
 
-func startControl(host string, log *slog.Logger, serverTLS, clientTLS *tls.Config) (c *control, err error) {
+func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (c *control, err error) {
 	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{})}
 	serverCreds, dialCreds := insecure.NewCredentials(), insecure.NewCredentials()
 	if serverTLS != nil {
 		serverCreds, dialCreds = credentials.NewTLS(serverTLS), credentials.NewTLS(clientTLS)
 	}
+	token := controlToken(secret)
 	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
 		host = "[" + host + "]"
 	}
 	cfg := remote.Configure(host, 0,
 		remote.WithServerOptions(grpc.Creds(serverCreds), grpc.MaxRecvMsgSize(8<<20),
+			grpc.StreamInterceptor(authStream(token)), grpc.UnaryInterceptor(authUnary(token)),
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true})),
 		// Keepalive notices a host that vanished without a reset; it is off
 		// in gRPC by default (NOTES.md).
 		remote.WithDialOptions(grpc.WithTransportCredentials(dialCreds),
+			grpc.WithPerRPCCredentials(tokenCreds{token: token, secure: serverTLS != nil}),
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 2 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true}),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(8<<20))),
 		// Control messages are small and few: a million-slot queue would

@@ -114,7 +114,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.ctl, err = startControl(host, j.log, j.serverTLS, j.clientTLS); err != nil {
+	if j.ctl, err = startControl(host, j.log, c.UID.Secret[:], j.serverTLS, j.clientTLS); err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
 	}
 	j.sys = j.ctl.sys

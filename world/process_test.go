@@ -2,11 +2,18 @@ package world_test
 
 import (
 	"bytes"
-	"context"
-	"errors"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,131 +24,24 @@ import (
 	"github.com/goshmem/shmem/transport/udma"
 )
 
-// The tests re-execute this binary as the PEs of a world: with
-// GOSHMEM_TEST_ROLE set, TestMain runs that role instead of the tests.
+// peBinary is the PE program (internal/testpe), built once per test run.
+var peBinary string
+
 func TestMain(m *testing.M) {
-	if role := os.Getenv("GOSHMEM_TEST_ROLE"); role != "" {
-		if err := runRole(role); err != nil {
-			fmt.Fprintf(os.Stderr, "role %s: %v\n", role, err)
-			if errors.Is(err, shmem.ErrPEFailed) {
-				os.Exit(3)
-			}
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-func runRole(role string) error {
-	ctx := context.Background()
-	var opts []shmem.Option
-	if os.Getenv("TEST_NO_TLS") == "1" {
-		opts = append(opts, shmem.WithoutTLS())
-	}
-	p, err := shmem.Init(ctx, opts...)
+	dir, err := os.MkdirTemp("", "goshmem-testpe")
 	if err != nil {
-		return err
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	switch role {
-	case "spmd":
-		err = spmd(p)
-	case "die":
-		err = dieOrWait(p)
+	peBinary = filepath.Join(dir, "testpe")
+	build := exec.Command("go", "build", "-o", peBinary, "./internal/testpe")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building the PE program: %v\n%s", err, out)
+		os.Exit(1)
 	}
-	if err != nil {
-		return err
-	}
-	return p.Finalize()
-}
-
-// spmd checks RMA, atomics, signals and a collective across processes.
-func spmd(p *shmem.PE) error {
-	me, n := p.MyPE(), p.NPEs()
-	ring, err := shmem.Calloc[int64](p, 4)
-	if err != nil {
-		return err
-	}
-	counter, err := shmem.Calloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	if err := shmem.Put(p, ring, []int64{int64(me), int64(me * me)}, (me+1)%n); err != nil {
-		return err
-	}
-	for i := 0; i < 100; i++ {
-		if err := shmem.AtomicAdd(p, counter, 1, 0); err != nil {
-			return err
-		}
-	}
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	prev := (me - 1 + n) % n
-	if got := ring.Local(p); got[0] != int64(prev) || got[1] != int64(prev*prev) {
-		return fmt.Errorf("ring put: PE %d holds %v, want [%d %d]", me, got[:2], prev, prev*prev)
-	}
-	if v, err := shmem.G(p, counter, 0); err != nil || v != int64(100*n) {
-		return fmt.Errorf("counter at PE 0 = %d (%v), want %d", v, err, 100*n)
-	}
-	src, err := shmem.Malloc[int32](p, 2)
-	if err != nil {
-		return err
-	}
-	dst, err := shmem.Malloc[int32](p, 2*n)
-	if err != nil {
-		return err
-	}
-	copy(src.Local(p), []int32{int32(me), int32(-me)})
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
-		return err
-	}
-	for r, v := range dst.Local(p) {
-		want := int32(r / 2)
-		if r%2 == 1 {
-			want = -want
-		}
-		if v != want {
-			return fmt.Errorf("fcollect[%d] = %d, want %d", r, v, want)
-		}
-	}
-	sig, err := shmem.Calloc[uint64](p, 1)
-	if err != nil {
-		return err
-	}
-	data, err := shmem.Calloc[int64](p, 512)
-	if err != nil {
-		return err
-	}
-	payload := make([]int64, 512)
-	for i := range payload {
-		payload[i] = int64(me*1000 + i)
-	}
-	if err := shmem.PutSignal(p, data, payload, sig, 1, shmem.SignalSet, (me+1)%n); err != nil {
-		return err
-	}
-	if _, err := shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1); err != nil {
-		return err
-	}
-	if got := data.Local(p); got[511] != int64(prev*1000+511) {
-		return fmt.Errorf("put-signal data %d, want %d", got[511], prev*1000+511)
-	}
-	return p.BarrierAll()
-}
-
-// dieOrWait: the last PE exits without Finalize once everyone is up; the
-// others wait in a barrier that can only end with ErrPEFailed.
-func dieOrWait(p *shmem.PE) error {
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	if p.MyPE() == p.NPEs()-1 {
-		os.Exit(7)
-	}
-	return p.BarrierAll()
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // world starts n PEs of role and returns their exit codes and output.
@@ -161,7 +61,7 @@ func world(t *testing.T, n int, role string, env ...string) ([]int, []string) {
 	codes, outs := make([]int, n), make([]string, n)
 	var wg sync.WaitGroup
 	for r := 0; r < n; r++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd := exec.Command(peBinary)
 		cmd.Env = append(os.Environ(), "GOSHMEM_TEST_ROLE="+role, "SHMEM_RANK="+strconv.Itoa(r),
 			"SHMEM_NPES="+strconv.Itoa(n), "SHMEM_UNIQUE_ID="+uid.String(), "SHMEM_SYMMETRIC_SIZE=8m")
 		cmd.Env = append(cmd.Env, env...)
@@ -228,5 +128,104 @@ func TestProcessFailureIsReported(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("no survivor named PE 2:\n%s\n%s", outs[0], outs[1])
+	}
+}
+
+// gossipWorld starts n PEs of role that form their world by gossip on
+// loopback: PE 0's process is the seed, the others join through it.
+func gossipWorld(t *testing.T, n int, role string) ([]int, []string) {
+	t.Helper()
+	seed := freeLoopbackAddr(t)
+	codes, outs := make([]int, n), make([]string, n)
+	var wg sync.WaitGroup
+	for r := 0; r < n; r++ {
+		bind := "127.0.0.1:0"
+		if r == 0 {
+			bind = seed
+		}
+		cmd := exec.Command(peBinary)
+		cmd.Env = append(os.Environ(), "GOSHMEM_TEST_ROLE="+role, "TEST_GOSSIP_SEEDS="+seed,
+			"TEST_GOSSIP_NPES="+strconv.Itoa(n), "SHMEM_GOSSIP_ADDR="+bind,
+			"SHMEM_JOB_SECRET=gossip-test-"+strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
+			defer timer.Stop()
+			_ = cmd.Wait()
+			codes[r], outs[r] = cmd.ProcessState.ExitCode(), out.String()
+		}()
+	}
+	wg.Wait()
+	return codes, outs
+}
+
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// memberlist binds the port for TCP and UDP; a TCP port free now is
+	// almost always free for both a moment later.
+	return ln.Addr().String()
+}
+
+func TestProcessesGossip(t *testing.T) {
+	codes, outs := gossipWorld(t, 3, "spmd")
+	expectAll(t, codes, outs, 0)
+}
+
+func TestProcessesWithPEMCertificates(t *testing.T) {
+	dir := t.TempDir()
+	writePKI(t, dir)
+	codes, outs := world(t, 2, "spmd", "SHMEM_TRANSPORT=tcp", "TEST_TLS_PEM="+dir)
+	expectAll(t, codes, outs, 0)
+}
+
+// writePKI writes a CA and one certificate for every PE (named goshmem,
+// as LoadTLS requires) into dir.
+func writePKI(t *testing.T, dir string) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "pe"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: []string{"goshmem"},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}}
+	ca, _ := x509.ParseCertificate(caDER)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, block := range map[string]*pem.Block{
+		"ca.pem": {Type: "CERTIFICATE", Bytes: caDER}, "pe.pem": {Type: "CERTIFICATE", Bytes: der},
+		"pe.key": {Type: "PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -5,9 +5,14 @@
 // file (columns M,N,Time(us)) and a table on stdout.
 //
 //	go run ./examples/allgather -pes 4 -type float16
+//	shmemrun -np 4 go run ./examples/allgather -type float16
+//
+// Without -pes, under a launcher (SHMEM_RANK set), each process is one PE
+// joined with shmem.Init; PE 0 writes the CSV and the table.
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"flag"
@@ -42,6 +47,11 @@ func main() {
 	iters := flag.Int("iters", 50, "allgathers per size; the first 10 are warm-up and not timed")
 	out := flag.String("out", "result.csv", "CSV file for M,N,Time(us)")
 	flag.Parse()
+	pesSet := false
+	flag.Visit(func(f *flag.Flag) { pesSet = pesSet || f.Name == "pes" })
+	// Processes mode: a launcher gave this process a rank and -pes did
+	// not ask for a simulation.
+	procs := !pesSet && os.Getenv("SHMEM_RANK") != ""
 	if *pes < 1 || *iters <= warmup {
 		fmt.Fprintf(os.Stderr, "allgather: need -pes >= 1 and -iters > %d\n", warmup)
 		os.Exit(2)
@@ -50,11 +60,11 @@ func main() {
 	var err error
 	switch *typ {
 	case "int32":
-		res, err = run(*pes, *iters, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
+		res, err = run(*pes, procs, *iters, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
 	case "float16":
-		res, err = run(*pes, *iters, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
+		res, err = run(*pes, procs, *iters, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
 	case "bfloat16":
-		res, err = run(*pes, *iters, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
+		res, err = run(*pes, procs, *iters, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
 	default:
 		err = fmt.Errorf("unknown -type %q (int32, float16 or bfloat16)", *typ)
 	}
@@ -62,6 +72,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "allgather:", err)
 		os.Exit(1)
 	}
+	if res == nil {
+		return // a process other than PE 0: its checks passed
+	}
+	n := res[0].n
 	if err := write(*out, res); err != nil {
 		fmt.Fprintln(os.Stderr, "allgather:", err)
 		os.Exit(1)
@@ -72,7 +86,7 @@ func main() {
 		fmt.Fprintf(tw, "%d\t%d\t%.2f\t\n", r.m, r.n, r.us)
 	}
 	tw.Flush()
-	fmt.Printf("all results match the golden data (%s, %d PEs); wrote %s\n", *typ, *pes, *out)
+	fmt.Printf("all results match the golden data (%s, %d PEs); wrote %s\n", *typ, n, *out)
 }
 
 // input is PE pe's M values: uniform in [0, 10) from a generator seeded by
@@ -98,61 +112,98 @@ func sizes(n, elem int) []int {
 	return ms
 }
 
-func run[T shmem.Elem](n, iters int, gen func(*rand.Rand) T) ([]result, error) {
+// run measures every size on n simulated PEs, or, when procs is set, as
+// this process's PE of the world the launcher describes. It returns nil
+// results (and no error) on every process but PE 0's.
+func run[T shmem.Elem](n int, procs bool, iters int, gen func(*rand.Rand) T) ([]result, error) {
 	var zero T
-	ms := sizes(n, int(unsafe.Sizeof(zero)))
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("%d PEs do not fit a %d MiB heap", n, heapMiB)
-	}
-	times := make([]float64, len(ms))
+	elem := int(unsafe.Sizeof(zero))
+	var ms []int
+	var times []float64
 	var mu sync.Mutex
-	err := sim.Run(n, func(p *shmem.PE) error {
-		me := p.MyPE()
-		for k, m := range ms {
-			src, err := shmem.Malloc[T](p, m)
-			if err != nil {
-				return err
-			}
-			dst, err := shmem.Malloc[T](p, m*n)
-			if err != nil {
-				return err
-			}
-			copy(src.Local(p), input(me, m, gen))
-			var start time.Time
-			for it := 0; it < iters; it++ {
-				if it == warmup {
-					if err := p.BarrierAll(); err != nil {
-						return err
-					}
-					start = time.Now()
-				}
-				if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
-					return err
-				}
-			}
-			el := time.Since(start)
-			if err := golden(me, m, n, dst.Local(p), gen); err != nil {
-				return err
-			}
-			if me == 0 {
-				mu.Lock()
-				times[k] = float64(el.Microseconds()) / float64(iters-warmup)
-				mu.Unlock()
-			}
-			if err := errors.Join(shmem.Free(p, dst), shmem.Free(p, src)); err != nil {
-				return err
-			}
+	body := func(p *shmem.PE) error {
+		return measure(p, ms, iters, gen, func(k int, us float64) {
+			mu.Lock()
+			times[k] = us
+			mu.Unlock()
+		})
+	}
+	prepare := func(n int) error {
+		ms = sizes(n, elem)
+		times = make([]float64, len(ms))
+		if len(ms) == 0 {
+			return fmt.Errorf("%d PEs do not fit a %d MiB heap", n, heapMiB)
 		}
 		return nil
-	}, sim.WithHeapSize(heapMiB<<20))
-	if err != nil {
-		return nil, err
+	}
+	if procs {
+		p, err := shmem.Init(context.Background(), shmem.WithHeapSize(heapMiB<<20))
+		if err != nil {
+			return nil, err
+		}
+		n = p.NPEs()
+		if err := prepare(n); err != nil {
+			return nil, err
+		}
+		if err := errors.Join(body(p), p.Finalize()); err != nil {
+			return nil, err
+		}
+		if p.MyPE() != 0 {
+			return nil, nil
+		}
+	} else {
+		if err := prepare(n); err != nil {
+			return nil, err
+		}
+		if err := sim.Run(n, body, sim.WithHeapSize(heapMiB<<20)); err != nil {
+			return nil, err
+		}
 	}
 	res := make([]result, len(ms))
 	for k, m := range ms {
 		res[k] = result{m: m, n: n, us: times[k]}
 	}
 	return res, nil
+}
+
+// measure runs the allgathers of every size on PE p, checks each result
+// against the golden data and has PE 0 report the mean time per size.
+func measure[T shmem.Elem](p *shmem.PE, ms []int, iters int, gen func(*rand.Rand) T, report func(k int, us float64)) error {
+	me, n := p.MyPE(), p.NPEs()
+	for k, m := range ms {
+		src, err := shmem.Malloc[T](p, m)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Malloc[T](p, m*n)
+		if err != nil {
+			return err
+		}
+		copy(src.Local(p), input(me, m, gen))
+		var start time.Time
+		for it := 0; it < iters; it++ {
+			if it == warmup {
+				if err := p.BarrierAll(); err != nil {
+					return err
+				}
+				start = time.Now()
+			}
+			if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
+				return err
+			}
+		}
+		el := time.Since(start)
+		if err := golden(me, m, n, dst.Local(p), gen); err != nil {
+			return err
+		}
+		if me == 0 {
+			report(k, float64(el.Microseconds())/float64(iters-warmup))
+		}
+		if err := errors.Join(shmem.Free(p, dst), shmem.Free(p, src)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // golden regenerates every PE's input and compares it with what PE me

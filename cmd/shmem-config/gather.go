@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/transport/udma"
+)
+
+// shmReport describes /dev/shm from ShmInfo's and List's results.
+func shmReport(total, free int64, infoErr error, segs []udma.SegmentInfo, listErr error) ShmReport {
+	r := ShmReport{Dir: udma.Dir, TotalBytes: total, FreeBytes: free, Stale: []string{}, Unreadable: []string{}}
+	if infoErr != nil {
+		r.Error = infoErr.Error()
+	}
+	if listErr != nil && r.Error == "" {
+		r.Error = listErr.Error()
+	}
+	r.Segments = len(segs)
+	for _, s := range segs {
+		switch {
+		case !s.Valid:
+			r.Unreadable = append(r.Unreadable, s.Name)
+		case s.OwnerAlive:
+			r.Live++
+		default:
+			r.Stale = append(r.Stale, s.Name)
+		}
+	}
+	return r
+}
+
+// listenReport applies GetUniqueID's address rules to the environment and
+// interfaces given.
+func listenReport(getenv func(string) string, ifaces []bootstrap.Iface, ifErr error) ListenReport {
+	r := ListenReport{Env: map[string]string{}}
+	for _, k := range []string{bootstrap.EnvUIDSessionID, bootstrap.EnvUIDSockIfname} {
+		if v := getenv(k); v != "" {
+			r.Env[k] = v
+		}
+	}
+	if ifErr != nil {
+		r.Error = ifErr.Error()
+		return r
+	}
+	ch, err := bootstrap.SelectListenAddr(getenv, ifaces)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Host, r.Port, r.Source, r.Iface, r.Reason = ch.Host, int(ch.Port), ch.Source, ch.Iface, ch.Reason
+	return r
+}
+
+// ucxDirs are where UCX installs land when ldconfig does not know them.
+var ucxDirs = []string{"/usr/lib64", "/usr/lib", "/usr/local/lib", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/opt/ucx/lib", "/usr/local/ucx/lib"}
+
+// findUCX looks for libucp.so in the output of `ldconfig -p`, then in the
+// common directories (exists says whether a path is a file).
+func findUCX(ldconfigOut string, exists func(string) bool) UCXReport {
+	sc := bufio.NewScanner(strings.NewReader(ldconfigOut))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "libucp.so") {
+			continue
+		}
+		if _, path, ok := strings.Cut(line, "=>"); ok {
+			return UCXReport{Present: true, Path: strings.TrimSpace(path), Via: "ldconfig"}
+		}
+	}
+	for _, d := range ucxDirs {
+		for _, name := range []string{"libucp.so", "libucp.so.0"} {
+			if p := filepath.Join(d, name); exists(p) {
+				return UCXReport{Present: true, Path: p, Via: "path"}
+			}
+		}
+	}
+	return UCXReport{}
+}
+
+// rdmaReport lists RDMA devices from the entries of /sys/class/infiniband;
+// a missing directory means none.
+func rdmaReport(names []string) RDMAReport {
+	sort.Strings(names)
+	return RDMAReport{Present: len(names) > 0, Devices: append([]string{}, names...)}
+}
+
+// tlsReport is fixed: TLS is on unless the job says otherwise.
+func tlsReport() TLSReport {
+	return TLSReport{Default: "on (TLS 1.3, credentials derived from the job secret)", ChangedBy: []string{
+		"shmem.WithoutTLS() passed to GetUniqueID and Init (plain TCP, still authenticated by the job secret)",
+		"shmemrun --no-tls (the program must also pass shmem.WithoutTLS to Init)",
+		"shmem.WithTLS(cfg) / shmem.LoadTLS(ca, cert, key, crl): your own mutual-TLS certificates",
+	}}
+}
+
+// limit reads one resource limit.
+func limit(resource int) Limit {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(resource, &rl); err != nil {
+		return Limit{Soft: -1, Hard: -1, Error: err.Error()}
+	}
+	return Limit{Soft: rlim(rl.Cur), Hard: rlim(rl.Max)}
+}
+
+func rlim(v uint64) int64 {
+	if v == unix.RLIM_INFINITY || v > 1<<62 {
+		return -1
+	}
+	return int64(v)
+}
+
+// gather builds the report of this host.
+func gather() Report {
+	major, minor := shmem.InfoGetVersion()
+	r := Report{
+		Version:     shmem.Version,
+		SpecVersion: specVersion(major, minor),
+		GoVersion:   runtime.Version(),
+		OS:          runtime.GOOS,
+		Arch:        runtime.GOARCH,
+		Cores:       runtime.NumCPU(),
+		TLS:         tlsReport(),
+		Limits:      LimitsReport{NoFile: limit(unix.RLIMIT_NOFILE), MemLock: limit(unix.RLIMIT_MEMLOCK)},
+	}
+	total, free, infoErr := udma.ShmInfo()
+	segs, listErr := udma.List("")
+	r.Shm = shmReport(total, free, infoErr, segs, listErr)
+	ifaces, ifErr := bootstrap.SystemIfaces()
+	r.Listen = listenReport(os.Getenv, ifaces, ifErr)
+	r.UCX = findUCX(ldconfig(), func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() })
+	ents, _ := os.ReadDir("/sys/class/infiniband")
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	r.RDMA = rdmaReport(names)
+	assess(&r)
+	return r
+}
