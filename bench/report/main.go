@@ -20,6 +20,8 @@ func run(args []string) error {
 	in := fs.String("in", "", "comma-separated CSV files to read (required)")
 	out := fs.String("out", "BENCHMARKS.md", "Markdown file to write")
 	png := fs.String("png", "", "PNG file for the plots (none if empty)")
+	intro := fs.String("intro", "", "Markdown file placed after the title, followed by the targets table (none if empty)")
+	notes := fs.String("notes", "", "Markdown file appended after the targets table (none if empty)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,8 +42,16 @@ func run(args []string) error {
 		all = append(all, rows...)
 	}
 	stats := medians(all)
+	introText, err := readOptional(*intro)
+	if err != nil {
+		return err
+	}
+	notesText, err := readOptional(*notes)
+	if err != nil {
+		return err
+	}
 	var md bytes.Buffer
-	if err := writeMarkdown(&md, stats); err != nil {
+	if err := writeMarkdown(&md, stats, introText, notesText); err != nil {
 		return err
 	}
 	if err := os.WriteFile(*out, md.Bytes(), 0o644); err != nil {
@@ -51,4 +61,13 @@ func run(args []string) error {
 		return writePlots(*png, stats)
 	}
 	return nil
+}
+
+// readOptional returns the file's text, or "" for an empty path.
+func readOptional(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	return string(b), err
 }

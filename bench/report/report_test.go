@@ -76,7 +76,7 @@ func TestGroupsFollowPairingTable(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	if err := writeMarkdown(&b, fabricatedStats(t)); err != nil {
+	if err := writeMarkdown(&b, fabricatedStats(t), "", ""); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()
@@ -196,8 +196,43 @@ func FuzzReadCSV(f *testing.F) {
 			}
 		}
 		var b bytes.Buffer
-		if err := writeMarkdown(&b, medians(rows)); err != nil {
+		if err := writeMarkdown(&b, medians(rows), "", ""); err != nil {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestTargetVerdicts(t *testing.T) {
+	stats := map[key]stat{
+		{implGoshmem, "udma", "put", 8}:       {latencyUS: 0.01},
+		{implOshmem, "shm", "put", 8}:         {latencyUS: 0.04},
+		{implGoshmem, "udma", "put", 1 << 20}: {bandwidthMBps: 100},
+		{implOshmem, "shm", "put", 1 << 20}:   {bandwidthMBps: 100},
+		{implGoshmem, "udma", "put", 2 << 20}: {bandwidthMBps: 90},
+		{implOshmem, "shm", "put", 2 << 20}:   {bandwidthMBps: 100},
+		{implGoshmem, "udma", "put", 4 << 20}: {bandwidthMBps: 200},
+		{implOshmem, "shm", "put", 4 << 20}:   {bandwidthMBps: 100},
+	}
+	for _, tg := range targets() {
+		r, _, _, met, ok := tg.verdict(stats)
+		switch tg.what {
+		case "put+quiet 8 B, shared memory":
+			if !ok || r != 0.25 || !met {
+				t.Errorf("%s: ratio %v met %v ok %v, want 0.25 true true", tg.what, r, met, ok)
+			}
+		case "put bandwidth 1-4 MiB, shared memory":
+			if !ok || r != 0.9 || met {
+				t.Errorf("%s: ratio %v met %v ok %v, want the worst size 0.9, not met", tg.what, r, met, ok)
+			}
+		case "get 8 B, shared memory":
+			if ok {
+				t.Errorf("%s: no data but ok", tg.what)
+			}
+		}
+	}
+	var b strings.Builder
+	writeTargets(&b, stats)
+	if !strings.Contains(b.String(), "| 0.250 | ≤ 0.500 | yes |") || !strings.Contains(b.String(), "not measured") {
+		t.Errorf("targets table:\n%s", b.String())
+	}
 }

@@ -38,23 +38,40 @@ func NewFutexBell(waiters, seq *uint32) *FutexBell {
 }
 
 // Ring wakes every armed waiter in every process. With none armed it costs
-// one atomic load. The caller's writes before Ring must be full barriers
-// (atomic stores or read-modify-writes) for a waiter that arms concurrently
-// to see them; see transport.Bell.
+// one atomic load; with a wake already pending (see below) two loads. The
+// caller's writes before Ring must be full barriers (atomic stores or
+// read-modify-writes) for a waiter that arms concurrently to see them; see
+// transport.Bell.
+//
+// The ring count's low bit says a wake is pending: Ring moves it from even
+// to odd and wakes, Arm moves it back to even. Between the two, further
+// rings skip the syscall: every waiter armed before the pending ring sees
+// the count change and re-checks, and it re-arms (clearing the bit) before
+// that re-check, so writes made before a skipped ring are visible to it. A
+// writer streaming puts to a PE that waits elsewhere (in a barrier, say)
+// then pays one futex wake per wake-up of that PE, not one per put.
 func (b *FutexBell) Ring() {
 	if atomic.LoadUint32(b.waiters) == 0 {
 		return
 	}
-	atomic.AddUint32(b.seq, 1)
+	s := atomic.LoadUint32(b.seq)
+	if s&1 == 1 || !atomic.CompareAndSwapUint32(b.seq, s, s+1) {
+		return // a wake is pending, or another ring just made one
+	}
 	// A wake never blocks, so the raw syscall skips the scheduler hand-off.
 	unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(b.seq)), futexWake, math.MaxInt32, 0, 0, 0)
 }
 
-// Arm registers a waiter (a full barrier) and returns the ring count to
-// pass to Wait.
+// Arm registers a waiter (a full barrier), clears a pending wake, and
+// returns the (even) ring count to pass to Wait.
 func (b *FutexBell) Arm() uint32 {
 	atomic.AddUint32(b.waiters, 1)
-	return atomic.LoadUint32(b.seq)
+	for {
+		s := atomic.LoadUint32(b.seq)
+		if s&1 == 0 || atomic.CompareAndSwapUint32(b.seq, s, s+1) {
+			return s + s&1
+		}
+	}
 }
 
 // Wait sleeps in the kernel until a ring after the Arm that returned armed,

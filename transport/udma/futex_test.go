@@ -188,3 +188,29 @@ func BenchmarkWakeRoundTrip(b *testing.B) {
 	}
 	<-done
 }
+
+// TestBellCoalescesPendingRings: while a wake is pending, rings do not move
+// the count (no syscall); the next Arm clears the pending bit, so the ring
+// after it wakes again and a waiter armed before never sleeps through it.
+func TestBellCoalescesPendingRings(t *testing.T) {
+	b, w := newTestBell()
+	armed := b.Arm()
+	b.Ring()
+	b.Ring()
+	b.Ring()
+	if s := atomic.LoadUint32(&w.seq); s != armed+1 {
+		t.Fatalf("seq %d after three rings with one pending, want %d", s, armed+1)
+	}
+	b.Wait(armed, time.Hour) // pending: returns at once
+	b.Disarm()
+	again := b.Arm()
+	if again != armed+2 || atomic.LoadUint32(&w.seq) != again {
+		t.Fatalf("re-arm returned %d with seq %d, want both %d", again, atomic.LoadUint32(&w.seq), armed+2)
+	}
+	b.Ring()
+	if s := atomic.LoadUint32(&w.seq); s != again+1 {
+		t.Fatalf("ring after re-arm left seq %d, want %d", s, again+1)
+	}
+	b.Wait(again, time.Hour)
+	b.Disarm()
+}

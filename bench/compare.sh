@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# compare.sh: goshmem against Open MPI's OSHMEM on this machine, in one run.
+#
+# Usage (from anywhere; paths are relative to the repository root):
+#   bench/compare.sh                 # 3 rounds, writes the files below
+#   ROUNDS=5 bench/compare.sh        # more rounds, steadier medians
+#
+# Each round runs, alternating implementations so drift hits both alike:
+#   1. OSHMEM over UCX shared memory     (bench/oshmem/run.sh, TRANSPORTS=shm)
+#   2. goshmem over udma, 2 processes    (cmd/shmem-perf)
+#   3. OSHMEM with UCX_TLS=tcp, loopback (bench/oshmem/run.sh, TRANSPORTS=tcp)
+#   4. goshmem over TCP loopback, TLS on  (SHMEM_TRANSPORT=tcp; label tcp-tls)
+#   5. goshmem over TCP loopback, TLS off (SHMEM_TRANSPORT=tcp; label tcp)
+# then collects every row in bench/results.csv and runs bench/report, which
+# writes BENCHMARKS.md (medians over rounds, ratios, targets) and
+# bench/plot.png.
+#
+# Environment (all optional):
+#   ROUNDS       rounds                                   (default 3)
+#   BENCHES      benches of the shared-memory runs         (default all)
+#   MAXSIZE      largest message of the shared-memory runs (default 4194304)
+#   TCP_BENCHES  benches of the TCP runs   (default put,get,atomic_fetch_add,barrier)
+#   TCP_MAXSIZE  largest message of the TCP runs           (default 1048576)
+#   NOTES        Markdown appended under the targets       (default bench/NOTES.md)
+#   OUT          the raw CSV                               (default bench/results.csv)
+#
+# The TCP runs are cut to four benches and 1 MiB by default: a loopback
+# round trip costs 20-200 µs and the OSU method does 11000 of them per small
+# size, so all benches at 4 MiB over TCP would take about half an hour per
+# round. With the defaults a run takes about 10 minutes on 2 cores; set
+# TCP_BENCHES=all TCP_MAXSIZE=4194304 for the full set.
+#
+# OSHMEM (openmpi-bin, libopenmpi-dev) is installed by run.sh when missing.
+# goshmem PEs are started by shmem-perf -np 2, which makes a loopback unique
+# ID and launches the processes (SHMEM_RANK/SHMEM_NPES/SHMEM_UNIQUE_ID).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+ROUNDS=${ROUNDS:-3}
+BENCHES=${BENCHES:-all}
+MAXSIZE=${MAXSIZE:-4194304}
+TCP_BENCHES=${TCP_BENCHES:-put,get,atomic_fetch_add,barrier}
+TCP_MAXSIZE=${TCP_MAXSIZE:-1048576}
+NOTES=${NOTES:-bench/NOTES.md}
+OUT=${OUT:-bench/results.csv}
+header=impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+go build -o "$tmp/shmem-perf" ./cmd/shmem-perf
+csv=$tmp/all.csv
+echo "$header" >"$csv"
+
+# goshmem LABEL ARGS...: one 2-process shmem-perf run; rows appended only
+# when it completed.
+goshmem() {
+    local label=$1
+    shift
+    if timeout 1800 "$tmp/shmem-perf" -np 2 -csv "$@" >"$tmp/g.out" 2>"$tmp/g.err" &&
+        grep -q '^shmem-perf: done' "$tmp/g.err"; then
+        grep "^goshmem,$label," "$tmp/g.out" >>"$csv"
+        echo "compare.sh: goshmem $label: $(grep -c "^goshmem,$label," "$tmp/g.out") rows" >&2
+    else
+        echo "compare.sh: goshmem $label failed; last stderr lines:" >&2
+        tail -n 15 "$tmp/g.err" >&2
+        return 1
+    fi
+}
+
+start=$(date +%s)
+for ((r = 1; r <= ROUNDS; r++)); do
+    echo "compare.sh: round $r of $ROUNDS" >&2
+    TRANSPORTS=shm BENCHES=$BENCHES MAXSIZE=$MAXSIZE bench/oshmem/run.sh "$csv"
+    goshmem udma -b "$BENCHES" -m "$MAXSIZE"
+    TRANSPORTS=tcp BENCHES=$TCP_BENCHES MAXSIZE=$TCP_MAXSIZE bench/oshmem/run.sh "$csv"
+    SHMEM_TRANSPORT=tcp goshmem tcp-tls -b "$TCP_BENCHES" -m "$TCP_MAXSIZE"
+    SHMEM_TRANSPORT=tcp goshmem tcp -notls -b "$TCP_BENCHES" -m "$TCP_MAXSIZE"
+done
+elapsed=$(($(date +%s) - start))
+cp "$csv" "$OUT"
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
+cat >"$tmp/intro.md" <<INTRO
+Produced by \`bench/compare.sh\` (ROUNDS=$ROUNDS, BENCHES=$BENCHES, MAXSIZE=$MAXSIZE,
+TCP_BENCHES=$TCP_BENCHES, TCP_MAXSIZE=$TCP_MAXSIZE) on $(date -u +%Y-%m-%d) in ${elapsed} s,
+on a machine with $(nproc) cores ($cpu), $(go version | cut -d' ' -f3), Open MPI
+$(oshrun --version 2>/dev/null | head -n1 | grep -o '[0-9][0-9.]*' || echo '?') OSHMEM over UCX.
+2 PEs, each a process; rounds alternate OSHMEM and goshmem runs. Raw rows: \`$OUT\`.
+INTRO
+notes=()
+[[ -f $NOTES ]] && notes=(-notes "$NOTES")
+go run ./bench/report -in "$OUT" -out BENCHMARKS.md -png bench/plot.png -intro "$tmp/intro.md" "${notes[@]}"
+echo "compare.sh: wrote $OUT, BENCHMARKS.md, bench/plot.png in ${elapsed} s" >&2

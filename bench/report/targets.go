@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// target is one performance goal: the goshmem/oshmem ratio of a metric over
+// some sizes must stay on one side of a limit. Over several sizes the worst
+// ratio counts.
+type target struct {
+	what      string  // as the issue states it
+	goshmem   string  // goshmem transport
+	oshmem    string  // oshmem transport
+	bench     string  // bench name
+	sizes     []int64 // message sizes the goal covers
+	bandwidth bool    // compare bandwidth (higher is better) instead of latency
+	limit     float64 // latency ratio <= limit, or bandwidth ratio >= limit
+}
+
+// targets lists the issue's goals, in its order. The TCP goals are checked
+// for goshmem's TCP path with TLS off (like OSHMEM, no encryption) and with
+// TLS on (the default).
+func targets() []target {
+	mib := int64(1 << 20)
+	t := []target{
+		{"put+quiet 8 B, shared memory", "udma", "shm", "put", []int64{8}, false, 0.5},
+		{"get 8 B, shared memory", "udma", "shm", "get", []int64{8}, false, 0.5},
+		{"fetch-add, shared memory", "udma", "shm", "atomic_fetch_add", []int64{8}, false, 0.5},
+		{"put bandwidth 1-4 MiB, shared memory", "udma", "shm", "put", []int64{mib, 2 * mib, 4 * mib}, true, 0.95},
+		{"barrier, 2 PEs, shared memory", "udma", "shm", "barrier", []int64{0}, false, 1.0},
+	}
+	for _, g := range []string{"tcp", "tcp-tls"} {
+		t = append(t,
+			target{"put+quiet 8 B, TCP", g, "tcp", "put", []int64{8}, false, 1.0},
+			target{"get 8 B, TCP", g, "tcp", "get", []int64{8}, false, 1.0},
+			target{"put bandwidth 1 MiB, TCP", g, "tcp", "put", []int64{mib}, true, 3.0})
+	}
+	return t
+}
+
+// verdict evaluates t on stats: the worst ratio, the values behind it, and
+// whether the goal is met; ok is false when a value is missing.
+func (t target) verdict(stats map[key]stat) (ratio, gv, ov float64, met, ok bool) {
+	first := true
+	for _, size := range t.sizes {
+		g, gok := stats[key{implGoshmem, t.goshmem, t.bench, size}]
+		o, ook := stats[key{implOshmem, t.oshmem, t.bench, size}]
+		if !gok || !ook {
+			return 0, 0, 0, false, false
+		}
+		a, b := g.latencyUS, o.latencyUS
+		if t.bandwidth {
+			a, b = g.bandwidthMBps, o.bandwidthMBps
+		}
+		if b == 0 {
+			return 0, 0, 0, false, false
+		}
+		r := a / b
+		if first || (t.bandwidth && r < ratio) || (!t.bandwidth && r > ratio) {
+			ratio, gv, ov, first = r, a, b, false
+		}
+	}
+	if t.bandwidth {
+		return ratio, gv, ov, ratio >= t.limit, true
+	}
+	return ratio, gv, ov, ratio <= t.limit, true
+}
+
+// writeTargets renders the goals as a table with each one's verdict.
+func writeTargets(b *strings.Builder, stats map[key]stat) {
+	b.WriteString("## Targets\n\n" +
+		"Ratio = goshmem / oshmem (latency: lower is better; bandwidth: higher is better). " +
+		"Over several sizes the worst size is shown.\n\n" +
+		"| target | goshmem | oshmem | goshmem | oshmem | ratio | goal | met |\n" +
+		"|---|---|---|---:|---:|---:|---:|---|\n")
+	for _, t := range targets() {
+		unit, goal := "µs", "≤ "
+		if t.bandwidth {
+			unit, goal = "MB/s", "≥ "
+		}
+		r, gv, ov, met, ok := t.verdict(stats)
+		if !ok {
+			fmt.Fprintf(b, "| %s | %s | %s | — | — | — | %s%s | not measured |\n", t.what, t.goshmem, t.oshmem, goal, fmtNum(t.limit))
+			continue
+		}
+		verdict := "**no**"
+		if met {
+			verdict = "yes"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s %s | %s %s | %s | %s%s | %s |\n", t.what, t.goshmem, t.oshmem,
+			fmtNum(gv), unit, fmtNum(ov), unit, fmtNum(r), goal, fmtNum(t.limit), verdict)
+	}
+}

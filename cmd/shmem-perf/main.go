@@ -1,0 +1,147 @@
+// Command shmem-perf runs the OSU OpenSHMEM micro-benchmark method on a
+// goshmem backend, with the bench names, warm-ups, iteration counts and
+// sizes of bench/oshmem/osu.c, so its CSV rows sit beside OSHMEM's in
+// bench/report.
+//
+// Usage:
+//
+//	shmem-perf -pes 2 [-b all] [-m 4194304] [-csv]   simulator (transport "sim")
+//	shmemrun -np 2 shmem-perf [-b ...] [-csv]        one PE per process: "udma",
+//	                                                 or "tcp"/"tcp-tls" with
+//	                                                 SHMEM_TRANSPORT=tcp
+//	shmem-perf -np 2 [-notls] [-b ...] [-csv]        launches its own 2 processes
+//	                                                 on loopback (until shmemrun)
+//
+// Flags:
+//
+//	-b     comma list of benches or groups ("atomics", "all"; default all)
+//	-m     largest message in bytes (default 4 MiB, as osu.c)
+//	-t     transport label for the CSV, overriding the detected one
+//	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
+//	-csv   print CSV rows (PE 0 only) on stdout with the header
+//	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
+//
+// A readable table with allocations per operation goes to stderr. Only the
+// timed loop is between the time.Now calls; it allocates nothing of its own
+// (buffers and Sym slices are made before it).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/sim"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "shmem-perf:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what the flags say.
+type config struct {
+	sel     []string // bench names, groups expanded
+	max     int      // largest message in bytes
+	label   string   // transport column; "" means detect
+	csv     bool
+	pes     int    // > 0: run in the simulator with this many PEs
+	np      int    // > 0: launch this many processes of this binary
+	noTLS   bool   // with -np: a unique ID without TLS
+	profile string // CPU profile file; each PE adds ".<rank>"
+}
+
+func parse(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("shmem-perf", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	b := fs.String("b", "all", "comma list of benches or groups (atomics, all)")
+	fs.IntVar(&c.max, "m", 4<<20, "largest message in bytes")
+	fs.StringVar(&c.label, "t", "", "transport label for the CSV (default: detected)")
+	fs.BoolVar(&c.csv, "csv", false, "print CSV rows on stdout (PE 0)")
+	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
+	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
+	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
+	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() != 0 {
+		return c, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.max < 8 || c.max > 1<<30 {
+		return c, fmt.Errorf("-m %d: want 8 .. 1 GiB", c.max)
+	}
+	if c.pes != 0 && c.np != 0 {
+		return c, fmt.Errorf("-pes and -np are exclusive")
+	}
+	sel, err := selectBenches(*b)
+	if err != nil {
+		return c, err
+	}
+	c.sel = sel
+	return c, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	c, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	if c.np > 0 && os.Getenv(envChild) == "" {
+		return launch(c, args, stdout, stderr)
+	}
+	heap := shmem.WithHeapSize(heapFor(c.max, max(c.pes, 2)))
+	if c.pes > 0 {
+		if c.label == "" {
+			c.label = "sim"
+		}
+		return sim.Run(c.pes, func(p *shmem.PE) error {
+			return benchAll(p, c, stdout, stderr)
+		}, sim.WithHeapSize(int(heapFor(c.max, c.pes))))
+	}
+	opts := []shmem.Option{}
+	if os.Getenv("SHMEM_SYMMETRIC_SIZE") == "" {
+		opts = append(opts, heap)
+	}
+	tlsOn := true
+	if s := os.Getenv("SHMEM_UNIQUE_ID"); s != "" {
+		uid, err := shmem.ParseUniqueID(s)
+		if err != nil {
+			return err
+		}
+		tlsOn = uid.TLS
+		if !tlsOn {
+			opts = append(opts, shmem.WithoutTLS())
+		}
+	}
+	if c.label == "" {
+		c.label = "udma"
+		if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
+			c.label = "tcp"
+			if tlsOn {
+				c.label = "tcp-tls"
+			}
+		}
+	}
+	p, err := shmem.Init(context.Background(), opts...)
+	if err != nil {
+		return err
+	}
+	if err := benchAll(p, c, stdout, stderr); err != nil {
+		return err
+	}
+	return p.Finalize()
+}
+
+// heapFor sizes the symmetric heap for the largest allocation a bench makes
+// (two buffers of max*npes bytes, see osu.c) plus room for the small ones
+// and the team pool.
+func heapFor(max, npes int) int64 {
+	return int64(2*max*npes) + 32<<20
+}
