@@ -33,27 +33,36 @@ func (p *PE) WaitLocal(op string, cond func() bool) error {
 	}
 }
 
-// poll checks cond until it holds or spinFor passes (a few checks when
-// spinFor is 0).
+// tightChecks is how many times poll checks without yielding: about a
+// microsecond, the time a peer on another core takes to answer.
+const tightChecks = 256
+
+// poll checks cond until it holds or spinFor passes (only the tight
+// checks when spinFor is 0). After the tight checks it yields between
+// checks: to goroutines of this process, and every 64 checks to other
+// processes, since with more PEs than cores the PE being waited for may
+// need this core.
 func poll(cond func() bool, spinFor time.Duration) bool {
-	var start time.Time
-	for i := 0; ; i++ {
+	for i := 0; i < tightChecks; i++ {
+		if cond() {
+			return true
+		}
+	}
+	if spinFor <= 0 {
+		return false
+	}
+	start := time.Now()
+	for i := 1; ; i++ {
 		if cond() {
 			return true
 		}
 		switch {
-		case i < 16:
-		case i == 16:
-			if spinFor <= 0 {
-				return false
-			}
-			start = time.Now()
-		case i%16 == 0:
+		case i%64 == 0:
 			if time.Since(start) > spinFor {
 				return false
 			}
 			osYield()
-		default:
+		case i%8 == 0:
 			runtime.Gosched()
 		}
 	}
