@@ -159,6 +159,17 @@ func (c *control) lost(addr string, confirmed bool) {
 	}
 }
 
+// awaitGone waits until every other PE has disconnected, or d has passed.
+// A process that ends on a GlobalExit waits here first, so that the notice
+// it sent reaches every PE before its connections drop: a PE that saw the
+// drop first would report a failure instead of the exit.
+func (c *control) awaitGone(d time.Duration) {
+	select {
+	case <-c.allGone:
+	case <-time.After(d):
+	}
+}
+
 func (c *control) close() error {
 	if c.sub != nil && c.rank == 0 {
 		select {

@@ -174,7 +174,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: c.OnGlobalExit, Release: j.release,
+		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release,
 	})
 	if err != nil {
 		return nil, err
@@ -194,6 +194,19 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	_ = j.seg.Unlink()
 	j.seg.SetState(udma.StateAlive)
 	return j.p, nil
+}
+
+// onGlobalExit wraps the caller's handler: before it ends the process,
+// the exit notice must reach every PE (control.awaitGone).
+func (j *joiner) onGlobalExit() func(int) {
+	exit := j.cfg.OnGlobalExit
+	if exit == nil {
+		return nil
+	}
+	return func(status int) {
+		j.ctl.awaitGone(lingerOnExit)
+		exit(status)
+	}
 }
 
 // exchange gives every PE every PE's record: through the rank-0
