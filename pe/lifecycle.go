@@ -131,13 +131,16 @@ func (p *PE) Finalize() error {
 		return nil
 	}
 	var err error
-	healthy := p.usable() == nil && p.s.nFailed.Load() == 0
-	if healthy {
+	// With a PE already failed there is no barrier to hold, and the
+	// agreement below could wait on a coordinator this PE no longer
+	// reaches (a partition): release at once.
+	together := p.usable() == nil && p.s.nFailed.Load() == 0
+	if together {
 		err = p.BarrierAll()
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	if healthy && err == nil && p.s.cfg.NPEs > 1 {
+	if together && err == nil && p.s.cfg.NPEs > 1 {
 		// A PE that leaves the barrier may still have peers waiting in
 		// its last round; a PE tearing down its connections now would
 		// look failed to them. One more agreement proves everyone has

@@ -48,6 +48,10 @@ type control struct {
 	p        *pe.PE
 	node     *rdma.Node
 	peerPIDs []*actor.PID
+	// unreached marks peers this PE cannot connect to (their traffic is
+	// relayed): sends to them fail, so they get no notices and the failed
+	// connection attempts are not their failure.
+	unreached []bool
 }
 
 func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (c *control, err error) {
@@ -97,9 +101,13 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 }
 
 // watch starts turning lost connections to PEs into failure notices.
-func (c *control) watch(p *pe.PE, rank int, recs []record, node *rdma.Node) {
+func (c *control) watch(p *pe.PE, rank int, recs []record, reached []bool, node *rdma.Node) {
 	c.mu.Lock()
 	c.p, c.node, c.rank = p, node, rank
+	c.unreached = make([]bool, len(recs))
+	for r, ok := range reached {
+		c.unreached[r] = !ok
+	}
 	c.byAddr = make(map[string]int, len(recs))
 	c.peerPIDs = make([]*actor.PID, len(recs))
 	for r, rec := range recs {
@@ -112,7 +120,7 @@ func (c *control) watch(p *pe.PE, rank int, recs []record, node *rdma.Node) {
 	c.mu.Unlock()
 	c.sub = c.sys.EventStream.Subscribe(func(evt any) {
 		if e, ok := evt.(*remote.EndpointTerminatedEvent); ok {
-			c.lost(e.Address)
+			c.lost(e.Address, false)
 		}
 	})
 }
@@ -120,10 +128,10 @@ func (c *control) watch(p *pe.PE, rank int, recs []record, node *rdma.Node) {
 // lost handles the end of the connection to the PE at addr. During
 // Finalize that is the PE leaving; before it, the PE failed, and every PE
 // and the coordinator are told so that no wait for it lasts.
-func (c *control) lost(addr string) {
+func (c *control) lost(addr string, confirmed bool) {
 	c.mu.Lock()
 	rank, ok := c.byAddr[addr]
-	if !ok || c.gone[rank] || rank == c.rank {
+	if !ok || c.gone[rank] || rank == c.rank || !confirmed && c.unreached[rank] {
 		c.mu.Unlock()
 		return
 	}
@@ -131,7 +139,7 @@ func (c *control) lost(addr string) {
 	if len(c.gone) == len(c.byAddr)-1 {
 		close(c.allGone)
 	}
-	p, node, peers := c.p, c.node, c.peerPIDs
+	p, node, peers, unreached := c.p, c.node, c.peerPIDs, c.unreached
 	c.mu.Unlock()
 	if p.Check("watch") != nil {
 		return // finalizing: the peer left
@@ -148,9 +156,20 @@ func (c *control) lost(addr string) {
 		c.sys.Root.Send(actor.NewPID(peers[0].Address, coordinatorName), env)
 	}
 	for r, pid := range peers {
-		if r != rank && r != c.rank {
+		if r != rank && r != c.rank && !unreached[r] {
 			c.sys.Root.Send(pid, env)
 		}
+	}
+}
+
+// awaitGone waits until every other PE has disconnected, or d has passed.
+// A process that ends on a GlobalExit waits here first, so that the notice
+// it sent reaches every PE before its connections drop: a PE that saw the
+// drop first would report a failure instead of the exit.
+func (c *control) awaitGone(d time.Duration) {
+	select {
+	case <-c.allGone:
+	case <-time.After(d):
 	}
 }
 
@@ -177,7 +196,7 @@ func (c *control) close() error {
 func (c *control) watchGossip(w *membership.World, recs []record) {
 	for rank := range w.Failures() {
 		if rank >= 0 && rank < len(recs) {
-			c.lost(recs[rank].Actor)
+			c.lost(recs[rank].Actor, true)
 		}
 	}
 }

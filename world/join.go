@@ -57,6 +57,10 @@ type Config struct {
 	// Gossip, if set, forms the world by gossip instead of the rendezvous;
 	// Rank and NPEs then come from it (Rank may be -1: assigned).
 	Gossip *GossipConfig
+	// RelayVia forces relays, in EnvRelayVia's syntax ("a-c:b,..."); every
+	// PE must be given the same. Default "": pairs are relayed only when
+	// they cannot connect to each other.
+	RelayVia string
 }
 
 // TLSConfig carries user-supplied TLS credentials (shmem.WithTLS).
@@ -83,6 +87,7 @@ type joiner struct {
 	cfg                  Config
 	log                  *slog.Logger
 	job                  string
+	hostID               string
 	serverTLS, clientTLS *tls.Config
 
 	seg    *udma.Segment
@@ -129,11 +134,11 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
 	}
-	hostID := c.HostID
-	if hostID == "" {
-		hostID = hostIdentity()
+	j.hostID = c.HostID
+	if j.hostID == "" {
+		j.hostID = hostIdentity()
 	}
-	mine := record{Version: recordVersion, Rank: c.Rank, Host: hostID,
+	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
 		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid()}
 	recs, err := j.exchange(ctx, mine)
 	if err != nil {
@@ -159,7 +164,11 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		dataLn.Close()
 		return nil, j.fail(errs.ErrBootstrap, "network transport: %v", err)
 	}
-	paths, shared, err := j.paths(recs, hostID)
+	via, reached, err := j.routes(recs)
+	if err != nil {
+		return nil, err
+	}
+	paths, shared, err := j.paths(recs, via)
 	if err != nil {
 		return nil, err
 	}
@@ -169,13 +178,13 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	}
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
-		Shared: shared, System: j.sys, Coordinator: actor.NewPID(recs[0].Actor, coordinatorName),
-		Peers: peers, Logger: j.log, OnGlobalExit: c.OnGlobalExit, Release: j.release, Spin: processSpin,
+		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
+		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: processSpin,
 	})
 	if err != nil {
 		return nil, err
 	}
-	j.ctl.watch(j.p, c.Rank, recs, j.node)
+	j.ctl.watch(j.p, c.Rank, recs, reached, j.node)
 	if j.gossipWorld != nil {
 		go j.ctl.watchGossip(j.gossipWorld, recs)
 	}
@@ -190,6 +199,19 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	_ = j.seg.Unlink()
 	j.seg.SetState(udma.StateAlive)
 	return j.p, nil
+}
+
+// onGlobalExit wraps the caller's handler: before it ends the process,
+// the exit notice must reach every PE (control.awaitGone).
+func (j *joiner) onGlobalExit() func(int) {
+	exit := j.cfg.OnGlobalExit
+	if exit == nil {
+		return nil
+	}
+	return func(status int) {
+		j.ctl.awaitGone(lingerOnExit)
+		exit(status)
+	}
 }
 
 // exchange gives every PE every PE's record: through the rank-0
@@ -219,8 +241,10 @@ func (j *joiner) exchange(ctx context.Context, mine record) ([]record, error) {
 }
 
 // paths returns the data path to every PE: a mapping for PEs on this host,
-// the network for the others.
-func (j *joiner) paths(recs []record, hostID string) ([]transport.Path, []int, error) {
+// the network for the others, through a relay where via says so. When this
+// PE relays for others to a PE it maps, it also opens a network path to
+// that PE, because relayed frames travel on network paths only.
+func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, error) {
 	c := &j.cfg
 	fence := new(atomic.Uint64)
 	paths := make([]transport.Path, c.NPEs)
@@ -231,7 +255,11 @@ func (j *joiner) paths(recs []record, hostID string) ([]transport.Path, []int, e
 		case r == c.Rank:
 			paths[r] = udma.NewPath(j.seg.Heap(), j.seg.Bell(), fence, true)
 			shared = append(shared, r)
-		case rec.Host == hostID && !c.Network:
+		case via[c.Rank][r] != direct:
+			v := via[c.Rank][r]
+			j.log.Info("relaying", "peer", r, "via", v)
+			paths[r] = j.node.RelayPath(r, v, recs[v].Data)
+		case rec.Host == j.hostID && !c.Network:
 			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
 			if err != nil {
 				return nil, nil, j.fail(errs.ErrBootstrap, "mapping the heap of PE %d: %v", r, err)
@@ -243,8 +271,17 @@ func (j *joiner) paths(recs []record, hostID string) ([]transport.Path, []int, e
 			paths[r] = j.node.Path(r, rec.Data)
 		}
 	}
+	for a := range via {
+		for b, v := range via[a] {
+			if v == c.Rank && j.peers[b] != nil {
+				j.node.Path(b, recs[b].Data)
+			}
+		}
+	}
 	return paths, shared, nil
 }
+
+func coordinatorPID(recs []record) *actor.PID { return actor.NewPID(recs[0].Actor, coordinatorName) }
 
 // openPeer maps a peer's segment, waiting while its owner is still
 // creating it: owners create their segments right after the exchange, so

@@ -220,3 +220,26 @@ func writePKI(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestProcessesRelayPolicy forbids the direct path between PEs 0 and 2
+// (SHMEM_RELAY_VIA): their traffic goes through PE 1, over shared memory
+// and over the network.
+func TestProcessesRelayPolicy(t *testing.T) {
+	t.Run("shm", func(t *testing.T) {
+		codes, outs := world(t, 3, "spmd", "SHMEM_RELAY_VIA=0-2:1", "SHMEM_LOG_LEVEL=info")
+		expectAll(t, codes, outs, 0)
+		expectRelay(t, outs[0], 2, 1)
+	})
+	t.Run("tcp", func(t *testing.T) {
+		codes, outs := world(t, 4, "spmd", "SHMEM_RELAY_VIA=0-2:1,1-3:2", "SHMEM_TRANSPORT=tcp", "SHMEM_LOG_LEVEL=info")
+		expectAll(t, codes, outs, 0)
+		expectRelay(t, outs[3], 1, 2)
+	})
+}
+
+func expectRelay(t *testing.T, out string, peer, via int) {
+	t.Helper()
+	if !strings.Contains(out, fmt.Sprintf("peer=%d via=%d", peer, via)) {
+		t.Errorf("no relay to PE %d via PE %d logged:\n%s", peer, via, out)
+	}
+}
