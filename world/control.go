@@ -27,7 +27,11 @@ const coordinatorName = "coordinator"
 // lingerOnExit bounds how long rank 0, which hosts the coordinator, waits at
 // Finalize for the other PEs to disconnect: its last replies must reach them
 // before its server stops.
-const lingerOnExit = 2 * time.Second
+const lingerOnExit = 5 * time.Second
+
+// shutdownSettle is how long rank 0 stays up after every peer has started
+// to leave (see close). A peer's remote Shutdown takes milliseconds.
+const shutdownSettle = 250 * time.Millisecond
 
 // control is this process's share of the control plane: an actor system
 // reachable through protoactor's remote layer (gRPC, over the job's TLS),
@@ -141,6 +145,17 @@ func (c *control) lost(addr string, confirmed bool) {
 	}
 	p, node, peers, unreached := c.p, c.node, c.peerPIDs, c.unreached
 	c.mu.Unlock()
+	// A PE that calls GlobalExit drops its connections right after sending
+	// the notice, which may arrive a moment after the drop: declaring the
+	// failure a little later lets the exit win, as it should.
+	time.AfterFunc(failureGrace, func() { c.declare(rank, addr, p, node, peers, unreached) })
+}
+
+// failureGrace is how long a lost connection waits before it counts as a
+// failed PE (see lost). Short next to the seconds failure detection takes.
+const failureGrace = 200 * time.Millisecond
+
+func (c *control) declare(rank int, addr string, p *pe.PE, node *rdma.Node, peers []*actor.PID, unreached []bool) {
 	if p.Check("watch") != nil {
 		return // finalizing: the peer left
 	}
@@ -177,6 +192,12 @@ func (c *control) close() error {
 	if c.sub != nil && c.rank == 0 {
 		select {
 		case <-c.allGone:
+			// protoactor's remote Shutdown crashes (a nil map, upstream)
+			// if an endpoint terminates while it runs. Rank 0 sees a
+			// peer as gone when the peer starts its own Shutdown; staying
+			// up a moment longer lets that Shutdown finish before rank
+			// 0's connection to it can drop.
+			time.Sleep(shutdownSettle)
 		case <-time.After(lingerOnExit):
 		}
 	}
