@@ -147,6 +147,12 @@ func (p *PE) Finalize() error {
 		// left the barrier before anyone tears down.
 		_, err = p.Agree("Finalize", "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
 	}
+	if errors.Is(err, errs.ErrPEFailed) {
+		// A PE died during the closing barrier: the survivors have nothing
+		// left to agree on, and releasing is all Finalize still owes.
+		p.s.log.Info("Finalize without the failed PE", "err", err)
+		err = nil
+	}
 	if !p.s.finalized.CompareAndSwap(false, true) {
 		return err
 	}

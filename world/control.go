@@ -167,13 +167,21 @@ func (c *control) declare(rank int, addr string, p *pe.PE, node *rdma.Node, peer
 	if err != nil {
 		return
 	}
-	if rank != 0 {
-		c.sys.Root.Send(actor.NewPID(peers[0].Address, coordinatorName), env)
+	// Tell only peers still connected: a message to one that left would
+	// open a new connection to it, which then lingers past Finalize.
+	c.mu.Lock()
+	var tell []*actor.PID
+	if rank != 0 && !c.gone[0] {
+		tell = append(tell, actor.NewPID(peers[0].Address, coordinatorName))
 	}
 	for r, pid := range peers {
-		if r != rank && r != c.rank && !unreached[r] {
-			c.sys.Root.Send(pid, env)
+		if r != rank && r != c.rank && !unreached[r] && !c.gone[r] {
+			tell = append(tell, pid)
 		}
+	}
+	c.mu.Unlock()
+	for _, pid := range tell {
+		c.sys.Root.Send(pid, env)
 	}
 }
 
