@@ -243,3 +243,10 @@ func expectRelay(t *testing.T, out string, peer, via int) {
 		t.Errorf("no relay to PE %d via PE %d logged:\n%s", peer, via, out)
 	}
 }
+
+// TestOversubscribedBarriers runs 8 PE processes on this machine's cores
+// (2 in CI): a wait that does not yield would starve the PE it waits for.
+func TestOversubscribedBarriers(t *testing.T) {
+	codes, outs := world(t, 8, "barriers")
+	expectAll(t, codes, outs, 0)
+}

@@ -54,6 +54,8 @@ func runRole(role string) error {
 		err = spmd(p)
 	case "die":
 		err = dieOrWait(p)
+	case "barriers":
+		err = barriers(p, 300)
 	}
 	if err != nil {
 		return err
@@ -148,4 +150,31 @@ func dieOrWait(p *shmem.PE) error {
 		os.Exit(7)
 	}
 	return p.BarrierAll()
+}
+
+// barriers runs n barriers, each checked by a counter every PE bumps on
+// PE 0: with more PEs than cores it only finishes if waiting PEs give the
+// CPU to the PEs they wait for.
+func barriers(p *shmem.PE, n int) error {
+	c, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= n; i++ {
+		if err := shmem.AtomicAdd(p, c, 1, 0); err != nil {
+			return err
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if p.MyPE() == 0 {
+			if v := c.Local(p)[0]; v != int64(i*p.NPEs()) {
+				return fmt.Errorf("after barrier %d the counter is %d, want %d", i, v, i*p.NPEs())
+			}
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
