@@ -258,7 +258,7 @@ func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, err
 		case via[c.Rank][r] != direct:
 			v := via[c.Rank][r]
 			j.log.Info("relaying", "peer", r, "via", v)
-			paths[r] = j.node.RelayPath(r, v, recs[v].Data)
+			paths[r] = exitAware{j.node.RelayPath(r, v, recs[v].Data), &j.p}
 		case rec.Host == j.hostID && !c.Network:
 			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
 			if err != nil {
@@ -268,7 +268,7 @@ func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, err
 			paths[r] = udma.NewPath(seg.Heap(), seg.Bell(), fence, true)
 			shared = append(shared, r)
 		default:
-			paths[r] = j.node.Path(r, rec.Data)
+			paths[r] = exitAware{j.node.Path(r, rec.Data), &j.p}
 		}
 	}
 	for a := range via {
