@@ -143,12 +143,6 @@ func TestHostsPartition(t *testing.T) {
 // TestHostsGlobalExit: PE 1 calls GlobalExit(42); every process, on every
 // host, exits with 42.
 func TestHostsGlobalExit(t *testing.T) {
-	if os.Getenv("GOSHMEM_NETNS_GLOBALEXIT") != "1" {
-		// Known race: a PE sometimes sees another PE's connection drop
-		// before the exit notice reaches it and ends with ErrPEFailed
-		// instead of the status (1 run in 3 here). Set the variable to run.
-		t.Skip("GlobalExit across hosts races with failure detection; set GOSHMEM_NETNS_GLOBALEXIT=1 to run")
-	}
 	n := netns.New(t, netns.Config{Hosts: 3})
 	l := newLaunch(t, n, []int{0, 1, 2}, "exit", true, "TEST_EXITER=1")
 	expectCodes(t, l.startAll(t), 42)
