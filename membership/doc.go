@@ -14,5 +14,9 @@
 // and publishes the table's hash in its gossip metadata; a process seals when
 // every member of its table publishes the same hash, and then marks itself
 // sealed, so that a process whose view moved on after publishing that hash
-// adopts the sealed table instead of waiting for a different one.
+// adopts the sealed table instead of waiting for a different one. The view
+// is re-evaluated on every membership event and on a JoinInterval tick, and
+// an unsealed hash is re-announced every PushPullInterval, because on a
+// loaded host UDP gossip is dropped and sealing needs every member's
+// current hash.
 package membership

@@ -66,7 +66,12 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	return mc
 }
 
-// form runs the join/compute/publish/seal loop.
+// form runs the join/compute/publish/seal loop. It re-evaluates the view on
+// every membership event and also every JoinInterval, and while its table is
+// unsealed it re-announces its hash every PushPullInterval: on a loaded host
+// UDP gossip is dropped, and each member seals only after it has seen every
+// other member's current hash, so one lost update must not leave the others
+// waiting for the next push-pull to happen to carry it.
 func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, error) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.FormTimeout)
@@ -79,15 +84,19 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 	}()
 	// The joiner must be gone before the caller may shut memberlist down.
 	defer func() { stopJoin(); <-joined }()
+	tick := time.NewTicker(n.cfg.JoinInterval)
+	defer tick.Stop()
+	var lastPublish time.Time
+	refresh := false
 	for {
 		res := n.step()
 		if res.err != nil {
 			return nil, res.err
 		}
-		if res.publish {
-			if err := ml.UpdateNode(n.cfg.JoinInterval); err != nil {
-				n.cfg.Logger.Debug("membership: metadata update not yet gossiped", "node", n.self.Name, "err", err)
-			}
+		if res.publish || (refresh && !res.done) {
+			refresh = false
+			n.publish(ml)
+			lastPublish = time.Now()
 			if !res.done {
 				continue // a new own hash may already complete agreement (e.g. a world of one)
 			}
@@ -102,8 +111,26 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		case <-ctx.Done():
 			return nil, n.formError(ctx.Err())
 		case <-n.changed:
+		case <-tick.C:
+			refresh = n.hasPublished() && time.Since(lastPublish) >= n.cfg.PushPullInterval
 		}
 	}
+}
+
+// publish hands this process's current header to memberlist, which gossips
+// it under a new incarnation. It waits at most one gossip period for the
+// first transmission, so that a loaded host does not hold up the loop.
+func (n *node) publish(ml *memberlist.Memberlist) {
+	if err := ml.UpdateNode(n.cfg.GossipInterval); err != nil {
+		n.cfg.Logger.Debug("membership: metadata update not yet gossiped", "node", n.self.Name, "err", err)
+	}
+}
+
+// hasPublished reports whether this process announces a table hash.
+func (n *node) hasPublished() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.self.Hdr.Hash != [32]byte{}
 }
 
 // otherSeeds drops this process's own address from the seed list.
