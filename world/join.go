@@ -26,9 +26,11 @@ import (
 )
 
 // processSpin is how long a PE polls before it sleeps on its futex bell
-// (see pe.Config.Spin): long enough to ride out a burst of puts, short
-// next to the futex round trip it avoids.
-const processSpin = 20 * time.Microsecond
+// (see pe.Config.Spin): longer than a futex wake-up takes on a loaded VM
+// (10-20 µs measured), so two PEs in a barrier loop do not fall into
+// waking each other every round; the poll yields, so 8 PEs on 2 cores
+// still run (their 600-barrier test got faster: 7 s at 20 µs, 2.5 s here).
+const processSpin = 200 * time.Microsecond
 
 // Config describes this process's place in a multi-process world.
 type Config struct {
