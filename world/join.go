@@ -114,6 +114,7 @@ type joiner struct {
 	closed atomic.Bool
 
 	gossipWorld *membership.World
+	dataLn      net.Listener
 }
 
 func (j *joiner) fail(err error, detail string, args ...any) error {
@@ -146,6 +147,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	// The data listener is opened before the rank is known so that its
 	// address can travel in this PE's record.
 	dataLn, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	j.dataLn = dataLn // closed by release until the transport owns it
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
 	}
@@ -157,17 +159,14 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid()}
 	recs, err := j.exchange(ctx, mine)
 	if err != nil {
-		dataLn.Close()
 		return nil, err
 	}
 	for _, r := range recs {
 		if r.HeapSize != c.HeapSize {
-			dataLn.Close()
 			return nil, j.fail(errs.ErrInvalidArgument, "PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, c.HeapSize)
 		}
 	}
 	if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
-		dataLn.Close()
 		return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 	}
 	h := heap.New(j.seg.Heap())
@@ -176,9 +175,9 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	}); err != nil {
-		dataLn.Close()
 		return nil, j.fail(errs.ErrBootstrap, "network transport: %v", err)
 	}
+	j.dataLn = nil
 	via, reached, err := j.routes(recs)
 	if err != nil {
 		return nil, err
@@ -346,6 +345,9 @@ func (j *joiner) release() error {
 	}
 	if j.node != nil {
 		err = errors.Join(err, j.node.Close())
+	}
+	if j.dataLn != nil {
+		_ = j.dataLn.Close()
 	}
 	for _, s := range j.peers {
 		if s != nil {
