@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/spmdcheck"
 )
 
 // Exit codes of a PE process, which the tests assert.
@@ -44,13 +45,13 @@ func runRole(role string) int {
 	}
 	switch role {
 	case "spmd":
-		err = spmd(p)
+		err = spmdcheck.Run(p)
 	case "hold":
 		// Formed; wait until the test has tried its intruders.
 		if err = p.BarrierAll(); err == nil {
 			fmt.Println("READY")
 			_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
-			err = spmd(p)
+			err = spmdcheck.Run(p)
 		}
 	case "wait":
 		err = waitForFailure(p)
@@ -128,107 +129,6 @@ func globalExit(p *shmem.PE) error {
 	if exiter, _ := strconv.Atoi(os.Getenv("TEST_EXITER")); p.MyPE() == exiter {
 		p.GlobalExit(42)
 		select {} // the exit notice ends this process too
-	}
-	return p.BarrierAll()
-}
-
-// spmd checks RMA, atomics, a collective, a reduction and put-signal.
-func spmd(p *shmem.PE) error {
-	me, n := p.MyPE(), p.NPEs()
-	ring, err := shmem.Calloc[int64](p, 2)
-	if err != nil {
-		return err
-	}
-	counter, err := shmem.Calloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	if err := shmem.Put(p, ring, []int64{int64(me), int64(me * me)}, (me+1)%n); err != nil {
-		return err
-	}
-	// Fetch-add from every PE on one word of PE n-1: each PE's fetched
-	// values rise, and the word ends at the sum.
-	const adds = 50
-	last := int64(-1)
-	for i := 0; i < adds; i++ {
-		v, err := shmem.AtomicFetchAdd(p, counter, 1, n-1)
-		if err != nil {
-			return err
-		}
-		if v <= last || v >= adds*int64(n) {
-			return fmt.Errorf("fetch-add %d returned %d after %d", i, v, last)
-		}
-		last = v
-	}
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	prev := (me - 1 + n) % n
-	if got := ring.Local(p); got[0] != int64(prev) || got[1] != int64(prev*prev) {
-		return fmt.Errorf("ring put: PE %d holds %v, want [%d %d]", me, got, prev, prev*prev)
-	}
-	if v, err := shmem.G(p, counter, n-1); err != nil || v != adds*int64(n) {
-		return fmt.Errorf("counter at PE %d = %d (%v), want %d", n-1, v, err, adds*n)
-	}
-	src, err := shmem.Malloc[int32](p, 2)
-	if err != nil {
-		return err
-	}
-	dst, err := shmem.Malloc[int32](p, 2*n)
-	if err != nil {
-		return err
-	}
-	copy(src.Local(p), []int32{int32(me), int32(-me)})
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
-		return err
-	}
-	for i, v := range dst.Local(p) {
-		want := int32(i / 2)
-		if i%2 == 1 {
-			want = -want
-		}
-		if v != want {
-			return fmt.Errorf("fcollect[%d] = %d, want %d", i, v, want)
-		}
-	}
-	sum, err := shmem.Malloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	one, err := shmem.Malloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	one.Local(p)[0] = int64(me + 1)
-	if err := shmem.Reduce(p.TeamWorld(), shmem.OpSum, sum, one); err != nil {
-		return err
-	}
-	if got, want := sum.Local(p)[0], int64(n*(n+1)/2); got != want {
-		return fmt.Errorf("sum reduce = %d, want %d", got, want)
-	}
-	sig, err := shmem.Calloc[uint64](p, 1)
-	if err != nil {
-		return err
-	}
-	data, err := shmem.Calloc[int64](p, 4096)
-	if err != nil {
-		return err
-	}
-	payload := make([]int64, 4096)
-	for i := range payload {
-		payload[i] = int64(me*100000 + i)
-	}
-	if err := shmem.PutSignal(p, data, payload, sig, 1, shmem.SignalSet, (me+1)%n); err != nil {
-		return err
-	}
-	if _, err := shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1); err != nil {
-		return err
-	}
-	if got := data.Local(p); got[0] != int64(prev*100000) || got[4095] != int64(prev*100000+4095) {
-		return fmt.Errorf("put-signal data [%d..%d], want from PE %d", got[0], got[4095], prev)
 	}
 	return p.BarrierAll()
 }

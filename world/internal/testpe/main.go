@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/spmdcheck"
 )
 
 func main() {
@@ -51,7 +52,7 @@ func runRole(role string) error {
 	}
 	switch role {
 	case "spmd":
-		err = spmd(p)
+		err = spmdcheck.Run(p)
 	case "die":
 		err = dieOrWait(p)
 	case "barriers":
@@ -61,83 +62,6 @@ func runRole(role string) error {
 		return err
 	}
 	return p.Finalize()
-}
-
-// spmd checks RMA, atomics, signals and a collective across processes.
-func spmd(p *shmem.PE) error {
-	me, n := p.MyPE(), p.NPEs()
-	ring, err := shmem.Calloc[int64](p, 4)
-	if err != nil {
-		return err
-	}
-	counter, err := shmem.Calloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	if err := shmem.Put(p, ring, []int64{int64(me), int64(me * me)}, (me+1)%n); err != nil {
-		return err
-	}
-	for i := 0; i < 100; i++ {
-		if err := shmem.AtomicAdd(p, counter, 1, 0); err != nil {
-			return err
-		}
-	}
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	prev := (me - 1 + n) % n
-	if got := ring.Local(p); got[0] != int64(prev) || got[1] != int64(prev*prev) {
-		return fmt.Errorf("ring put: PE %d holds %v, want [%d %d]", me, got[:2], prev, prev*prev)
-	}
-	if v, err := shmem.G(p, counter, 0); err != nil || v != int64(100*n) {
-		return fmt.Errorf("counter at PE 0 = %d (%v), want %d", v, err, 100*n)
-	}
-	src, err := shmem.Malloc[int32](p, 2)
-	if err != nil {
-		return err
-	}
-	dst, err := shmem.Malloc[int32](p, 2*n)
-	if err != nil {
-		return err
-	}
-	copy(src.Local(p), []int32{int32(me), int32(-me)})
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
-		return err
-	}
-	for r, v := range dst.Local(p) {
-		want := int32(r / 2)
-		if r%2 == 1 {
-			want = -want
-		}
-		if v != want {
-			return fmt.Errorf("fcollect[%d] = %d, want %d", r, v, want)
-		}
-	}
-	sig, err := shmem.Calloc[uint64](p, 1)
-	if err != nil {
-		return err
-	}
-	data, err := shmem.Calloc[int64](p, 512)
-	if err != nil {
-		return err
-	}
-	payload := make([]int64, 512)
-	for i := range payload {
-		payload[i] = int64(me*1000 + i)
-	}
-	if err := shmem.PutSignal(p, data, payload, sig, 1, shmem.SignalSet, (me+1)%n); err != nil {
-		return err
-	}
-	if _, err := shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1); err != nil {
-		return err
-	}
-	if got := data.Local(p); got[511] != int64(prev*1000+511) {
-		return fmt.Errorf("put-signal data %d, want %d", got[511], prev*1000+511)
-	}
-	return p.BarrierAll()
 }
 
 // dieOrWait: the last PE exits without Finalize once everyone is up; the
