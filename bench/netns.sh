@@ -86,7 +86,6 @@ for i in 0 1; do
     ip -n "$ns" link set eth0 up
     ip -n "$sw" link set "p${i}l0" master br0 up
 done
-ip netns exec "${hosts[0]}" ping -c1 -W5 "$(addr 1)" >/dev/null
 
 go build -o "$tmp/shmem-perf" ./cmd/shmem-perf
 go build -o "$tmp/uid" ./bench/uid
