@@ -17,6 +17,10 @@ type pairing struct{ goshmem, oshmem string }
 //	goshmem tcp     <-> oshmem tcp   both cross the kernel's TCP stack
 //	goshmem tcp-tls <-> oshmem tcp   (OSHMEM has no TLS; the ratio shows
 //	                                 what encryption costs on top)
+//	goshmem tcp-hosts     <-> oshmem tcp   goshmem between two network
+//	goshmem tcp-hosts-tls <-> oshmem tcp   namespaces (bench/netns.sh): a
+//	                                 veth and bridge path instead of
+//	                                 loopback; OSHMEM's row stays loopback
 //
 // It is a function so the table cannot be changed at run time.
 func pairings() []pairing {
@@ -25,6 +29,8 @@ func pairings() []pairing {
 		{goshmem: "sim", oshmem: "shm"},
 		{goshmem: "tcp", oshmem: "tcp"},
 		{goshmem: "tcp-tls", oshmem: "tcp"},
+		{goshmem: "tcp-hosts", oshmem: "tcp"},
+		{goshmem: "tcp-hosts-tls", oshmem: "tcp"},
 	}
 }
 
