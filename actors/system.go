@@ -8,6 +8,7 @@ package actors
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -20,7 +21,11 @@ func NewSystem(logger *slog.Logger) *actor.ActorSystem {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	quiet := slog.New(debugOnly{logger.Handler()}).With("component", "protoactor")
-	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }),
+		// A message to a stopped actor starts a goroutine that sleeps one
+		// throttle interval (default 1 s) before it ends; a world that
+		// finalizes must not leave it behind for that long.
+		actor.WithDeadLetterThrottleInterval(time.Millisecond))
 }
 
 // debugOnly logs every record at Debug. protoactor reports at Error what

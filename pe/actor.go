@@ -25,6 +25,15 @@ func actorProps(s *state) *actor.Props {
 		case *actors.PEFailed:
 			s.markFailed(m.Rank, m.Reason)
 		case *actors.GlobalExit:
+			if s.cfg.Rank == 0 && m.Rank != 0 && s.exited.Load() == nil {
+				// Rank 0 reaches every PE; the caller may not (a relayed
+				// pair), so rank 0 passes the notice on once.
+				for r, pid := range s.cfg.Peers {
+					if r != 0 && r != m.Rank {
+						ctx.Send(pid, env)
+					}
+				}
+			}
 			s.markExited(m.Rank, m.Status)
 		}
 	})
