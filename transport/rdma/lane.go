@@ -1,6 +1,7 @@
 package rdma
 
 import (
+	"bufio"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -29,23 +30,38 @@ type lane struct {
 
 	slots *slotTable // set once by connect, before the reader starts
 
+	// The read side. Whoever holds the token reads the socket: a caller
+	// waiting for its own response (no goroutine hand-off on the common
+	// path), or the lane's reader goroutine while requests nobody waits for
+	// (relayed, GetNBI) are pending. br and hb belong to the holder.
+	rtok    chan struct{}
+	br      *bufio.Reader
+	hb      [headerSize]byte
+	orphans atomic.Int32  // pending relayed and detached requests
+	wake    chan struct{} // tells the reader goroutine that orphans rose
+	rtimer  *time.Timer   // fails the lane when a reading caller waits too long
+
 	written   atomic.Uint64 // frames written that complete only at a flush
 	acked     atomic.Uint64 // highest written count a flush ack has covered
 	fenceMark atomic.Uint64 // written count that later frames on the other lane must wait for
 	nbiFail   atomic.Int64  // rank a relay reported failed under a GetNBI, or -1
 
-	stMu       sync.Mutex // guards the fields below
-	raw        net.Conn
-	started    bool
-	isDead     bool
-	failErr    error // sentinel
-	failMsg    string
-	dead       chan struct{} // closed by fail
-	readerDone chan struct{} // closed when the reader has exited (or never started)
+	stMu    sync.Mutex // guards the fields below
+	raw     net.Conn
+	isDead  bool
+	failErr error // sentinel
+	failMsg string
+	dead    chan struct{} // closed by fail
 }
 
 func newLane(p *path, bulk bool, addr string) *lane {
-	l := &lane{p: p, bulk: bulk, addr: addr, dead: make(chan struct{}), readerDone: make(chan struct{})}
+	l := &lane{p: p, bulk: bulk, addr: addr, dead: make(chan struct{}),
+		rtok: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
+	l.rtok <- struct{}{}
+	l.rtimer = time.AfterFunc(time.Hour, func() {
+		l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, l.p.n.cfg.OpTimeout)
+	})
+	l.rtimer.Stop()
 	l.wbuf = make([]byte, headerSize+p.n.cfg.SmallMax)
 	l.nbiFail.Store(-1)
 	return l
@@ -71,9 +87,6 @@ func (l *lane) fail(sentinel error, detail string, args ...any) {
 	close(l.dead)
 	if l.raw != nil {
 		l.raw.Close() // the raw socket: a TLS close would try to write
-	}
-	if !l.started {
-		close(l.readerDone)
 	}
 	msg := l.failMsg
 	l.stMu.Unlock()
@@ -130,12 +143,13 @@ func (l *lane) ready(op string) error {
 		raw.Close()
 		return l.errFor(op)
 	}
-	l.raw, l.started = raw, true
+	l.raw = raw
 	l.slots = newSlotTable(n.cfg.MaxOutstanding)
+	l.br = bufio.NewReaderSize(conn, 64<<10)
 	n.wg.Add(1)
 	l.stMu.Unlock()
 	l.conn = conn
-	go l.readLoop(conn)
+	go l.readLoop()
 	return nil
 }
 
@@ -201,7 +215,7 @@ func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, 
 	if err := l.ready(op); err != nil {
 		return nil, err
 	}
-	s, ok := l.slots.acquire(l.dead, l.p.n.cfg.OpTimeout)
+	s, ok := l.acquireSlot()
 	if !ok {
 		l.fail(errs.ErrTimeout, "%d requests unanswered for %v", l.p.n.cfg.MaxOutstanding, l.p.n.cfg.OpTimeout)
 		return nil, l.errFor(op)
@@ -214,11 +228,15 @@ func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, 
 	}
 	h.id = s.id()
 	s.state.Store(slotPending)
+	if detached {
+		l.orphans.Add(1)
+	}
 	if err := l.writeLocked(h, nil, op); err != nil {
 		return nil, err
 	}
 	if detached {
 		l.written.Add(1)
+		l.wakeReader()
 	}
 	return s, nil
 }
@@ -236,31 +254,57 @@ func responseOp(op uint8) uint8 {
 }
 
 // await waits for s's response, releases s and returns the atomic's old
-// value. The wait is bounded by OpTimeout; expiry fails the lane.
+// value. The wait is bounded by OpTimeout; expiry fails the lane. When nobody
+// else is reading the lane, the caller reads the responses itself.
 func (l *lane) await(s *slot, op string) (uint64, error) {
-	s.timer.Reset(l.p.n.cfg.OpTimeout)
+	timeout := l.p.n.cfg.OpTimeout
+	deadline := time.Now().Add(timeout)
+	s.timer.Reset(timeout)
 	select {
 	case <-s.done:
 		s.timer.Stop()
+	case <-l.rtok:
+		s.timer.Stop()
+		if !l.readFor(s, deadline) {
+			return 0, l.errFor(op)
+		}
 	case <-l.dead:
 		s.timer.Stop()
 		select {
 		case <-s.done:
 		default:
-			<-l.readerDone
+			l.quiesce()
 			return 0, l.errFor(op)
 		}
 	case <-s.timer.C:
-		l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, l.p.n.cfg.OpTimeout)
-		<-l.readerDone
+		l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, timeout)
+		l.quiesce()
 		return 0, l.errFor(op)
 	}
+	return l.finish(s, op)
+}
+
+// finish releases the completed s and reports its result.
+func (l *lane) finish(s *slot, op string) (uint64, error) {
 	old, failed := s.old, s.fail
 	l.slots.release(s)
 	if failed >= 0 {
 		return 0, errs.New(op, l.p.n.cfg.Rank, failed, errs.ErrPEFailed, "relay towards PE %d reports PE %d failed", l.p.peer, failed)
 	}
 	return old, nil
+}
+
+// acquireSlot returns a free slot; the caller holds mu. While every slot is
+// pending, the reader goroutine reads, since the caller itself cannot.
+func (l *lane) acquireSlot() (*slot, bool) {
+	if s := l.slots.tryAcquire(); s != nil {
+		return s, true
+	}
+	l.orphans.Add(1)
+	l.wakeReader()
+	s, ok := l.slots.acquire(l.dead, l.p.n.cfg.OpTimeout)
+	l.orphans.Add(-1)
+	return s, ok
 }
 
 // call is request plus await.

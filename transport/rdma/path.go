@@ -110,7 +110,9 @@ func (p *path) Get(dst []byte, off uint64) error {
 		return err
 	}
 	var ring [64]*slot
-	window := min(len(ring), p.n.cfg.MaxInflight/chunk)
+	// Slots are released only by this loop's awaits, so more requests in
+	// flight than MaxOutstanding would wait for a slot forever.
+	window := min(len(ring), p.n.cfg.MaxInflight/chunk, p.n.cfg.MaxOutstanding)
 	issued, waited := 0, 0
 	var first error
 	for len(dst) > 0 || waited < issued {

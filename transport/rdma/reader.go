@@ -1,45 +1,122 @@
 package rdma
 
 import (
-	"bufio"
 	"errors"
 	"io"
-	"net"
+	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
 
 var errNoRequest = errors.New("response matches no pending request")
 
-// readLoop reads the responses of one lane in order and completes their
-// slots. Because the peer answers a connection's frames in order, a flush
-// ack read here proves every earlier response on the lane was handled.
-func (l *lane) readLoop(c net.Conn) {
-	n := l.p.n
-	defer n.wg.Done()
-	defer close(l.readerDone)
-	br := bufio.NewReaderSize(c, 64<<10)
-	var hb [headerSize]byte
+// readLoop is the lane's reader goroutine. It reads only while requests
+// that no caller waits for (relayed, GetNBI, or requests queued behind a
+// full slot table) are pending; otherwise waiting callers read their own
+// responses. Because the peer answers a connection's frames in order, a
+// flush ack read by anyone proves every earlier response was handled.
+func (l *lane) readLoop() {
+	defer l.p.n.wg.Done()
 	for {
-		if _, err := io.ReadFull(br, hb[:]); err != nil {
-			l.fail(errs.ErrPEFailed, "connection to %s lost: %v", l.addr, err)
-			l.failRelays()
+		select {
+		case <-l.wake:
+		case <-l.dead:
+			l.quiesceRelays()
 			return
 		}
-		s, h, err := l.match(hb[:])
-		if err == nil && h.status == statusOK && h.op == opGetResp {
-			if _, rerr := io.ReadFull(br, s.dst); rerr != nil {
-				err = rerr
+		for l.orphans.Load() > 0 {
+			select {
+			case <-l.rtok:
+			case <-l.dead:
+				l.quiesceRelays()
+				return
+			}
+			ok := l.readOne()
+			l.rtok <- struct{}{}
+			if !ok {
+				l.quiesceRelays()
+				return
 			}
 		}
-		if err != nil {
-			n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "peer", l.p.peer, "addr", l.addr, "reason", err)
-			l.fail(errs.ErrPEFailed, "connection to %s: %v", l.addr, err)
-			l.failRelays()
-			return
-		}
-		l.complete(s, &h)
 	}
+}
+
+// quiesceRelays answers the relayed requests of a dead lane once nobody is
+// reading into their buffers any more.
+func (l *lane) quiesceRelays() {
+	<-l.rtok
+	l.failRelays()
+	l.rtok <- struct{}{}
+}
+
+// quiesce returns once no reader is filling a buffer of the dead lane, so a
+// failed Get's caller owns its buffer again.
+func (l *lane) quiesce() {
+	<-l.rtok
+	l.rtok <- struct{}{}
+}
+
+// wakeReader tells the reader goroutine that orphans rose.
+func (l *lane) wakeReader() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// readFor reads frames, holding the read token, until s completes or the
+// lane fails; it reports whether s completed. deadline bounds the wait.
+func (l *lane) readFor(s *slot, deadline time.Time) bool {
+	ok := !l.deadNow()
+	if ok {
+		l.rtimer.Reset(time.Until(deadline))
+	wait:
+		for {
+			select {
+			case <-s.done:
+				break wait
+			default:
+			}
+			if !l.readOne() {
+				ok = false
+				break
+			}
+		}
+		l.rtimer.Stop()
+	}
+	l.rtok <- struct{}{}
+	if ok {
+		return true
+	}
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// readOne reads, checks and completes one response; the caller holds the
+// read token. It reports false once the lane has failed.
+func (l *lane) readOne() bool {
+	n := l.p.n
+	if _, err := io.ReadFull(l.br, l.hb[:]); err != nil {
+		l.fail(errs.ErrPEFailed, "connection to %s lost: %v", l.addr, err)
+		return false
+	}
+	s, h, err := l.match(l.hb[:])
+	if err == nil && h.status == statusOK && h.op == opGetResp {
+		if _, rerr := io.ReadFull(l.br, s.dst); rerr != nil {
+			err = rerr
+		}
+	}
+	if err != nil {
+		n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "peer", l.p.peer, "addr", l.addr, "reason", err)
+		l.fail(errs.ErrPEFailed, "connection to %s: %v", l.addr, err)
+		return false
+	}
+	l.complete(s, &h)
+	return true
 }
 
 // match decodes a response header and finds its slot, checking everything
@@ -88,6 +165,7 @@ func (l *lane) complete(s *slot, h *header) {
 	switch {
 	case s.relay != nil:
 		if s.state.CompareAndSwap(slotPending, slotClaimed) {
+			l.orphans.Add(-1)
 			s.relay.relayResponse(s, h)
 			l.slots.releaseBuf(s, l.p.n)
 		}
@@ -95,6 +173,7 @@ func (l *lane) complete(s *slot, h *header) {
 		if s.fail >= 0 {
 			l.nbiFail.Store(int64(s.fail))
 		}
+		l.orphans.Add(-1)
 		l.slots.release(s)
 	default:
 		s.done <- struct{}{}
@@ -114,6 +193,7 @@ func (l *lane) failRelays() {
 			!s.state.CompareAndSwap(slotPending, slotClaimed) {
 			continue
 		}
+		l.orphans.Add(-1)
 		s.fail = l.p.peer
 		h := header{op: s.want}
 		s.relay.relayResponse(s, &h)

@@ -91,7 +91,7 @@ func (l *lane) forwardRequest(h *header, sc *serverConn) {
 	var s *slot
 	if err == nil {
 		var ok bool
-		if s, ok = l.slots.acquire(l.dead, l.p.n.cfg.OpTimeout); !ok {
+		if s, ok = l.acquireSlot(); !ok {
 			err = l.errFor("relay")
 		}
 	}
@@ -110,10 +110,16 @@ func (l *lane) forwardRequest(h *header, sc *serverConn) {
 	}
 	h.id = s.id()
 	s.state.Store(slotPending)
-	if l.writeLocked(h, nil, "relay") != nil && s.state.CompareAndSwap(slotPending, slotClaimed) {
-		sc.respondFailNow(s.want, id, l.p.peer)
-		l.slots.releaseBuf(s, l.p.n)
+	l.orphans.Add(1)
+	if l.writeLocked(h, nil, "relay") != nil {
+		if s.state.CompareAndSwap(slotPending, slotClaimed) {
+			l.orphans.Add(-1)
+			sc.respondFailNow(s.want, id, l.p.peer)
+			l.slots.releaseBuf(s, l.p.n)
+		}
+		return
 	}
+	l.wakeReader()
 }
 
 func (sc *serverConn) respondFailNow(op uint8, id uint64, rank int) {

@@ -52,12 +52,7 @@ func newSlotTable(max int) *slotTable {
 // acquire returns a free slot, waiting for one while all max are pending.
 // It reports false when dead closes or timeout passes first.
 func (t *slotTable) acquire(dead <-chan struct{}, timeout time.Duration) (*slot, bool) {
-	select {
-	case i := <-t.free:
-		return t.slots[i].Load(), true
-	default:
-	}
-	if s := t.grow(); s != nil {
+	if s := t.tryAcquire(); s != nil {
 		return s, true
 	}
 	tm := time.NewTimer(timeout) // only when every slot is busy
@@ -69,6 +64,16 @@ func (t *slotTable) acquire(dead <-chan struct{}, timeout time.Duration) (*slot,
 	case <-tm.C:
 	}
 	return nil, false
+}
+
+// tryAcquire returns a free slot, or nil while all max are pending.
+func (t *slotTable) tryAcquire() *slot {
+	select {
+	case i := <-t.free:
+		return t.slots[i].Load()
+	default:
+	}
+	return t.grow()
 }
 
 func (t *slotTable) grow() *slot {
