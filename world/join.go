@@ -32,19 +32,6 @@ import (
 // still run (their 600-barrier test got faster: 7 s at 20 µs, 2.5 s here).
 const processSpin = 200 * time.Microsecond
 
-// spinFor returns how long this PE's waits poll: processSpin when every
-// peer is reached through shared memory, and none when any is reached over
-// the network, because a goroutine that polls keeps Go's scheduler from
-// checking the network poller, which delays the very frames it waits for.
-func spinFor(paths []transport.Path) time.Duration {
-	for _, p := range paths {
-		if _, mapped := p.(*udma.Path); !mapped {
-			return 0
-		}
-	}
-	return processSpin
-}
-
 // Config describes this process's place in a multi-process world.
 type Config struct {
 	UID        bootstrap.UniqueID
@@ -193,7 +180,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: spinFor(paths),
+		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: processSpin,
 	})
 	if err != nil {
 		return nil, err
