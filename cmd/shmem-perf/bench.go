@@ -109,6 +109,44 @@ func (r *runner) mallocs() uint64 {
 	return r.mstats.Mallocs
 }
 
+// timeLoop runs call skip+iters times and returns the mean latency of the
+// last iters calls in µs and their allocations per call. With between set,
+// only the calls are timed and between runs untimed after each (OSU's
+// collectives); without, the whole loop is timed (OSU's point-to-point
+// benchmarks).
+func (r *runner) timeLoop(skip, iters int, call func(i int) error, between func() error) (lat, allocs float64, err error) {
+	var total time.Duration
+	var m0 uint64
+	var t0 time.Time
+	for i := 0; i < skip+iters; i++ {
+		if i == skip {
+			m0 = r.mallocs()
+			t0 = time.Now()
+		}
+		if between == nil {
+			// The whole loop is timed: nothing but the call in it.
+			if err := call(i); err != nil {
+				return 0, 0, err
+			}
+			continue
+		}
+		c0 := time.Now()
+		if err := call(i); err != nil {
+			return 0, 0, err
+		}
+		if i >= skip {
+			total += time.Since(c0)
+		}
+		if err := between(); err != nil {
+			return 0, 0, err
+		}
+	}
+	if between == nil {
+		total = time.Since(t0)
+	}
+	return us(total) / float64(iters), float64(r.mallocs()-m0) / float64(iters), nil
+}
+
 // meanOverPEs gathers each PE's v at PE 0 and returns their mean there.
 func (r *runner) meanOverPEs(v float64) (float64, error) {
 	if err := r.p.BarrierAll(); err != nil { // PE 0 read the last round
@@ -162,13 +200,8 @@ func (r *runner) p2p(name string) error {
 			return err
 		}
 		if r.me == 0 {
-			var t0 time.Time
-			var m0 uint64
-			for i := 0; i < skip+iters; i++ {
-				if i == skip {
-					m0 = r.mallocs()
-					t0 = time.Now()
-				}
+			lat, allocs, err := r.timeLoop(skip, iters, func(int) error {
+				var err error
 				switch name {
 				case "put":
 					err = shmem.Put(p, remoteR, src, 1)
@@ -182,12 +215,11 @@ func (r *runner) p2p(name string) error {
 				if err == nil && name != "get" {
 					err = p.Quiet()
 				}
-				if err != nil {
-					return err
-				}
+				return err
+			}, nil)
+			if err != nil {
+				return err
 			}
-			lat := us(time.Since(t0)) / float64(iters)
-			allocs := float64(r.mallocs()-m0) / float64(iters)
 			r.row(name, size, iters, lat, float64(size)/lat, allocs)
 		}
 		if err := p.BarrierAll(); err != nil {
@@ -276,14 +308,9 @@ func (r *runner) atomic(name string) error {
 		return err
 	}
 	if r.me == 0 {
-		var t0 time.Time
-		var m0 uint64
-		var v int64
-		for i := 0; i < p2pSkip+p2pIters; i++ {
-			if i == p2pSkip {
-				m0 = r.mallocs()
-				t0 = time.Now()
-			}
+		lat, allocs, err := r.timeLoop(p2pSkip, p2pIters, func(i int) error {
+			var v int64
+			var err error
 			switch name {
 			case "atomic_fetch_add":
 				v, err = shmem.AtomicFetchAdd(p, atom, 1, 1)
@@ -304,13 +331,13 @@ func (r *runner) atomic(name string) error {
 			default:
 				return fmt.Errorf("unknown bench")
 			}
-			if err != nil {
-				return err
-			}
 			r.sink += v
+			return err
+		}, nil)
+		if err != nil {
+			return err
 		}
-		lat := us(time.Since(t0)) / p2pIters
-		r.row(name, 8, p2pIters, lat, 0, float64(r.mallocs()-m0)/p2pIters)
+		r.row(name, 8, p2pIters, lat, 0, allocs)
 	}
 	if err := p.BarrierAll(); err != nil {
 		return err
@@ -324,23 +351,11 @@ func (r *runner) barrier() error {
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
-	var total time.Duration
-	var m0 uint64
-	for i := 0; i < collSkip+collIters; i++ {
-		if i == collSkip {
-			m0 = r.mallocs()
-		}
-		t0 := time.Now()
-		if err := p.BarrierAll(); err != nil {
-			return err
-		}
-		if i >= collSkip {
-			total += time.Since(t0)
-		}
-	}
-	allocs := float64(r.mallocs()-m0) / collIters
-	lat, err := r.meanOverPEs(us(total) / collIters)
+	lat, allocs, err := r.timeLoop(collSkip, collIters, func(int) error { return p.BarrierAll() }, nil)
 	if err != nil {
+		return err
+	}
+	if lat, err = r.meanOverPEs(lat); err != nil {
 		return err
 	}
 	r.row("barrier", 0, collIters, lat, 0, allocs)
@@ -377,37 +392,22 @@ func collective[T int64 | float64](r *runner, name string) error {
 		if err := p.BarrierAll(); err != nil {
 			return err
 		}
-		var total time.Duration
-		var m0 uint64
-		for i := 0; i < skip+iters; i++ {
-			if i == skip {
-				m0 = r.mallocs()
-			}
-			t0 := time.Now()
+		lat, allocs, err := r.timeLoop(skip, iters, func(int) error {
 			switch name {
 			case "broadcast":
-				err = shmem.Broadcast(team, d, s, 0)
+				return shmem.Broadcast(team, d, s, 0)
 			case "fcollect":
-				err = shmem.FCollect(team, d, s)
-			default:
-				err = shmem.Reduce(team, shmem.OpSum, d, s)
+				return shmem.FCollect(team, d, s)
 			}
-			if i >= skip {
-				total += time.Since(t0)
-			}
-			if err != nil {
-				return err
-			}
-			if err := p.BarrierAll(); err != nil {
-				return err
-			}
+			return shmem.Reduce(team, shmem.OpSum, d, s)
+		}, p.BarrierAll)
+		if err != nil {
+			return err
 		}
-		allocs := float64(r.mallocs()-m0) / float64(iters)
 		if err := checkColl(r, name, d, n); err != nil {
 			return err
 		}
-		lat, err := r.meanOverPEs(us(total) / float64(iters))
-		if err != nil {
+		if lat, err = r.meanOverPEs(lat); err != nil {
 			return err
 		}
 		r.row(name, size, iters, lat, 0, allocs)
