@@ -20,6 +20,8 @@
 #   BENCHES      benches of the shared-memory runs         (default all)
 #   MAXSIZE      largest message of the shared-memory runs (default 4194304)
 #   TCP_BENCHES  benches of the TCP runs   (default put,get,atomic_fetch_add,barrier)
+#                goshmem's TCP runs add tcp_rtt, a plain Go TCP round trip of 8 bytes
+#                between the same two processes: the raw reference of the targets
 #   TCP_MAXSIZE  largest message of the TCP runs           (default 1048576)
 #   NOTES        Markdown appended under the targets       (default bench/NOTES.md)
 #   OUT          the raw CSV                               (default bench/results.csv)
@@ -75,8 +77,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
     TRANSPORTS=shm BENCHES=$BENCHES MAXSIZE=$MAXSIZE bench/oshmem/run.sh "$csv"
     goshmem udma -b "$BENCHES" -m "$MAXSIZE"
     TRANSPORTS=tcp BENCHES=$TCP_BENCHES MAXSIZE=$TCP_MAXSIZE bench/oshmem/run.sh "$csv"
-    SHMEM_TRANSPORT=tcp goshmem tcp-tls -b "$TCP_BENCHES" -m "$TCP_MAXSIZE"
-    SHMEM_TRANSPORT=tcp goshmem tcp -notls -b "$TCP_BENCHES" -m "$TCP_MAXSIZE"
+    SHMEM_TRANSPORT=tcp goshmem tcp-tls -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
+    SHMEM_TRANSPORT=tcp goshmem tcp -notls -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
 done
 elapsed=$(($(date +%s) - start))
 cp "$csv" "$OUT"

@@ -27,7 +27,8 @@
 #
 # Environment (all optional):
 #   ROUNDS   rounds                               (default 3)
-#   BENCHES  benches   (default put,get,atomic_fetch_add,barrier, as compare.sh's TCP runs)
+#   BENCHES  benches   (default put,get,atomic_fetch_add,barrier,tcp_rtt, as compare.sh's TCP runs;
+#            tcp_rtt is a plain Go TCP round trip between the two hosts, the raw reference)
 #   MAXSIZE  largest message in bytes             (default 1048576)
 #   OUT      the raw CSV                          (default bench/results.csv)
 #   NOTES    Markdown appended under the targets  (default bench/NOTES.md)
@@ -37,7 +38,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ROUNDS=${ROUNDS:-3}
-BENCHES=${BENCHES:-put,get,atomic_fetch_add,barrier}
+BENCHES=${BENCHES:-put,get,atomic_fetch_add,barrier,tcp_rtt}
 MAXSIZE=${MAXSIZE:-1048576}
 OUT=${OUT:-bench/results.csv}
 NOTES=${NOTES:-bench/NOTES.md}
@@ -97,7 +98,7 @@ pe() {
     local r=$1 uid=$2 label=$3
     ip netns exec "${hosts[$r]}" env SHMEM_RANK="$r" SHMEM_NPES=2 SHMEM_UNIQUE_ID="$uid" \
         SHMEM_HOST_ID="host$r" SHMEM_TRANSPORT=tcp SHMEM_UID_SOCK_IFNAME=eth0 \
-        timeout 1800 "$tmp/shmem-perf" -csv -t "$label" -b "$BENCHES" -m "$MAXSIZE" \
+        timeout 1800 "$tmp/shmem-perf" -csv -t "$label" -b "$BENCHES" -m "$MAXSIZE" -rawhost "$(addr 1)" \
         >"$tmp/pe$r.out" 2>"$tmp/pe$r.err" &
 }
 

@@ -55,6 +55,11 @@ type Config struct {
 	// many goroutines share few cores, so the default 0 polls only a few
 	// times. The poll yields the CPU, to goroutines and to processes.
 	Spin time.Duration
+	// SocketWriters says that goroutines reading sockets (the rdma
+	// server) write this PE's heap, so its waits must keep a thread in
+	// the runtime's network poller (see pollerKick). Default false: in
+	// one process every writer is a PE goroutine.
+	SocketWriters bool
 	// Logger receives the PE's log; nil discards.
 	Logger *slog.Logger
 	// OnGlobalExit, if set, runs once when any PE calls GlobalExit (the
@@ -83,6 +88,7 @@ type state struct {
 	engines []transport.Engine // distinct engines of paths, Quieted in order
 	local   []byte
 	bell    transport.Bell
+	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
 	exited    atomic.Pointer[exitInfo]
@@ -121,6 +127,9 @@ func Start(cfg Config) (*PE, error) {
 	s := &state{
 		cfg: cfg, log: log.With("pe", cfg.Rank), paths: cfg.Paths,
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+	}
+	if cfg.SocketWriters {
+		s.kick = newPollerKick()
 	}
 	seen := map[transport.Engine]bool{}
 	for _, p := range cfg.Paths {

@@ -16,7 +16,14 @@ const wakeEvery = 10 * time.Millisecond
 // world ended, or any PE has failed (the value it waits for may never come).
 func (p *PE) WaitLocal(op string, cond func() bool) error {
 	b := p.s.bell
+	for i := 0; i < tightChecks; i++ {
+		if cond() {
+			return nil
+		}
+	}
+	defer p.s.kick.stop()
 	for {
+		p.s.kick.kick()
 		if poll(cond, p.s.cfg.Spin) {
 			return nil
 		}

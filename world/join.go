@@ -181,6 +181,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
 		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: processSpin,
+		SocketWriters: len(shared) < c.NPEs,
 	})
 	if err != nil {
 		return nil, err

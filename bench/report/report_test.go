@@ -212,6 +212,9 @@ func TestTargetVerdicts(t *testing.T) {
 		{implOshmem, "shm", "put", 2 << 20}:   {bandwidthMBps: 100},
 		{implGoshmem, "udma", "put", 4 << 20}: {bandwidthMBps: 200},
 		{implOshmem, "shm", "put", 4 << 20}:   {bandwidthMBps: 100},
+		{implGoshmem, "tcp", "get", 8}:        {latencyUS: 30},
+		{implGoshmem, "tcp", "tcp_rtt", 8}:    {latencyUS: 20},
+		{implOshmem, "tcp", "get", 8}:         {latencyUS: 10},
 	}
 	for _, tg := range targets() {
 		r, _, _, met, ok := tg.verdict(stats)
@@ -223,6 +226,14 @@ func TestTargetVerdicts(t *testing.T) {
 		case "put bandwidth 1-4 MiB, shared memory":
 			if !ok || r != 0.9 || met {
 				t.Errorf("%s: ratio %v met %v ok %v, want the worst size 0.9, not met", tg.what, r, met, ok)
+			}
+		case "get 8 B vs raw Go TCP round trip":
+			if tg.goshmem == "tcp" && (!ok || r != 1.5 || met) {
+				t.Errorf("%s: ratio %v met %v ok %v, want 1.5 against goshmem's own tcp_rtt row, not met", tg.what, r, met, ok)
+			}
+		case "get 8 B, TCP":
+			if tg.goshmem == "tcp" && (!ok || r != 3) {
+				t.Errorf("%s: ratio %v ok %v, want 3 against OSHMEM", tg.what, r, ok)
 			}
 		case "get 8 B, shared memory":
 			if ok {

@@ -82,6 +82,8 @@ func (r *runner) bench(name string) error {
 		return r.putMR()
 	case "barrier":
 		return r.barrier()
+	case "tcp_rtt":
+		return r.rawTCP()
 	case "broadcast", "fcollect", "reduce":
 		return collective[int64](r, name)
 	case "reduce_f64":

@@ -18,6 +18,8 @@
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
 //	-t     transport label for the CSV, overriding the detected one
 //	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
+//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt reference, a plain
+//	       Go TCP round trip of 8 bytes (default 127.0.0.1)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 //
@@ -54,6 +56,7 @@ type config struct {
 	np      int    // > 0: launch this many processes of this binary
 	noTLS   bool   // with -np: a unique ID without TLS
 	profile string // CPU profile file; each PE adds ".<rank>"
+	rawHost string // the address tcp_rtt dials to reach PE 1
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -67,6 +70,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
+	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt reference")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -11,7 +11,7 @@ func benchNames() []string {
 	return []string{"put", "get", "put_nb", "get_nb", "put_mr",
 		"atomic_fetch_add", "atomic_add", "atomic_compare_swap", "atomic_swap",
 		"atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc",
-		"barrier", "broadcast", "fcollect", "reduce", "reduce_f64"}
+		"barrier", "broadcast", "fcollect", "reduce", "reduce_f64", "tcp_rtt"}
 }
 
 // groupPrefix maps a group name of -b to the prefix of the benches it holds.

@@ -64,6 +64,12 @@ type Config struct {
 	// stalled socket). An expired wait fails the peer: an unresponsive peer
 	// may have lost our puts. Default 30 s.
 	OpTimeout time.Duration
+	// BusyPoll is how long a read polls its socket before it parks in the
+	// runtime's poller (see busyConn): a response that comes within it
+	// costs no thread wake-up, which on a virtual machine is most of a
+	// loopback round trip. Default 0: reads park at once, which suits many
+	// nodes in one process (tests, simulations); a PE process sets it.
+	BusyPoll time.Duration
 	// Logger receives connection events and the reason for every closed
 	// connection. Default slog.Default().
 	Logger *slog.Logger
@@ -116,6 +122,8 @@ func (c *Config) withDefaults() (Config, error) {
 		return bad("MaxInflight %d below ChunkSize %d", cfg.MaxInflight, cfg.ChunkSize)
 	case cfg.MaxOutstanding < 1 || cfg.MaxOutstanding > 1<<16:
 		return bad("MaxOutstanding %d outside [1, 65536]", cfg.MaxOutstanding)
+	case cfg.BusyPoll < 0 || cfg.BusyPoll > time.Second:
+		return bad("BusyPoll %v outside [0, 1s]", cfg.BusyPoll)
 	case cfg.OpTimeout < 0:
 		return bad("OpTimeout %v negative", cfg.OpTimeout)
 	}

@@ -120,10 +120,10 @@ func (l *lane) ready(op string) error {
 	if err != nil {
 		return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed, "dial %s: %v", l.addr, err)
 	}
-	conn := raw
+	conn := newBusyConn(raw, n.cfg.BusyPoll)
 	raw.SetDeadline(time.Now().Add(timeout))
 	if n.cfg.ClientTLS != nil {
-		tc := tls.Client(raw, n.cfg.ClientTLS)
+		tc := tls.Client(conn, n.cfg.ClientTLS)
 		if err := tc.Handshake(); err != nil {
 			raw.Close()
 			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "TLS handshake with %s: %v", l.addr, err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/transport"
@@ -25,6 +26,8 @@ type serverConn struct {
 	bw  *bufio.Writer
 	wdl time.Time
 	ob  [headerSize]byte
+
+	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
 	dirty     bool // responses buffered by the reader, flushed when input runs dry
 	relayFail int  // rank a relayed write could not reach, or -1; reported at the next relayed flush
@@ -49,10 +52,10 @@ func (sc *serverConn) serve() {
 // handshake runs TLS and Authenticate under OpTimeout, before any frame.
 func (sc *serverConn) handshake() error {
 	cfg := &sc.n.cfg
-	sc.c = sc.raw
+	sc.c = newBusyConn(sc.raw, cfg.BusyPoll)
 	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
 	if cfg.ServerTLS != nil {
-		tc := tls.Server(sc.raw, cfg.ServerTLS)
+		tc := tls.Server(sc.c, cfg.ServerTLS)
 		if err := tc.Handshake(); err != nil {
 			return err
 		}
@@ -118,6 +121,11 @@ func (sc *serverConn) apply(h *header, heap []byte) error {
 		}
 		if h.op == opPutSignal {
 			transport.ApplySignal(heap, h.cond, h.operand, transport.SignalOp(h.aop))
+		} else {
+			// The copy is plain stores and Ring starts with a load: without
+			// a full barrier between them a waiter arming meanwhile could
+			// miss both the data and the ring (transport.Bell's contract).
+			sc.publish.Add(1)
 		}
 	case opAtomic, opAtomicPost:
 		old := transport.ApplyAtomic(heap, transport.AtomicOp(h.aop), int(h.width), h.off, h.operand, h.cond)

@@ -1,0 +1,112 @@
+package rdma
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// tcpPair returns the two ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); s.Close() })
+	return c, s
+}
+
+func TestBusyConnReadsWhatArrivesLaterAndEOF(t *testing.T) {
+	c, s := tcpPair(t)
+	bc := newBusyConn(c, time.Millisecond)
+	if _, ok := bc.(*busyConn); !ok {
+		t.Fatalf("a TCP connection with spin > 0 is not wrapped: %T", bc)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // writes in pieces, some within the spin and some after it
+		defer wg.Done()
+		for _, chunk := range [][]byte{[]byte("abc"), []byte("defgh"), bytes.Repeat([]byte("x"), 100<<10)} {
+			time.Sleep(2 * time.Millisecond) // pacing the writer, not synchronising
+			s.Write(chunk)
+		}
+		s.Close()
+	}()
+	got, err := io.ReadAll(bc)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte("abcdefgh"), bytes.Repeat([]byte("x"), 100<<10)...)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, want %d in order", len(got), len(want))
+	}
+}
+
+func TestBusyConnHonoursDeadlineAndClose(t *testing.T) {
+	c, _ := tcpPair(t)
+	bc := newBusyConn(c, 100*time.Microsecond)
+	bc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+	var b [8]byte
+	if _, err := bc.Read(b[:]); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	bc.SetReadDeadline(time.Time{})
+	done := make(chan error, 1)
+	go func() { _, err := bc.Read(b[:]); done <- err }()
+	c.Close()
+	if err := <-done; !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("read on a closed connection: %v, want net.ErrClosed", err)
+	}
+}
+
+func TestBusyConnNotWrapped(t *testing.T) {
+	c, _ := tcpPair(t)
+	if newBusyConn(c, 0) != c {
+		t.Fatal("spin 0 must leave the connection as it is")
+	}
+	p1, p2 := net.Pipe()
+	defer p1.Close()
+	defer p2.Close()
+	if newBusyConn(p1, time.Millisecond) != p1 {
+		t.Fatal("a connection that is not TCP must be left as it is")
+	}
+}
+
+// TestBusyPollWorld runs the data paths with polling reads on both ends,
+// TLS included, as a PE process does.
+func TestBusyPollWorld(t *testing.T) {
+	w := newWorld(t, 2, 4<<20, func(c *Config) { c.BusyPoll = 200 * time.Microsecond })
+	p, eng := w.path(0, 1), w.nodes[0].Engine()
+	for i, n := range []int{8, 8<<10 + 1, 1 << 20} {
+		src := pattern(n, byte(i))
+		if err := p.Put(0, src); err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.Quiet(); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, n)
+		if err := p.Get(got, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, src) || !bytes.Equal(w.heaps[1][:n], src) {
+			t.Fatalf("%d bytes differ after Put, Quiet and Get", n)
+		}
+	}
+}
