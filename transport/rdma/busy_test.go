@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -33,7 +34,8 @@ func tcpPair(t *testing.T) (net.Conn, net.Conn) {
 
 func TestBusyConnReadsWhatArrivesLaterAndEOF(t *testing.T) {
 	c, s := tcpPair(t)
-	bc := newBusyConn(c, time.Millisecond)
+	polling := new(atomic.Bool)
+	bc := newBusyConn(c, time.Millisecond, polling)
 	if _, ok := bc.(*busyConn); !ok {
 		t.Fatalf("a TCP connection with spin > 0 is not wrapped: %T", bc)
 	}
@@ -56,11 +58,32 @@ func TestBusyConnReadsWhatArrivesLaterAndEOF(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("read %d bytes, want %d in order", len(got), len(want))
 	}
+	if polling.Load() {
+		t.Fatal("the node's polling slot is still taken after the reads")
+	}
+}
+
+func TestBusyConnParksWhileAnotherPolls(t *testing.T) {
+	c, s := tcpPair(t)
+	polling := new(atomic.Bool)
+	polling.Store(true) // another connection of the node is polling
+	bc := newBusyConn(c, time.Hour, polling)
+	go func() {
+		time.Sleep(time.Millisecond) // pacing only
+		s.Write([]byte("ping"))
+	}()
+	var b [4]byte
+	if _, err := io.ReadFull(bc, b[:]); err != nil || string(b[:]) != "ping" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+	if !polling.Load() {
+		t.Fatal("a read that did not take the polling slot released it")
+	}
 }
 
 func TestBusyConnHonoursDeadlineAndClose(t *testing.T) {
 	c, _ := tcpPair(t)
-	bc := newBusyConn(c, 100*time.Microsecond)
+	bc := newBusyConn(c, 100*time.Microsecond, new(atomic.Bool))
 	bc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
 	var b [8]byte
 	if _, err := bc.Read(b[:]); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -77,13 +100,13 @@ func TestBusyConnHonoursDeadlineAndClose(t *testing.T) {
 
 func TestBusyConnNotWrapped(t *testing.T) {
 	c, _ := tcpPair(t)
-	if newBusyConn(c, 0) != c {
+	if newBusyConn(c, 0, nil) != c {
 		t.Fatal("spin 0 must leave the connection as it is")
 	}
 	p1, p2 := net.Pipe()
 	defer p1.Close()
 	defer p2.Close()
-	if newBusyConn(p1, time.Millisecond) != p1 {
+	if newBusyConn(p1, time.Millisecond, nil) != p1 {
 		t.Fatal("a connection that is not TCP must be left as it is")
 	}
 }

@@ -120,7 +120,7 @@ func (l *lane) ready(op string) error {
 	if err != nil {
 		return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed, "dial %s: %v", l.addr, err)
 	}
-	conn := newBusyConn(raw, n.cfg.BusyPoll)
+	conn := newBusyConn(raw, n.cfg.BusyPoll, &n.polling)
 	raw.SetDeadline(time.Now().Add(timeout))
 	if n.cfg.ClientTLS != nil {
 		tc := tls.Client(conn, n.cfg.ClientTLS)

@@ -49,6 +49,7 @@ type Node struct {
 	failed  map[int]bool
 	servers map[*serverConn]struct{}
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
+	polling atomic.Bool             // one read of the node busy-polls at a time (busyConn)
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
