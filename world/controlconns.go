@@ -9,14 +9,15 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 )
 
 // connectTimeout bounds how long a control-plane connection takes to be
 // established (TCP, TLS and protoactor's connect handshake). gRPC retries
 // within it with its own backoff; a peer not reached by then is treated as
-// protoactor treats any failed connection (EndpointTerminatedEvent). Its
-// five fail-fast attempts 2 s apart took about as long.
+// protoactor treats any failed connection (EndpointTerminatedEvent).
+// protoactor's own five fail-fast attempts, 2 s apart, took about as long.
 const connectTimeout = 10 * time.Second
 
 // dialWait bounds how long close waits for dials already under way to
@@ -129,10 +130,19 @@ func (t *controlConns) intercept(ctx context.Context, desc *grpc.StreamDesc, cc 
 	ctx, cancel := context.WithCancel(ctx)
 	a := &attempt{cancel: cancel}
 	t.mu.Lock()
+	for c := range t.clients {
+		if c.GetState() == connectivity.Shutdown { // its writer closed it
+			delete(t.clients, c)
+		}
+	}
 	t.clients[cc] = struct{}{}
 	if t.closing {
+		late := t.life.Err() != nil // close has run: nothing else will close cc
 		t.mu.Unlock()
 		cancel()
+		if late {
+			_ = cc.Close()
+		}
 		return nil, errControlClosing
 	}
 	t.attempts[a] = struct{}{}
