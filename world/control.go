@@ -44,6 +44,7 @@ type control struct {
 	rem   *remote.Remote
 	coord *actor.PID
 	sub   *eventstream.Subscription
+	conns *controlConns
 
 	mu       sync.Mutex
 	byAddr   map[string]int
@@ -59,7 +60,7 @@ type control struct {
 }
 
 func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (c *control, err error) {
-	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{})}
+	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{}), conns: newControlConns()}
 	serverCreds, dialCreds := insecure.NewCredentials(), insecure.NewCredentials()
 	if serverTLS != nil {
 		serverCreds, dialCreds = credentials.NewTLS(serverTLS), credentials.NewTLS(clientTLS)
@@ -71,13 +72,19 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 	cfg := remote.Configure(host, 0,
 		remote.WithServerOptions(grpc.Creds(serverCreds), grpc.MaxRecvMsgSize(8<<20),
 			grpc.StreamInterceptor(authStream(token)), grpc.UnaryInterceptor(authUnary(token)),
-			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true})),
-		// Keepalive notices a host that vanished without a reset; it is off
-		// in gRPC by default (NOTES.md).
-		remote.WithDialOptions(grpc.WithTransportCredentials(dialCreds),
+			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true}),
+			// The server side of a connection from a host that vanished
+			// would otherwise stay until Finalize, whose graceful stop
+			// then waits 10 s for it to drain.
+			grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Second, Timeout: 2 * time.Second})),
+		// Every connection goes through c.conns, which closes what
+		// protoactor leaves open (see controlConns). Keepalive notices a
+		// host that vanished without a reset; it is off in gRPC by default
+		// (NOTES.md).
+		remote.WithDialOptions(append(c.conns.dialOptions(), grpc.WithTransportCredentials(dialCreds),
 			grpc.WithPerRPCCredentials(tokenCreds{token: token, secure: serverTLS != nil}),
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 2 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true}),
-			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(8<<20))),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(8<<20)))...),
 		// Control messages are small and few: a million-slot queue would
 		// preallocate 31 MiB per peer, and 1000-message batches of large
 		// messages exceed gRPC's limits (NOTES.md).
@@ -85,9 +92,13 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 		remote.WithEndpointWriterBatchSize(64),
 		remote.WithEndpointManagerQueueSize(4096),
 	)
+	// One connection attempt per endpoint writer: its retries leak their
+	// ClientConns, and gRPC retries within the attempt (controlConns).
+	cfg.MaxRetryCount = 1
 	c.rem = remote.NewRemote(c.sys, cfg)
 	defer func() {
 		if v := recover(); v != nil {
+			c.conns.close()
 			c.sys.Shutdown()
 			err = fmt.Errorf("starting the remote layer on %s: %v", host, v)
 		}
@@ -98,6 +109,7 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 	// a coordinator that does not exist yet.
 	if c.coord, err = c.sys.Root.SpawnNamed(actors.NewCoordinator(log), coordinatorName); err != nil {
 		c.rem.Shutdown(false)
+		c.conns.close()
 		c.sys.Shutdown()
 		return nil, err
 	}
@@ -215,7 +227,12 @@ func (c *control) close() error {
 	if c.coord != nil {
 		_ = c.sys.Root.StopFuture(c.coord).Wait()
 	}
+	// Writers still connecting would hold remote.Shutdown up to its 10 s
+	// limit and outlive it: fail their attempts first. Then close what
+	// protoactor leaves open (see controlConns).
+	c.conns.abort()
 	c.rem.Shutdown(true)
+	c.conns.close()
 	c.sys.Shutdown()
 	return nil
 }

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/goleak"
-
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/spmdcheck"
 )
@@ -80,12 +78,7 @@ func runRole(role string) int {
 		return exitFinalize
 	}
 	if code != exitError {
-		if os.Getenv("TEST_LEAKS") == "report" {
-			// Known issue: see failureCase.
-			if n := sockets(); n > 0 {
-				fmt.Printf("LINGER: %d sockets open after Finalize\n", n)
-			}
-		} else if lerr := leaks(); lerr != nil {
+		if lerr := leaks(); lerr != nil {
 			fmt.Printf("LEAK: %v\n", lerr)
 			return exitLeak
 		}
@@ -131,45 +124,4 @@ func globalExit(p *shmem.PE) error {
 		select {} // the exit notice ends this process too
 	}
 	return p.BarrierAll()
-}
-
-// leaks reports sockets or goroutines that outlive Finalize.
-func leaks() error {
-	// After a peer failed, protoactor's endpoint writer for it retries its
-	// connection for ~10 s (5 tries, 2 s apart) before it ends; only what
-	// outlives that is a leak.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		n := sockets()
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d sockets still open after Finalize", n)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the fd table: nothing to wait on
-	}
-	// A dead letter at shutdown leaves protoactor's throttle timer
-	// running for up to a second; anything that outlives the deadline is
-	// a leak.
-	for {
-		err := goleak.Find()
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-	}
-}
-
-func sockets() int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return -1
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(l, "socket:") {
-			n++
-		}
-	}
-	return n
 }

@@ -1,0 +1,126 @@
+package netns_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// gossipProbeBound is how long a memberlist probe under way at Finalize
+// may last: memberlist's Shutdown does not wait for it, and it ends at its
+// deadline, one ProbeInterval (500 ms) stretched up to 8x by memberlist's
+// awareness when the host cannot reach its peers (a cut link).
+const gossipProbeBound = 8*500*time.Millisecond + time.Second
+
+// The goroutines of a memberlist probe under way (see gossipProbeBound).
+var gossipProbe = []goleak.Option{
+	goleak.IgnoreAnyFunction("github.com/hashicorp/memberlist.(*Memberlist).probeNode"),
+	goleak.IgnoreAnyFunction("github.com/hashicorp/memberlist.(*Memberlist).sendPingAndWaitForAck"),
+}
+
+// leaks reports what outlives Finalize. Finalize closes every socket of
+// the control plane (gRPC) and the data path before it returns; only a
+// gossip probe under way may still hold one, until gossipProbeBound.
+// goleak gives goroutines already told to end a moment to return.
+func leaks() error {
+	if open := nonGossip(sockets()); len(open) > 0 {
+		return fmt.Errorf("%d sockets open when Finalize returned: %s", len(open), strings.Join(open, ", "))
+	}
+	if err := goleak.Find(gossipProbe...); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(gossipProbeBound)
+	for {
+		open := sockets()
+		if len(open) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("gossip sockets open %v after Finalize: %s", gossipProbeBound, strings.Join(open, ", "))
+		}
+		time.Sleep(10 * time.Millisecond) // polling the fd table: nothing to wait on
+	}
+	for {
+		err := goleak.Find()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+	}
+}
+
+// sockets lists this process's open sockets, as "fd N inode I".
+func sockets() []string {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var open []string
+	for _, e := range ents {
+		l, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if ino, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
+			open = append(open, "fd "+e.Name()+" inode "+strings.TrimSuffix(ino, "]"))
+		}
+	}
+	return open
+}
+
+// nonGossip returns the sockets of sockets' list that are not memberlist's:
+// those neither bound to nor connected to the gossip port, with their
+// addresses.
+func nonGossip(open []string) []string {
+	if len(open) == 0 {
+		return nil
+	}
+	addrs := socketAddrs()
+	port, _ := strconv.ParseUint(gossipPort, 10, 16)
+	var other []string
+	for _, s := range open {
+		a, ok := addrs[s[strings.LastIndex(s, " ")+1:]]
+		if ok && (a.local == port || a.remote == port) {
+			continue
+		}
+		other = append(other, fmt.Sprintf("%s (%s)", s, a.text))
+	}
+	return other
+}
+
+type sockAddr struct {
+	local, remote uint64
+	text          string
+}
+
+// socketAddrs maps inodes to the ports of this network namespace's TCP
+// and UDP sockets (/proc/net/{tcp,udp}{,6}).
+func socketAddrs() map[string]sockAddr {
+	m := map[string]sockAddr{}
+	for _, name := range []string{"tcp", "tcp6", "udp", "udp6"} {
+		f, err := os.Open("/proc/self/net/" + name)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // header
+		for sc.Scan() {
+			fs := strings.Fields(sc.Text())
+			if len(fs) < 10 {
+				continue
+			}
+			m[fs[9]] = sockAddr{local: hexPort(fs[1]), remote: hexPort(fs[2]),
+				text: fmt.Sprintf("%s %s -> %s state %s", name, fs[1], fs[2], fs[3])}
+		}
+		f.Close()
+	}
+	return m
+}
+
+// hexPort reads the port of a /proc/net address ("0100007F:B487").
+func hexPort(addr string) uint64 {
+	_, p, _ := strings.Cut(addr, ":")
+	v, _ := strconv.ParseUint(p, 16, 16)
+	return v
+}
