@@ -178,14 +178,16 @@ int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max) {
 void gf_wake(gf_node *n) { fi_cq_signal(n->cq); }
 
 // gf_cntr_wait waits up to timeout_ms for counter (0 write, 1 read) to reach
-// threshold and returns its success and error counts.
-int gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms, uint64_t *ok, uint64_t *bad) {
+// threshold and returns its success and error counts (by value: a pointer
+// argument would make every Go caller allocate). A timeout of -1 only
+// reads, which also drives a manual-progress provider one step.
+gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms) {
 	struct fid_cntr *c = which ? n->rcntr : n->wcntr;
-	int rc = 0;
-	if (timeout_ms != 0) rc = fi_cntr_wait(c, threshold, timeout_ms);
-	*ok = fi_cntr_read(c);
-	*bad = fi_cntr_readerr(c);
-	return rc;
+	gf_counts r = { 0, 0, 0 };
+	if (timeout_ms >= 0) r.rc = fi_cntr_wait(c, threshold, timeout_ms);
+	r.ok = fi_cntr_read(c);
+	r.bad = fi_cntr_readerr(c);
+	return r;
 }
 
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc) {

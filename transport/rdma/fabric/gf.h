@@ -31,6 +31,8 @@ typedef struct gf_node {
 	const char *step; // what failed, for the error message
 } gf_node;
 
+typedef struct gf_counts { uint64_t ok, bad; int rc; } gf_counts;
+
 
 void gf_close(gf_node *n);
 int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, void *heap, size_t heap_len, size_t bounce_size, int nctx);
@@ -49,7 +51,7 @@ ssize_t gf_atomic_fetch(gf_node *n, int op, int dt, int cmp, fi_addr_t dst, uint
 int gf_atomic_ok(gf_node *n, int op, int dt, uint64_t flavour);
 int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max);
 void gf_wake(gf_node *n);
-int gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms, uint64_t *ok, uint64_t *bad);
+gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms);
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc);
 void gf_mr_close(struct fid_mr *mr);
 #endif

@@ -35,8 +35,8 @@ type Node struct {
 	// copied out of n.c so that nothing reads C memory after Close
 	bounceDesc unsafe.Pointer
 	mrLocal    bool
-	atom   atomicTable
-	eng    engine
+	atom       atomicTable
+	eng        engine
 
 	// life guards the C objects: every call into libfabric holds it for
 	// reading; Close takes it for writing before it tears them down.
