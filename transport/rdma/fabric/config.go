@@ -1,0 +1,82 @@
+package fabric
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// Config describes one node. Zero values of the tuning fields take the
+// defaults named on each field.
+type Config struct {
+	// Rank is this PE's number; NPEs the size of the world. Required,
+	// 0 <= Rank < NPEs.
+	Rank, NPEs int
+	// Heap is the local symmetric heap, registered with fi_mr_reg for remote
+	// reads, writes and atomics. It must not be Go-allocated memory that the
+	// collector may move or free while the node lives: pass an mmap'd
+	// region (heap.Region) or memory that outlives the node. May be empty.
+	Heap []byte
+
+	// Provider selects the libfabric provider by name ("verbs;ofi_rxm",
+	// "tcp;ofi_rxm", "sockets", ...). Default "": the first provider that
+	// offers reliable datagram endpoints with RMA and atomics, which is
+	// verbs on a host with an RDMA NIC.
+	Provider string
+	// Domain selects the domain (NIC or interface), e.g. "mlx5_0" or "lo".
+	// Default "": the provider's first.
+	Domain string
+	// Node is the local address to bind for providers that take one (tcp,
+	// sockets), e.g. "127.0.0.1". Default "": the provider's choice.
+	Node string
+
+	// Slots is how many operations that need a completion context (every
+	// operation except inject puts and non-fetching atomics) may be in
+	// flight at once; more wait for a free slot. Default 256.
+	Slots int
+	// BounceSize is each slot's registered staging buffer: gets and puts up
+	// to this size are copied through it, so the provider never holds a
+	// pointer into Go memory; larger ones pin the caller's buffer instead.
+	// Default 16 KiB.
+	BounceSize int
+	// OpTimeout bounds every wait for a completion; an expired wait returns
+	// errs.ErrTimeout naming the operation and the peer, and fails the peer.
+	// Default 30 s.
+	OpTimeout time.Duration
+	// Logger receives provider choices and failures. Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c *Config) withDefaults() (Config, error) {
+	cfg := *c
+	bad := func(format string, args ...any) (Config, error) {
+		return cfg, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrInvalidArgument, format, args...)
+	}
+	if cfg.NPEs <= 0 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs {
+		return bad("rank %d of %d PEs", cfg.Rank, cfg.NPEs)
+	}
+	if cfg.Slots == 0 {
+		cfg.Slots = 256
+	}
+	if cfg.BounceSize == 0 {
+		cfg.BounceSize = 16 << 10
+	}
+	if cfg.OpTimeout == 0 {
+		cfg.OpTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	switch {
+	case cfg.Slots < 1 || cfg.Slots > 1<<16:
+		return bad("Slots %d outside [1, 65536]", cfg.Slots)
+	case cfg.BounceSize < 8 || cfg.BounceSize > 16<<20:
+		return bad("BounceSize %d outside [8, 16 MiB]", cfg.BounceSize)
+	case cfg.OpTimeout < 0:
+		return bad("OpTimeout %v negative", cfg.OpTimeout)
+	case len(cfg.Provider) > MaxProvider:
+		return bad("provider name of %d bytes", len(cfg.Provider))
+	}
+	return cfg, nil
+}

@@ -1,0 +1,76 @@
+// Package fabric is goshmem's libfabric provider for the between-hosts data
+// path: the same transport.Path and transport.Engine as package rdma's TCP
+// provider, carried by RDMA operations of the NIC instead of framed
+// messages. On a host with an RDMA NIC libfabric's verbs provider runs it
+// (verbs;ofi_rxm); elsewhere the tcp (tcp;ofi_rxm) or sockets providers run
+// the same code, which is how its tests run on machines without RDMA.
+//
+// Build: the provider needs cgo and libfabric (Debian: libfabric-dev) and is
+// compiled only with the build tag goshmem_fabric
+// (go build -tags goshmem_fabric). Without the tag the package holds only
+// the Config and Address types and Available is false, so the default build
+// never needs libfabric.
+//
+// # Start-up
+//
+// Open picks a provider offering reliable-datagram endpoints with RMA and
+// atomics (Config.Provider/Domain/Node narrow the choice), registers the
+// symmetric heap with fi_mr_reg and starts one progress goroutine. Address
+// returns the bytes a peer needs (endpoint name, heap address, size and
+// remote key); Connect takes every peer's bytes, validates them (they are
+// outside input; DecodeAddress is fuzzed) and inserts them into the address
+// vector. The world bootstrap carries these bytes like any other blob.
+//
+// # Data path
+//
+//   - Put: up to the provider's inject size with fi_writemsg(FI_INJECT), no
+//     copy on our side and no completion context; up to Config.BounceSize
+//     copied into a registered bounce buffer and posted asynchronously;
+//     larger ones pinned (runtime.Pinner; registered when the provider wants
+//     FI_MR_LOCAL) and waited for. Put returns when src is reusable.
+//   - Get: fi_readmsg into a bounce buffer (copied to dst by the progress
+//     goroutine) or, for large reads, straight into the pinned dst; GetNBI is
+//     the same without waiting, completed by Quiet.
+//   - Atomic: fi_fetch_atomic / fi_compare_atomic on FI_UINT32/FI_UINT64;
+//     AtomicPost: fi_atomic with FI_INJECT. An op the provider lacks for a
+//     width (fi_query_atomic) falls back to a compare-and-swap loop; without
+//     compare-and-swap the op fails with errs.ErrInvalidArgument naming the
+//     provider. tcp;ofi_rxm implements all of them in software at the
+//     target; verbs implements fetch-add and compare-swap on 8-byte words in
+//     the NIC, and rxm emulates the rest.
+//   - PutSignal: the data, then a wait until every write of the node is
+//     delivered, then the signal as an 8-byte atomic write or add; it relies
+//     on no provider ordering flag, at the price of one round trip.
+//   - Ptr is nil: the peer's memory is reached only through the NIC.
+//
+// Every operation that needs a completion context takes a slot: a C-side
+// fi_context2 and a bounce buffer allocated at Open, whose index moves
+// through a free channel, so the hot path allocates nothing.
+//
+// # Completion and ordering
+//
+// Writes are posted with FI_DELIVERY_COMPLETE and counted by the endpoint's
+// write counter, reads and fetching atomics by its read counter (fi_cntr).
+// Quiet waits until both counters have counted every operation posted
+// (bounded by Config.OpTimeout: errs.ErrTimeout names the peers with
+// outstanding writes) and every GetNBI is copied out. Fence is
+// quiet-before-next: it opens a new epoch, and the first write to a path in
+// a new epoch first waits for the node's writes if that path has any
+// outstanding. Gets and fetching atomics likewise wait for earlier writes to
+// their peer, so a PE reads its own puts.
+//
+// # Failure
+//
+// Errors wrap the internal/errs sentinels and name the operation and both
+// PEs; libfabric failures carry fi_strerror's text. A failed completion or
+// an expired wait fails the path (later operations return the error at
+// once); PeerFailed does the same from outside. Close fails waiting
+// operations with errs.ErrFinalized.
+//
+// # Not (yet) done
+//
+// A remote write does not ring the target's transport.Bell: RDMA writes
+// bypass the target's CPU, so waiters there must poll (the PE's wait loop
+// does; FI_RMA_EVENT counters could ring it on providers that have them).
+// The provider is not wired into world start-up.
+package fabric

@@ -1,0 +1,198 @@
+//go:build cgo && goshmem_fabric
+
+// gf.c holds every libfabric call of package fabric; Go calls these
+// wrappers with indexes and plain values (see cfab.go).
+#include "gf.h"
+
+void gf_close(gf_node *n) {
+	if (n->ep) fi_close(&n->ep->fid);
+	if (n->heap_mr) fi_close(&n->heap_mr->fid);
+	if (n->bounce_mr) fi_close(&n->bounce_mr->fid);
+	if (n->wcntr) fi_close(&n->wcntr->fid);
+	if (n->rcntr) fi_close(&n->rcntr->fid);
+	if (n->cq) fi_close(&n->cq->fid);
+	if (n->av) fi_close(&n->av->fid);
+	if (n->domain) fi_close(&n->domain->fid);
+	if (n->fabric) fi_close(&n->fabric->fid);
+	if (n->info) fi_freeinfo(n->info);
+	free(n->bounce);
+	free(n->ctx);
+	memset(n, 0, sizeof *n);
+}
+
+#define GF_TRY(what, call) do { n->step = what; int rc_ = (int)(call); if (rc_) { gf_close(n); return rc_; } } while (0)
+
+int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
+		void *heap, size_t heap_len, size_t bounce_size, int nctx) {
+	memset(n, 0, sizeof *n);
+	struct fi_info *hints = fi_allocinfo();
+	if (!hints) { n->step = "fi_allocinfo"; return -FI_ENOMEM; }
+	hints->caps = FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->mode = FI_CONTEXT | FI_CONTEXT2;
+	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	hints->domain_attr->threading = FI_THREAD_SAFE;
+	// Nothing is received as a message except what a provider emulates
+	// (rxm's atomics): a small receive queue saves rxm from posting (and
+	// touching) thousands of bounce buffers, which costs ~0.5 s per node.
+	hints->rx_attr->size = 64;
+	hints->tx_attr->size = 64;
+	if (prov && *prov) hints->fabric_attr->prov_name = strdup(prov);
+	if (dom && *dom) hints->domain_attr->name = strdup(dom);
+	n->step = "fi_getinfo";
+	int rc = fi_getinfo(FI_VERSION(1, 9), (node && *node) ? node : NULL, NULL,
+		(node && *node) ? FI_SOURCE : 0, hints, &n->info);
+	fi_freeinfo(hints);
+	if (rc) { n->info = NULL; gf_close(n); n->step = "fi_getinfo"; return rc; }
+	n->mr_local = (n->info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
+	n->virt_addr = (n->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
+
+	GF_TRY("fi_fabric", fi_fabric(n->info->fabric_attr, &n->fabric, NULL));
+	GF_TRY("fi_domain", fi_domain(n->fabric, n->info, &n->domain, NULL));
+	struct fi_av_attr av = { .type = FI_AV_TABLE };
+	GF_TRY("fi_av_open", fi_av_open(n->domain, &av, &n->av, NULL));
+	struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_UNSPEC, .size = (size_t)nctx * 2 };
+	GF_TRY("fi_cq_open", fi_cq_open(n->domain, &cq, &n->cq, NULL));
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
+	GF_TRY("fi_cntr_open(write)", fi_cntr_open(n->domain, &ca, &n->wcntr, NULL));
+	GF_TRY("fi_cntr_open(read)", fi_cntr_open(n->domain, &ca, &n->rcntr, NULL));
+	GF_TRY("fi_endpoint", fi_endpoint(n->domain, n->info, &n->ep, NULL));
+	GF_TRY("fi_ep_bind(av)", fi_ep_bind(n->ep, &n->av->fid, 0));
+	GF_TRY("fi_ep_bind(cq)", fi_ep_bind(n->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
+	GF_TRY("fi_ep_bind(write counter)", fi_ep_bind(n->ep, &n->wcntr->fid, FI_WRITE));
+	GF_TRY("fi_ep_bind(read counter)", fi_ep_bind(n->ep, &n->rcntr->fid, FI_READ));
+	GF_TRY("fi_enable", fi_enable(n->ep));
+	if (heap_len > 0)
+		GF_TRY("fi_mr_reg(heap)", fi_mr_reg(n->domain, heap, heap_len,
+			FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, 1, 0, &n->heap_mr, NULL));
+	n->step = "allocating bounce buffers";
+	if (posix_memalign((void **)&n->bounce, 4096, bounce_size * (size_t)nctx)) { n->bounce = NULL; gf_close(n); return -FI_ENOMEM; }
+	memset(n->bounce, 0, bounce_size * (size_t)nctx);
+	n->ctx = calloc((size_t)nctx, sizeof(gf_ctx));
+	if (!n->ctx) { gf_close(n); return -FI_ENOMEM; }
+	n->nctx = nctx;
+	GF_TRY("fi_mr_reg(bounce)", fi_mr_reg(n->domain, n->bounce, bounce_size * (size_t)nctx,
+		FI_READ | FI_WRITE, 0, 2, 0, &n->bounce_mr, NULL));
+	n->bounce_desc = fi_mr_desc(n->bounce_mr);
+	n->step = NULL;
+	return 0;
+}
+
+uint64_t gf_heap_key(gf_node *n) { return n->heap_mr ? fi_mr_key(n->heap_mr) : 0; }
+const char *gf_prov(gf_node *n) { return n->info->fabric_attr->prov_name; }
+size_t gf_inject_size(gf_node *n) { return n->info->tx_attr->inject_size; }
+size_t gf_max_msg(gf_node *n) { return n->info->ep_attr->max_msg_size; }
+
+int gf_getname(gf_node *n, void *buf, size_t *len) { return fi_getname(&n->ep->fid, buf, len); }
+
+int gf_av_insert(gf_node *n, void *addr, fi_addr_t *out) {
+	int rc = fi_av_insert(n->av, addr, 1, out, 0, NULL);
+	return rc == 1 ? 0 : (rc < 0 ? rc : -FI_EINVAL);
+}
+
+void *gf_ctx_of(gf_node *n, int i) { return i < 0 ? NULL : &n->ctx[i]; }
+void *gf_desc(gf_node *n, void *local_desc) { return local_desc ? local_desc : n->bounce_desc; }
+
+ssize_t gf_write(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t dst,
+		uint64_t raddr, uint64_t key, int ctx, uint64_t flags) {
+	struct iovec iov = { buf, len };
+	struct fi_rma_iov rma = { raddr, len, key };
+	struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = dst,
+		.rma_iov = &rma, .rma_iov_count = 1, .context = gf_ctx_of(n, ctx) };
+	return fi_writemsg(n->ep, &m, flags);
+}
+
+ssize_t gf_read(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t src,
+		uint64_t raddr, uint64_t key, int ctx, uint64_t flags) {
+	struct iovec iov = { buf, len };
+	struct fi_rma_iov rma = { raddr, len, key };
+	struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = src,
+		.rma_iov = &rma, .rma_iov_count = 1, .context = gf_ctx_of(n, ctx) };
+	return fi_readmsg(n->ep, &m, flags);
+}
+
+// gf_atomic_inject applies a non-fetching atomic; the operand is copied
+// before it returns (FI_INJECT), so it may live on this stack frame.
+ssize_t gf_atomic_inject(gf_node *n, int op, int dt, uint64_t operand, fi_addr_t dst,
+		uint64_t raddr, uint64_t key, uint64_t flags) {
+	uint64_t v = operand;
+	uint32_t v32 = (uint32_t)operand;
+	void *buf = dt == FI_UINT32 ? (void *)&v32 : (void *)&v;
+	struct fi_ioc ioc = { buf, 1 };
+	struct fi_rma_ioc rma = { raddr, 1, key };
+	void *desc = NULL;
+	struct fi_msg_atomic m = { .msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = dst,
+		.rma_iov = &rma, .rma_iov_count = 1, .datatype = dt, .op = op };
+	return fi_atomicmsg(n->ep, &m, flags | FI_INJECT);
+}
+
+// gf_atomic_fetch runs a fetching (cmp == 0) or compare (cmp != 0) atomic
+// with operand, compare value and result in slot ctx's bounce buffer at
+// offsets 0, 8 and 16.
+ssize_t gf_atomic_fetch(gf_node *n, int op, int dt, int cmp, fi_addr_t dst,
+		uint64_t raddr, uint64_t key, int ctx, size_t bounce_size, uint64_t flags) {
+	char *b = n->bounce + (size_t)ctx * bounce_size;
+	void *desc = n->bounce_desc;
+	struct fi_ioc op_ioc = { b, 1 }, cmp_ioc = { b + 8, 1 }, res_ioc = { b + 16, 1 };
+	struct fi_rma_ioc rma = { raddr, 1, key };
+	struct fi_msg_atomic m = { .msg_iov = &op_ioc, .desc = &desc, .iov_count = 1, .addr = dst,
+		.rma_iov = &rma, .rma_iov_count = 1, .datatype = dt, .op = op, .context = gf_ctx_of(n, ctx) };
+	if (cmp)
+		return fi_compare_atomicmsg(n->ep, &m, &cmp_ioc, &desc, 1, &res_ioc, &desc, 1, flags);
+	return fi_fetch_atomicmsg(n->ep, &m, &res_ioc, &desc, 1, flags);
+}
+
+// gf_atomic_ok reports whether the provider implements op on dt in the
+// given flavour (0 plain, FI_FETCH_ATOMIC, FI_COMPARE_ATOMIC).
+int gf_atomic_ok(gf_node *n, int op, int dt, uint64_t flavour) {
+	struct fi_atomic_attr attr;
+	return fi_query_atomic(n->domain, dt, op, &attr, flavour) == 0 && attr.count >= 1;
+}
+
+// gf_poll waits up to timeout_ms for completions and returns how many it
+// stored (slot index and error code each; index -1 for an error without a
+// slot), 0 on timeout or fi_cq_signal, or a negative error.
+int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max) {
+	struct fi_cq_entry e[64];
+	if (max > 64) max = 64;
+	ssize_t rc = timeout_ms > 0 ? fi_cq_sread(n->cq, e, max, NULL, timeout_ms) : fi_cq_read(n->cq, e, max);
+	if (rc > 0) {
+		for (ssize_t i = 0; i < rc; i++) {
+			idx[i] = e[i].op_context ? (int)((gf_ctx *)e[i].op_context - n->ctx) : -1;
+			err[i] = 0;
+		}
+		return (int)rc;
+	}
+	if (rc == -FI_EAVAIL) {
+		struct fi_cq_err_entry ee;
+		memset(&ee, 0, sizeof ee);
+		if (fi_cq_readerr(n->cq, &ee, 0) != 1) return 0;
+		idx[0] = ee.op_context ? (int)((gf_ctx *)ee.op_context - n->ctx) : -1;
+		err[0] = ee.err ? ee.err : FI_EIO;
+		return 1;
+	}
+	if (rc == -FI_EAGAIN || rc == -FI_ECANCELED || rc == -FI_ETIMEDOUT || rc == -FI_EINTR) return 0;
+	return (int)rc;
+}
+
+void gf_wake(gf_node *n) { fi_cq_signal(n->cq); }
+
+// gf_cntr_wait waits up to timeout_ms for counter (0 write, 1 read) to reach
+// threshold and returns its success and error counts (by value: a pointer
+// argument would make every Go caller allocate). A timeout of -1 only
+// reads, which also drives a manual-progress provider one step.
+gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms) {
+	struct fid_cntr *c = which ? n->rcntr : n->wcntr;
+	gf_counts r = { 0, 0, 0 };
+	if (timeout_ms >= 0) r.rc = fi_cntr_wait(c, threshold, timeout_ms);
+	r.ok = fi_cntr_read(c);
+	r.bad = fi_cntr_readerr(c);
+	return r;
+}
+
+int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc) {
+	int rc = fi_mr_reg(n->domain, buf, len, access, 0, key, 0, mr, NULL);
+	if (rc == 0) *desc = fi_mr_desc(*mr);
+	return rc;
+}
+void gf_mr_close(struct fid_mr *mr) { if (mr) fi_close(&mr->fid); }

@@ -1,0 +1,57 @@
+// gf.h: the C side of package fabric (see gf.c).
+#ifndef GOSHMEM_GF_H
+#define GOSHMEM_GF_H
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gf_ctx { struct fi_context2 fi; } gf_ctx;
+
+typedef struct gf_node {
+	struct fi_info *info;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *cq;
+	struct fid_cntr *wcntr, *rcntr;
+	struct fid_ep *ep;
+	struct fid_mr *heap_mr, *bounce_mr;
+	void *bounce_desc;
+	char *bounce;
+	gf_ctx *ctx;
+	int nctx;
+	int mr_local, virt_addr;
+	const char *step; // what failed, for the error message
+} gf_node;
+
+typedef struct gf_counts { uint64_t ok, bad; int rc; } gf_counts;
+
+
+void gf_close(gf_node *n);
+int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, void *heap, size_t heap_len, size_t bounce_size, int nctx);
+uint64_t gf_heap_key(gf_node *n);
+const char *gf_prov(gf_node *n);
+size_t gf_inject_size(gf_node *n);
+size_t gf_max_msg(gf_node *n);
+int gf_getname(gf_node *n, void *buf, size_t *len);
+int gf_av_insert(gf_node *n, void *addr, fi_addr_t *out);
+void *gf_ctx_of(gf_node *n, int i);
+void *gf_desc(gf_node *n, void *local_desc);
+ssize_t gf_write(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t dst, uint64_t raddr, uint64_t key, int ctx, uint64_t flags);
+ssize_t gf_read(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t src, uint64_t raddr, uint64_t key, int ctx, uint64_t flags);
+ssize_t gf_atomic_inject(gf_node *n, int op, int dt, uint64_t operand, fi_addr_t dst, uint64_t raddr, uint64_t key, uint64_t flags);
+ssize_t gf_atomic_fetch(gf_node *n, int op, int dt, int cmp, fi_addr_t dst, uint64_t raddr, uint64_t key, int ctx, size_t bounce_size, uint64_t flags);
+int gf_atomic_ok(gf_node *n, int op, int dt, uint64_t flavour);
+int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max);
+void gf_wake(gf_node *n);
+gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms);
+int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc);
+void gf_mr_close(struct fid_mr *mr);
+#endif

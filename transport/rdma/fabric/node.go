@@ -1,0 +1,283 @@
+//go:build cgo && goshmem_fabric
+
+package fabric
+
+/*
+#include <stdlib.h>
+#include "gf.h"
+*/
+import "C"
+
+import (
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Available reports whether this build has the libfabric provider.
+const Available = true
+
+// Node is one PE's libfabric endpoint: its registered heap, its completion
+// queue and counters, and one Path per connected peer. Open creates it;
+// Close (or Engine().Close) releases it.
+type Node struct {
+	cfg    Config
+	log    *slog.Logger
+	c      *C.gf_node // C memory: libfabric keeps pointers into the contexts it owns
+	prov   string
+	inject int // largest put sent with FI_INJECT (no slot, no copy)
+	maxMsg int // largest single transfer; bigger ones are split
+	self   []byte
+	// copied out of n.c so that nothing reads C memory after Close
+	bounceDesc unsafe.Pointer
+	mrLocal    bool
+	atom       atomicTable
+	eng        engine
+
+	// life guards the C objects: every call into libfabric holds it for
+	// reading; Close takes it for writing before it tears them down.
+	life   sync.RWMutex
+	closed atomic.Bool
+	done   chan struct{} // closed by Close: wakes slot waiters
+	polled chan struct{} // closed when the progress goroutine has stopped
+
+	mu     sync.Mutex
+	paths  []*path // by rank; nil until Connect
+	failed []bool
+
+	slots []slot
+	free  chan int32
+
+	// issued counts operations posted towards the write (0) and read (1)
+	// counters, lost those that timed out and will never be counted, and
+	// errSeen the counter errors already reported by Quiet.
+	issued  [2]atomic.Uint64
+	lost    [2]atomic.Uint64
+	errSeen [2]atomic.Uint64
+
+	nbiPending atomic.Int64
+	nbiDone    chan struct{} // signalled when nbiPending drops to 0
+	asyncErr   atomic.Pointer[error]
+	fenceEpoch atomic.Uint64
+	keys       atomic.Uint64 // requested keys for local registrations
+	wseq       atomic.Uint64 // sequence number of the last write posted (path.lastW)
+	wdone      atomic.Uint64 // every write up to this sequence number is complete
+}
+
+// Open creates a node: it picks a provider, opens the endpoint, registers
+// cfg.Heap and starts the progress goroutine. Errors wrap
+// errs.ErrInvalidArgument (bad config) or errs.ErrBootstrap (no provider,
+// or libfabric refused a step; the message has fi_strerror's text).
+func Open(cfg Config) (*Node, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: c, log: c.Logger, done: make(chan struct{}), polled: make(chan struct{}),
+		nbiDone: make(chan struct{}, 1),
+		paths:   make([]*path, c.NPEs), failed: make([]bool, c.NPEs)}
+	n.eng.n = n
+	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))
+	if n.c == nil {
+		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrOutOfMemory, "allocating the node")
+	}
+	cstr := func(s string) *C.char {
+		if s == "" {
+			return nil
+		}
+		return C.CString(s)
+	}
+	prov, dom, node := cstr(c.Provider), cstr(c.Domain), cstr(c.Node)
+	defer C.free(unsafe.Pointer(prov))
+	defer C.free(unsafe.Pointer(dom))
+	defer C.free(unsafe.Pointer(node))
+	var heap unsafe.Pointer
+	if len(c.Heap) > 0 {
+		heap = unsafe.Pointer(unsafe.SliceData(c.Heap)) // not Go memory: see Config.Heap
+	}
+	if rc := C.gf_open(n.c, prov, dom, node, heap, C.size_t(len(c.Heap)), C.size_t(c.BounceSize), C.int(c.Slots)); rc != 0 {
+		step := "?"
+		if n.c.step != nil {
+			step = C.GoString(n.c.step)
+		}
+		C.free(unsafe.Pointer(n.c))
+		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrBootstrap,
+			"%s (provider %q, domain %q, node %q): %s", step, c.Provider, c.Domain, c.Node, fiStrerror(int(rc)))
+	}
+	n.prov = C.GoString(C.gf_prov(n.c))
+	n.inject = int(C.gf_inject_size(n.c))
+	n.maxMsg = int(min(uint64(C.gf_max_msg(n.c)), 1<<30))
+	n.atom = queryAtomics(n.c)
+	n.bounceDesc, n.mrLocal = n.c.bounce_desc, n.c.mr_local != 0
+	n.initSlots()
+	if err := n.initAddress(); err != nil {
+		n.teardown()
+		return nil, err
+	}
+	n.log.Debug("fabric: node open", "rank", c.Rank, "provider", n.prov, "inject", n.inject, "mr_local", n.mrLocal)
+	go n.progress()
+	return n, nil
+}
+
+func (n *Node) initAddress() error {
+	var buf [MaxEPName]byte
+	l := C.size_t(len(buf))
+	if rc := C.gf_getname(n.c, unsafe.Pointer(&buf[0]), &l); rc != 0 {
+		return errs.New("fabric.Open", n.cfg.Rank, errs.NoPE, errs.ErrBootstrap, "fi_getname: %s", fiStrerror(int(rc)))
+	}
+	a := Address{Rank: n.cfg.Rank, Provider: n.prov, HeapSize: uint64(len(n.cfg.Heap)),
+		Key: uint64(C.gf_heap_key(n.c)), EP: buf[:l]}
+	if len(n.cfg.Heap) > 0 {
+		a.HeapBase = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(n.cfg.Heap))))
+	}
+	b, err := a.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	n.self = b
+	return nil
+}
+
+// Provider is the libfabric provider the node runs on, e.g. "tcp;ofi_rxm".
+func (n *Node) Provider() string { return n.prov }
+
+// Address returns the bytes a peer passes to Connect to reach this node.
+func (n *Node) Address() []byte { return append([]byte(nil), n.self...) }
+
+// Connect makes the peers reachable: peers[r] is rank r's Address (nil for a
+// rank this node will not talk to; this node's own entry may be included).
+// Each rank may be connected once. The bytes are validated; a bad entry is
+// refused with errs.ErrInvalidArgument naming its rank, and leaves the
+// ranks before it connected.
+func (n *Node) Connect(peers [][]byte) error {
+	if len(peers) > n.cfg.NPEs {
+		return errs.New("fabric.Connect", n.cfg.Rank, errs.NoPE, errs.ErrInvalidArgument, "%d addresses for %d PEs", len(peers), n.cfg.NPEs)
+	}
+	for r, b := range peers {
+		if b == nil {
+			continue
+		}
+		if err := n.connect(r, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *Node) connect(r int, b []byte) error {
+	bad := func(sentinel error, format string, args ...any) error {
+		return errs.New("fabric.Connect", n.cfg.Rank, r, sentinel, format, args...)
+	}
+	a, err := DecodeAddress(b)
+	if err != nil {
+		return bad(errs.ErrInvalidArgument, "%v", err)
+	}
+	if a.Rank != r {
+		return bad(errs.ErrInvalidArgument, "address of rank %d at index %d", a.Rank, r)
+	}
+	if a.Provider != n.prov {
+		return bad(errs.ErrInvalidArgument, "peer runs provider %q, this node %q", a.Provider, n.prov)
+	}
+	n.life.RLock()
+	defer n.life.RUnlock()
+	if n.closed.Load() {
+		return bad(errs.ErrFinalized, "node closed")
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.paths[r] != nil {
+		return bad(errs.ErrInvalidArgument, "rank %d already connected", r)
+	}
+	var fa C.fi_addr_t
+	if rc := C.gf_av_insert(n.c, unsafe.Pointer(&a.EP[0]), &fa); rc != 0 {
+		return bad(errs.ErrBootstrap, "fi_av_insert: %s", fiStrerror(int(rc)))
+	}
+	p := &path{n: n, peer: r, fa: fa, size: int(a.HeapSize), key: a.Key}
+	if n.c.virt_addr != 0 {
+		p.base = a.HeapBase
+	}
+	if n.failed[r] {
+		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d was marked failed", r)
+	}
+	n.paths[r] = p
+	return nil
+}
+
+// Path returns the path to peer; it fails with errs.ErrInvalidArgument for
+// a rank outside the world or one not connected yet.
+func (n *Node) Path(peer int) (transport.Path, error) {
+	if peer < 0 || peer >= n.cfg.NPEs {
+		return nil, errs.New("fabric.Path", n.cfg.Rank, peer, errs.ErrInvalidArgument, "no PE %d in a world of %d", peer, n.cfg.NPEs)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p := n.paths[peer]; p != nil {
+		return p, nil
+	}
+	return nil, errs.New("fabric.Path", n.cfg.Rank, peer, errs.ErrInvalidArgument, "PE %d not connected", peer)
+}
+
+// Engine returns the engine that fences and quiets every path of the node.
+func (n *Node) Engine() transport.Engine { return &n.eng }
+
+// PeerFailed marks peer dead: its path's later operations return
+// errs.ErrPEFailed naming it. Operations already posted complete or time out.
+func (n *Node) PeerFailed(peer int) {
+	if peer < 0 || peer >= n.cfg.NPEs {
+		return
+	}
+	n.mu.Lock()
+	n.failed[peer] = true
+	p := n.paths[peer]
+	n.mu.Unlock()
+	if p != nil {
+		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d marked failed", peer)
+	}
+}
+
+// Close stops the progress goroutine, fails every waiting operation with
+// errs.ErrFinalized and releases the endpoint, the registrations and the C
+// memory. Later operations return errs.ErrFinalized.
+func (n *Node) Close() error {
+	if !n.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(n.done)
+	n.life.Lock() // no caller is inside libfabric after this
+	defer n.life.Unlock()
+	C.gf_wake(n.c)
+	<-n.polled
+	n.failSlots()
+	n.teardown()
+	return nil
+}
+
+// teardown releases the C side; the caller guarantees nobody uses it.
+func (n *Node) teardown() {
+	C.gf_close(n.c)
+	C.free(unsafe.Pointer(n.c))
+	n.c = nil
+}
+
+// enter is the read side of life: it fails once the node is closing.
+func (n *Node) enter(op string, peer int) error {
+	n.life.RLock()
+	if n.closed.Load() {
+		n.life.RUnlock()
+		return errs.New(op, n.cfg.Rank, peer, errs.ErrFinalized, "node closed")
+	}
+	return nil
+}
+
+func (n *Node) exit() { n.life.RUnlock() }
+
+func fiStrerror(rc int) string {
+	if rc < 0 {
+		rc = -rc
+	}
+	return C.GoString(C.fi_strerror(C.int(rc)))
+}

@@ -1,0 +1,385 @@
+//go:build cgo && goshmem_fabric
+
+package fabric
+
+/*
+#include "gf.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// path is the transport.Path to one connected peer.
+type path struct {
+	n    *Node
+	peer int
+	fa   C.fi_addr_t
+	base uint64 // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
+	size int
+	key  uint64
+
+	failed    atomic.Pointer[error]
+	fenceSeen atomic.Uint64 // the node's fence epoch this path has honoured
+	lastW     atomic.Uint64 // global sequence number of this path's last write
+}
+
+// writeFlags ask for delivery completion: a counted write is in the peer's
+// memory, which is what Quiet promises (transmit completion is not enough).
+const writeFlags = C.FI_DELIVERY_COMPLETE
+
+func (p *path) fail(sentinel error, op, format string, args ...any) {
+	p.failWith(errs.New(op, p.n.cfg.Rank, p.peer, sentinel, format, args...))
+}
+
+func (p *path) failWith(err error) { p.failed.CompareAndSwap(nil, &err) }
+
+// check refuses operations on a failed path and ranges outside the peer's
+// registered heap (the provider would fail them less clearly, or not at all).
+func (p *path) check(op string, off uint64, n int) error {
+	if e := p.failed.Load(); e != nil {
+		return &errs.Error{Op: op, PE: p.n.cfg.Rank, Target: p.peer, Detail: "path failed earlier", Err: *e}
+	}
+	if !transport.InRange(p.size, off, n) {
+		return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, p.size)
+	}
+	return nil
+}
+
+// dirty reports whether this path has writes not yet known complete.
+func (p *path) dirty() bool { return p.lastW.Load() > p.n.wdone.Load() }
+
+// ordered keeps Fence's promise before a write: the first write to this
+// path after a Fence waits for the path's earlier writes (quiet-before-next;
+// no provider-specific FI_FENCE semantics are relied on).
+func (p *path) ordered(op string) error {
+	e := p.n.fenceEpoch.Load()
+	if p.fenceSeen.Load() == e {
+		return nil
+	}
+	if p.dirty() {
+		if err := p.n.quietWrites(op); err != nil {
+			return err
+		}
+	}
+	p.fenceSeen.Store(e)
+	return nil
+}
+
+// readAfterWrite makes a get or a fetching atomic see this PE's earlier
+// writes to the peer, as the TCP provider does.
+func (p *path) readAfterWrite(op string) error {
+	if p.dirty() {
+		return p.n.quietWrites(op)
+	}
+	return nil
+}
+
+// noteWrite counts a write before it is posted: issued first, then the
+// sequence number, so a Quiet that sees the number waits for the write.
+func (p *path) noteWrite() {
+	p.n.issued[0].Add(1)
+	p.lastW.Store(p.n.wseq.Add(1))
+}
+
+// again handles FI_EAGAIN (provider queue full): leave libfabric, let the
+// progress goroutine drain completions, and retry until OpTimeout.
+func (p *path) again(deadline *time.Time, op string) error {
+	p.n.exit()
+	now := time.Now()
+	if deadline.IsZero() {
+		*deadline = now.Add(p.n.cfg.OpTimeout)
+	} else if now.After(*deadline) {
+		return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrTimeout, "provider queue full for %v", p.n.cfg.OpTimeout)
+	}
+	runtime.Gosched()
+	return p.n.enter(op, p.peer)
+}
+
+func (p *path) postErr(op, call string, rc C.ssize_t) error {
+	return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrPEFailed, "%s: %s", call, fiStrerror(int(rc)))
+}
+
+// Put writes src to the peer's heap at off and returns once src is
+// reusable: up to the provider's inject size it is copied by libfabric, up
+// to BounceSize into a registered bounce buffer; larger sources are pinned
+// and the call waits for their completion.
+func (p *path) Put(off uint64, src []byte) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return p.write(off, src, "Put")
+}
+
+func (p *path) write(off uint64, src []byte, op string) error {
+	if err := p.check(op, off, len(src)); err != nil {
+		return err
+	}
+	if err := p.ordered(op); err != nil {
+		return err
+	}
+	switch {
+	case len(src) <= p.n.inject:
+		return p.injectPut(off, src, op)
+	case len(src) <= p.n.cfg.BounceSize:
+		return p.bouncePut(off, src, op)
+	}
+	return p.big(off, src, true, op)
+}
+
+func (p *path) injectPut(off uint64, src []byte, op string) error {
+	n := p.n
+	if err := n.enter(op, p.peer); err != nil {
+		return err
+	}
+	p.noteWrite()
+	var deadline time.Time
+	for {
+		// src is Go memory: allowed because FI_INJECT copies it before returning.
+		rc := C.gf_write(n.c, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
+			C.uint64_t(p.base+off), C.uint64_t(p.key), -1, C.FI_INJECT|writeFlags)
+		if rc == 0 {
+			n.exit()
+			return nil
+		}
+		if rc != -C.FI_EAGAIN {
+			n.exit()
+			n.issued[0].Add(^uint64(0))
+			return p.postErr(op, "fi_writemsg(inject)", rc)
+		}
+		if err := p.again(&deadline, op); err != nil {
+			n.issued[0].Add(^uint64(0))
+			return err
+		}
+	}
+}
+
+// req is one posting call; it lives on the caller's stack.
+type req struct {
+	code uint8 // reqWrite, reqRead, reqFetch
+	buf  unsafe.Pointer
+	len  int
+	desc unsafe.Pointer
+	off  uint64
+	fop  C.int
+	dt   C.int
+	cmp  C.int
+}
+
+const (
+	reqWrite uint8 = iota + 1
+	reqRead
+	reqFetch
+)
+
+func (p *path) issue(r *req, s *slot, i int32) C.ssize_t {
+	n := p.n
+	raddr, key := C.uint64_t(p.base+r.off), C.uint64_t(p.key)
+	switch r.code {
+	case reqWrite:
+		return C.gf_write(n.c, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION|writeFlags)
+	case reqRead:
+		return C.gf_read(n.c, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION)
+	}
+	return C.gf_atomic_fetch(n.c, r.fop, r.dt, r.cmp, p.fa, raddr, key, C.int(i), C.size_t(n.cfg.BounceSize), C.FI_COMPLETION)
+}
+
+// post starts the operation of slot i (set up by the caller) and undoes the
+// bookkeeping when libfabric refuses it.
+func (p *path) post(i int32, op string, r *req) error {
+	n := p.n
+	s := &n.slots[i]
+	if err := n.enter(op, p.peer); err != nil {
+		n.release(i)
+		return err
+	}
+	s.state.Store(stPosted)
+	n.issued[s.which].Add(1)
+	if s.which == 0 {
+		p.lastW.Store(n.wseq.Add(1))
+	}
+	var deadline time.Time
+	for {
+		rc := p.issue(r, s, i)
+		if rc == 0 {
+			n.exit()
+			return nil
+		}
+		if rc != -C.FI_EAGAIN {
+			n.exit()
+			n.issued[s.which].Add(^uint64(0))
+			s.big = nil
+			n.release(i)
+			return p.postErr(op, "posting", rc)
+		}
+		if err := p.again(&deadline, op); err != nil {
+			n.issued[s.which].Add(^uint64(0))
+			s.big = nil
+			n.release(i)
+			return err
+		}
+	}
+}
+
+func (p *path) setup(i int32, kind, which uint8, op string) *slot {
+	s := &p.n.slots[i]
+	s.kind, s.which, s.width, s.peer, s.op, s.code = kind, which, 0, p.peer, op, 0
+	return s
+}
+
+func (p *path) bouncePut(off uint64, src []byte, op string) error {
+	i, err := p.n.acquire(op, p.peer)
+	if err != nil {
+		return err
+	}
+	s := p.setup(i, kindAsyncPut, 0, op)
+	copy(s.bounce, src)
+	r := req{code: reqWrite, buf: unsafe.Pointer(&s.bounce[0]), len: len(src), desc: p.n.bounceDesc, off: off}
+	return p.post(i, op, &r)
+}
+
+// Get fills dst from the peer's heap at off.
+func (p *path) Get(dst []byte, off uint64) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if err := p.check("Get", off, len(dst)); err != nil {
+		return err
+	}
+	if err := p.readAfterWrite("Get"); err != nil {
+		return err
+	}
+	if len(dst) > p.n.cfg.BounceSize {
+		return p.big(off, dst, false, "Get")
+	}
+	i, err := p.n.acquire("Get", p.peer)
+	if err != nil {
+		return err
+	}
+	s := p.setup(i, kindBlock, 1, "Get")
+	s.dst = dst
+	r := req{code: reqRead, buf: unsafe.Pointer(&s.bounce[0]), len: len(dst), desc: p.n.bounceDesc, off: off}
+	if err := p.post(i, "Get", &r); err != nil {
+		return err
+	}
+	_, err = p.n.await(i, p)
+	return err
+}
+
+// GetNBI starts a get that the next Quiet completes. Gets larger than
+// BounceSize complete before GetNBI returns (allowed: NBI only permits
+// returning early).
+func (p *path) GetNBI(dst []byte, off uint64) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if err := p.check("GetNBI", off, len(dst)); err != nil {
+		return err
+	}
+	if err := p.readAfterWrite("GetNBI"); err != nil {
+		return err
+	}
+	if len(dst) > p.n.cfg.BounceSize {
+		return p.big(off, dst, false, "GetNBI")
+	}
+	i, err := p.n.acquire("GetNBI", p.peer)
+	if err != nil {
+		return err
+	}
+	s := p.setup(i, kindAsyncGet, 1, "GetNBI")
+	s.dst = dst
+	p.n.nbiPending.Add(1)
+	r := req{code: reqRead, buf: unsafe.Pointer(&s.bounce[0]), len: len(dst), desc: p.n.bounceDesc, off: off}
+	if err := p.post(i, "GetNBI", &r); err != nil {
+		p.n.nbiPending.Add(-1)
+		return err
+	}
+	return nil
+}
+
+// big moves a buffer larger than BounceSize directly: it is pinned (and
+// registered under FI_MR_LOCAL) for the transfer, sent in chunks of at most
+// the provider's message size with up to 16 in flight, and the call waits
+// for all of them. A chunk that times out keeps the buffer pinned until its
+// completion arrives or the node closes.
+func (p *path) big(off uint64, buf []byte, write bool, op string) error {
+	n := p.n
+	l := &leak{}
+	l.pin.Pin(unsafe.SliceData(buf))
+	l.refs.Store(1) // the call's own reference
+	if n.mrLocal {
+		access := C.uint64_t(C.FI_READ)
+		if write {
+			access = C.FI_WRITE
+		}
+		var desc unsafe.Pointer
+		if err := n.enter(op, p.peer); err != nil {
+			l.release()
+			return err
+		}
+		rc := C.gf_mr_reg_local(n.c, unsafe.Pointer(unsafe.SliceData(buf)), C.size_t(len(buf)), access,
+			C.uint64_t(1<<32+n.keys.Add(1)), &l.mr, &desc)
+		n.exit()
+		if rc != 0 {
+			l.release()
+			return errs.New(op, n.cfg.Rank, p.peer, errs.ErrOutOfMemory, "fi_mr_reg of %d bytes: %s", len(buf), fiStrerror(int(rc)))
+		}
+		l.desc = desc
+	}
+	defer l.release()
+	which := uint8(1)
+	if write {
+		which = 0
+	}
+	var ring [16]int32
+	issued, waited := 0, 0
+	var first error
+	for pos := 0; pos < len(buf) || waited < issued; {
+		if pos < len(buf) && issued-waited < len(ring) && first == nil {
+			c := min(len(buf)-pos, n.maxMsg)
+			i, err := n.acquire(op, p.peer)
+			if err != nil {
+				first, pos = err, len(buf)
+				continue
+			}
+			s := p.setup(i, kindBlock, which, op)
+			s.big = l
+			l.refs.Add(1)
+			r := req{code: reqRead, buf: unsafe.Pointer(&buf[pos]), len: c, desc: l.desc, off: off + uint64(pos)}
+			if write {
+				r.code = reqWrite
+			}
+			err = p.post(i, op, &r) // buf is pinned above
+			if err != nil {
+				l.refs.Add(-1) // post dropped the slot's reference
+				first, pos = err, len(buf)
+				continue
+			}
+			ring[issued%len(ring)] = i
+			issued++
+			pos += c
+			continue
+		}
+		if waited == issued {
+			break
+		}
+		if _, err := n.await(ring[waited%len(ring)], p); err != nil && first == nil {
+			first = err
+		}
+		waited++
+	}
+	return first
+}
+
+// Ptr returns nil: the peer's memory is reached through the NIC.
+func (p *path) Ptr(off uint64, n int) []byte { return nil }
+
+// Engine returns the node's engine.
+func (p *path) Engine() transport.Engine { return &p.n.eng }

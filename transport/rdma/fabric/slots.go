@@ -1,0 +1,266 @@
+//go:build cgo && goshmem_fabric
+
+package fabric
+
+/*
+#include <stdlib.h>
+#include "gf.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// A slot is one completion context: the C-side fi_context2 at the same
+// index, a registered bounce buffer, and what to do when its completion
+// arrives. Slots are allocated once; the hot path only moves their index
+// through the free channel.
+type slot struct {
+	state  atomic.Int32
+	kind   uint8
+	which  uint8 // counter: 0 write, 1 read
+	width  uint8
+	code   int // fi errno of the completion, 0 on success, -1 node closed
+	result uint64
+	done   chan struct{} // cap 1: the completion, for a blocking waiter
+	timer  *time.Timer
+	bounce []byte // C memory, BounceSize bytes
+	dst    []byte // where a get's bounce data goes
+	peer   int
+	op     string
+	big    *leak // pinned/registered caller buffer of a large transfer
+}
+
+const (
+	stFree int32 = iota
+	stPosted
+	stCompleting // progress goroutine owns the result
+	stAbandoned  // the waiter timed out; progress releases the slot
+)
+
+const (
+	kindBlock    uint8 = iota + 1 // a waiter takes the result (copy of dst done by progress)
+	kindAsyncPut                  // medium put through the bounce buffer
+	kindAsyncGet                  // GetNBI through the bounce buffer
+)
+
+func (n *Node) initSlots() {
+	n.slots = make([]slot, n.cfg.Slots)
+	n.free = make(chan int32, n.cfg.Slots)
+	bs := n.cfg.BounceSize
+	all := unsafe.Slice((*byte)(unsafe.Pointer(n.c.bounce)), bs*n.cfg.Slots)
+	for i := range n.slots {
+		s := &n.slots[i]
+		s.done = make(chan struct{}, 1)
+		s.timer = time.NewTimer(time.Hour)
+		s.timer.Stop()
+		s.bounce = all[i*bs : (i+1)*bs : (i+1)*bs]
+		n.free <- int32(i)
+	}
+}
+
+// acquire takes a free slot, waiting up to OpTimeout when all are in flight.
+func (n *Node) acquire(op string, peer int) (int32, error) {
+	select {
+	case i := <-n.free:
+		return i, nil
+	default:
+	}
+	t := time.NewTimer(n.cfg.OpTimeout)
+	defer t.Stop()
+	select {
+	case i := <-n.free:
+		return i, nil
+	case <-n.done:
+		return -1, errs.New(op, n.cfg.Rank, peer, errs.ErrFinalized, "node closed")
+	case <-t.C:
+		return -1, errs.New(op, n.cfg.Rank, peer, errs.ErrTimeout, "no completion slot free within %v (%d in flight)", n.cfg.OpTimeout, n.cfg.Slots)
+	}
+}
+
+func (n *Node) release(i int32) {
+	s := &n.slots[i]
+	s.dst, s.op, s.big = nil, "", nil
+	s.state.Store(stFree)
+	n.free <- i
+}
+
+// await waits for a blocking slot's completion, then frees the slot. On
+// OpTimeout it abandons the slot (the progress goroutine frees it if the
+// completion ever comes) and fails the peer: its writes may be lost.
+func (n *Node) await(i int32, p *path) (uint64, error) {
+	s := &n.slots[i]
+	s.timer.Reset(n.cfg.OpTimeout)
+	select {
+	case <-s.done:
+		s.timer.Stop()
+	case <-s.timer.C:
+		if s.state.CompareAndSwap(stPosted, stAbandoned) {
+			n.lost[s.which].Add(1)
+			err := errs.New(s.op, n.cfg.Rank, p.peer, errs.ErrTimeout, "no completion within %v", n.cfg.OpTimeout)
+			p.failWith(err)
+			return 0, err
+		}
+		<-s.done
+	}
+	code, res, op := s.code, s.result, s.op
+	n.release(i)
+	if code != 0 {
+		return 0, n.completionErr(op, p, code)
+	}
+	return res, nil
+}
+
+// completionErr turns a failed completion into an error and fails the peer
+// (a provider error on a reliable endpoint means the peer is unreachable).
+func (n *Node) completionErr(op string, p *path, code int) error {
+	if code < 0 || n.closed.Load() {
+		return errs.New(op, n.cfg.Rank, p.peer, errs.ErrFinalized, "node closed")
+	}
+	err := errs.New(op, n.cfg.Rank, p.peer, errs.ErrPEFailed, "completion error: %s", fiStrerror(code))
+	p.failWith(err)
+	return err
+}
+
+// progress reads the completion queue until Close. It drives the provider
+// (tcp and rxm make progress only inside libfabric calls, on both sides of
+// a transfer) and finishes each slot: copies a get's bounce data to its
+// destination, wakes the waiter, or frees an asynchronous slot.
+func (n *Node) progress() {
+	defer close(n.polled)
+	runtime.LockOSThread() // the thread sleeps in fi_cq_sread; keep it ours
+	defer runtime.UnlockOSThread()
+	var idx, code [64]C.int
+	logged := false
+	for !n.closed.Load() {
+		k := int(C.gf_poll(n.c, 100, &idx[0], &code[0], 64))
+		if k < 0 {
+			if !logged {
+				n.log.Error("fabric: reading the completion queue failed", "rank", n.cfg.Rank, "err", fiStrerror(k))
+				logged = true
+			}
+			continue
+		}
+		for j := 0; j < k; j++ {
+			n.complete(int(idx[j]), int(code[j]))
+		}
+	}
+}
+
+func (n *Node) complete(i, code int) {
+	if i < 0 || i >= len(n.slots) {
+		if code != 0 { // an inject operation failed: Quiet reports it through the counters
+			n.log.Debug("fabric: completion error without context", "rank", n.cfg.Rank, "err", fiStrerror(code))
+		}
+		return
+	}
+	s := &n.slots[i]
+	if s.big != nil {
+		s.big.release()
+		s.big = nil
+	}
+	switch s.kind {
+	case kindBlock:
+		if !s.state.CompareAndSwap(stPosted, stCompleting) {
+			n.release(int32(i)) // abandoned by a waiter that timed out
+			return
+		}
+		s.code = code
+		if code == 0 {
+			n.finishData(s)
+		}
+		s.done <- struct{}{}
+	case kindAsyncPut, kindAsyncGet:
+		if code == 0 && s.kind == kindAsyncGet {
+			n.finishData(s)
+		}
+		if code != 0 {
+			n.asyncFailed(s, code)
+		}
+		get := s.kind == kindAsyncGet
+		n.release(int32(i))
+		if get && n.nbiPending.Add(-1) == 0 {
+			select {
+			case n.nbiDone <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// finishData moves a completed get or fetch out of the bounce buffer.
+func (n *Node) finishData(s *slot) {
+	switch {
+	case s.width == 4:
+		s.result = uint64(*(*uint32)(unsafe.Pointer(&s.bounce[16])))
+	case s.width == 8:
+		s.result = *(*uint64)(unsafe.Pointer(&s.bounce[16]))
+	case s.dst != nil:
+		copy(s.dst, s.bounce)
+	}
+}
+
+func (n *Node) asyncFailed(s *slot, code int) {
+	n.mu.Lock()
+	p := n.paths[s.peer]
+	n.mu.Unlock()
+	var err error
+	if p != nil && code > 0 {
+		err = n.completionErr(s.op, p, code)
+	} else {
+		err = errs.New(s.op, n.cfg.Rank, s.peer, errs.ErrFinalized, "node closed")
+	}
+	n.asyncErr.CompareAndSwap(nil, &err)
+}
+
+// failSlots ends every posted operation at Close: waiters get
+// errs.ErrFinalized, buffers are released.
+func (n *Node) failSlots() {
+	for i := range n.slots {
+		s := &n.slots[i]
+		if s.big != nil {
+			s.big.release()
+			s.big = nil
+		}
+		switch s.state.Load() {
+		case stPosted:
+			if s.kind == kindBlock && s.state.CompareAndSwap(stPosted, stCompleting) {
+				s.code = -1
+				s.done <- struct{}{}
+			} else if s.kind == kindAsyncGet {
+				n.nbiPending.Add(-1)
+			}
+		}
+	}
+	select {
+	case n.nbiDone <- struct{}{}:
+	default:
+	}
+}
+
+// leak holds a large caller buffer that libfabric reads or writes directly:
+// pinned for the cgo rules, and registered when the provider wants local
+// registration (FI_MR_LOCAL, e.g. verbs).
+type leak struct {
+	pin  runtime.Pinner
+	mr   *C.struct_fid_mr
+	desc unsafe.Pointer
+	refs atomic.Int32
+}
+
+func (l *leak) release() {
+	if l.refs.Add(-1) != 0 {
+		return
+	}
+	if l.mr != nil {
+		C.gf_mr_close(l.mr)
+		l.mr = nil
+	}
+	l.pin.Unpin()
+}
