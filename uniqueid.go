@@ -37,15 +37,12 @@ func GetUniqueID(opts ...Option) (UniqueID, error) {
 	}
 	addr := ch.HostPort()
 	if ch.Port == 0 {
-		// Reserve a port now so the ID can carry it; PE 0 binds it again
-		// at Init.
-		ln, err := net.Listen("tcp", addr)
+		// Choose a port now so the ID can carry it; PE 0 binds it at Init.
+		port, err := bootstrap.FreePort(ch.Host)
 		if err != nil {
-			return UniqueID{}, errs.New("GetUniqueID", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "no free port on %s: %v", ch.Host, err)
+			return UniqueID{}, errs.New("GetUniqueID", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "%v", err)
 		}
-		_, port, _ := net.SplitHostPort(ln.Addr().String())
-		ln.Close()
-		addr = net.JoinHostPort(ch.Host, port)
+		addr = net.JoinHostPort(ch.Host, strconv.Itoa(port))
 	}
 	// The pin is a placeholder until pinJobCert derives it from the secret
 	// that NewUniqueID draws.
