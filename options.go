@@ -25,6 +25,7 @@ type options struct {
 	userTLS     *tls.Config
 	tlsOff      bool
 	network     bool
+	busyPoll    time.Duration
 	timeout     time.Duration
 	exitProcess bool
 	launch      bootstrap.Launch
@@ -131,6 +132,13 @@ func resolve(opts []Option) (*options, error) {
 			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_INIT_TIMEOUT=%q is not a positive duration", v)
 		}
 		o.timeout = d
+	}
+	if v := os.Getenv("SHMEM_BUSY_POLL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > time.Second {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_BUSY_POLL=%q is not a duration in [0, 1s]", v)
+		}
+		o.busyPoll = d
 	}
 	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
 		o.network = true

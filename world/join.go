@@ -63,6 +63,11 @@ type Config struct {
 	// PE must be given the same. Default "": pairs are relayed only when
 	// they cannot connect to each other.
 	RelayVia string
+	// BusyPoll is how long a read of a network connection polls its
+	// socket before it parks (rdma.Config.BusyPoll). Default 0: park at
+	// once, which is best whenever PEs share cores with other work;
+	// dedicated cores may gain (SHMEM_BUSY_POLL, BENCHMARKS.md).
+	BusyPoll time.Duration
 }
 
 // TLSConfig carries user-supplied TLS credentials (shmem.WithTLS).
@@ -100,6 +105,7 @@ type joiner struct {
 	p      *pe.PE
 	closed atomic.Bool
 
+	bell        transport.Bell // this PE's: the segment's futex bell, or a LocalBell (see join)
 	gossipWorld *membership.World
 	dataLn      net.Listener
 }
@@ -157,8 +163,16 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 	}
 	h := heap.New(j.seg.Heap())
+	// A heap no other process maps is written only by this process's
+	// goroutines (the rdma server), so its waiters park on a channel: a
+	// ring then hands the waiter to the ringing thread instead of waking
+	// another thread through futex(2).
+	j.bell = j.seg.Bell()
+	if !j.sharesHost(recs) {
+		j.bell = transport.NewLocalBell()
+	}
 	if j.node, err = rdma.Listen(rdma.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.seg.Bell(),
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.bell, BusyPoll: c.BusyPoll,
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	}); err != nil {
@@ -178,7 +192,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		peers[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
 	}
 	j.p, err = pe.Start(pe.Config{
-		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.seg.Bell(), Paths: paths,
+		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.bell, Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
 		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: processSpin,
 		SocketWriters: len(shared) < c.NPEs,
@@ -255,7 +269,7 @@ func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, err
 	for r, rec := range recs {
 		switch {
 		case r == c.Rank:
-			paths[r] = udma.NewPath(j.seg.Heap(), j.seg.Bell(), fence, true)
+			paths[r] = udma.NewPath(j.seg.Heap(), j.bell, fence, true)
 			shared = append(shared, r)
 		case via[c.Rank][r] != direct:
 			v := via[c.Rank][r]
@@ -395,4 +409,14 @@ func (j *joiner) listenHost() (string, error) {
 		return "", err
 	}
 	return ch.Host, nil
+}
+
+// sharesHost reports whether another PE of recs maps this PE's heap.
+func (j *joiner) sharesHost(recs []record) bool {
+	for r, rec := range recs {
+		if r != j.cfg.Rank && rec.Host == j.hostID && !j.cfg.Network {
+			return true
+		}
+	}
+	return false
 }
