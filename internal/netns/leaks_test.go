@@ -11,16 +11,20 @@ import (
 	"go.uber.org/goleak"
 )
 
-// gossipProbeBound is how long a memberlist probe under way at Finalize
-// may last: memberlist's Shutdown does not wait for it, and it ends at its
-// deadline, one ProbeInterval (500 ms) stretched up to 8x by memberlist's
-// awareness when the host cannot reach its peers (a cut link).
-const gossipProbeBound = 8*500*time.Millisecond + time.Second
+// gossipProbeBound is how long a memberlist probe or push-pull under way
+// at Finalize may last: memberlist's Shutdown waits for neither. A probe
+// ends at its deadline, one ProbeInterval (500 ms) stretched up to 8x by
+// memberlist's awareness when the host cannot reach its peers (a cut
+// link); a push-pull's dial to a vanished host ends at memberlist's
+// TCPTimeout (5 s, membership/form.go).
+const gossipProbeBound = 5*time.Second + time.Second
 
-// The goroutines of a memberlist probe under way (see gossipProbeBound).
+// The goroutines of a memberlist probe or push-pull under way (see
+// gossipProbeBound).
 var gossipProbe = []goleak.Option{
 	goleak.IgnoreAnyFunction("github.com/hashicorp/memberlist.(*Memberlist).probeNode"),
 	goleak.IgnoreAnyFunction("github.com/hashicorp/memberlist.(*Memberlist).sendPingAndWaitForAck"),
+	goleak.IgnoreAnyFunction("github.com/hashicorp/memberlist.(*Memberlist).pushPullTrigger"),
 }
 
 // leaks reports what outlives Finalize. Finalize closes every socket of
