@@ -191,11 +191,21 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	for r, rec := range recs {
 		peers[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
 	}
+	// A PE whose waits sleep on the futex bell polls first (processSpin)
+	// and, with network peers, keeps a thread in the runtime's poller
+	// meanwhile (pe.Config.SocketWriters). One on a LocalBell neither
+	// polls nor needs that: parking hands its thread to the scheduler,
+	// which polls the network itself, and a ring from the rdma server
+	// runs the waiter on the server's own thread.
+	spin, socketWriters := processSpin, len(shared) < c.NPEs
+	if _, local := j.bell.(*transport.LocalBell); local {
+		spin, socketWriters = 0, false
+	}
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.bell, Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: processSpin,
-		SocketWriters: len(shared) < c.NPEs,
+		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: spin,
+		SocketWriters: socketWriters,
 	})
 	if err != nil {
 		return nil, err
