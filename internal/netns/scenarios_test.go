@@ -164,3 +164,28 @@ func TestHostsRelay(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsRelayKilled: in TestHostsRelay's topology, the PE on host C is
+// killed. The PE on host A has no path to C but through rank 0 on B; it
+// must still end with ErrPEFailed naming the killed PE, within seconds.
+func TestHostsRelayKilled(t *testing.T) {
+	const a, b, c = 0, 1, 2
+	n := netns.New(t, netns.Config{Hosts: 3, LANs: [][]int{{a, b}, {b, c}}})
+	if out, err := n.IP(c, "route", "add", netns.Addr(0, b)+"/32", "via", netns.Addr(1, b)); err != nil {
+		t.Fatalf("route: %v: %s", err, out)
+	}
+	l := newLaunch(t, n, []int{b, a, c}, "wait", false, "TEST_VICTIM=2", "SHMEM_LOG_LEVEL=info")
+	ps := l.startAll(t)
+	awaitReady(t, ps)
+	broke := time.Now()
+	if err := ps[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []int{0, 1} {
+		c := ps[r].wait(t, procTimeout)
+		t.Logf("PE %d exited %d after %v:\n%s", r, c, time.Since(broke), ps[r].output())
+		if c != exitPEFailed {
+			t.Errorf("PE %d exited %d", r, c)
+		}
+	}
+}
