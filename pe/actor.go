@@ -26,7 +26,8 @@ func actorProps(s *state) *actor.Props {
 			s.markFailed(m.Rank, m.Reason, m.Origin)
 		case *actors.GlobalExit:
 			if s.cfg.Rank == 0 && m.Rank != 0 && s.exited.Load() == nil {
-				// Rank 0 reaches every PE; the caller may not (a relayed
+				// Rank 0 reaches every PE (the multi-process backend
+				// checks it at start-up); the caller may not (a relayed
 				// pair), so rank 0 passes the notice on once.
 				for r, pid := range s.cfg.Peers {
 					if r != 0 && r != m.Rank {

@@ -14,7 +14,9 @@ import (
 
 // EnvRelayVia forces relaying: "a-c:b,..." makes every PE send traffic
 // between PEs a and c through PE b, as if a and c had no direct path (a
-// policy that forbids it). Every PE must be given the same value.
+// policy that forbids it). Every PE must be given the same value. Only
+// data is relayed: control messages between rank 0 and any PE go direct
+// (see rankZeroRule), and failure notices are flooded (flood.go).
 const EnvRelayVia = "SHMEM_RELAY_VIA"
 
 // probeTimeout bounds each reachability probe at start-up. A peer with no
