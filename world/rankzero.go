@@ -3,6 +3,7 @@ package world
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +46,7 @@ func (j *joiner) abortRoutes(recs []record, missing []int) error {
 	// Subscribe before the answers go out, so that no disconnect is missed.
 	waiting := map[string]bool{}
 	for r, rec := range recs {
-		if r != 0 && !contains(missing, r) {
+		if r != 0 && !slices.Contains(missing, r) {
 			waiting[rec.Actor] = true
 		}
 	}
@@ -99,13 +100,4 @@ func (j *joiner) routesFailed(recs []record, err error) error {
 			e.Detail, recs[0].Actor, recs[j.cfg.Rank].Actor, rankZeroRule)
 	}
 	return err
-}
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
