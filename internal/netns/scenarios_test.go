@@ -130,12 +130,20 @@ func TestHostsKilledPE(t *testing.T) {
 
 func TestHostsCutLink(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
-	// The cut-off PE keeps reading from PE 0 and must fail too. The others
-	// keep reading from it: PEs 1 and 2 hold no control connection to it,
-	// so they may learn of the failure from a notice, which must also end
-	// their pending reads (their own data connections, cut without a
-	// reset, would only time out).
-	failureCase(t, n, 3, func([]*proc) error { return n.CutHost(3) }, []int{0, 1, 2, 3}, "PE", "TEST_READERS=1")
+	// The cut-off PE keeps reading from PE 0 and must fail too.
+	failureCase(t, n, 3, func([]*proc) error { return n.CutHost(3) }, []int{0, 1, 2, 3}, "PE")
+}
+
+// TestHostsCutLinkNotice: a world formed by unique ID (no gossip, so no
+// memberlist detection), PE 3's host cut off while PEs 0, 1 and 2 keep
+// reading from it. Only rank 0 holds a control connection to PE 3: PEs 1
+// and 2 learn of the failure from rank 0's notice alone, and it must end
+// their pending reads too (their data connections, cut without a reset,
+// would only time out after 30 s, or hang in a dial).
+func TestHostsCutLinkNotice(t *testing.T) {
+	n := netns.New(t, netns.Config{Hosts: 4})
+	l := newLaunch(t, n, []int{0, 1, 2, 3}, "wait", false, "TEST_VICTIM=3", "TEST_READERS=1")
+	checkFailure(t, l, func([]*proc) error { return n.CutHost(3) }, []int{0, 1, 2}, "-> PE 3)")
 }
 
 func TestHostsPartition(t *testing.T) {
