@@ -15,6 +15,7 @@ func samples() []any {
 		&GatherReply{Payloads: [][]byte{{1}, nil, {2, 3}}, Failed: -1},
 		&GatherReply{Err: "PE failed: boom", Failed: 5},
 		&PEFailed{Rank: 7, Reason: "heartbeat lost"},
+		&PEFailed{Rank: 7, Reason: "lost the connection to PE 7", Origin: 2},
 		&GlobalExit{Rank: 1, Status: -3},
 	}
 }

@@ -37,9 +37,13 @@ type GatherReply struct {
 }
 
 // PEFailed tells a PE, or the coordinator, that world rank Rank is gone.
+// Origin is the PE that detected it: a PE that forwards the notice (see
+// world's failure flooding) keeps it, so that the next PE can skip the
+// peers Origin told itself.
 type PEFailed struct {
 	Rank   int    `msgpack:"r"`
 	Reason string `msgpack:"w"`
+	Origin int    `msgpack:"o"`
 }
 
 // GlobalExit ends every PE's world with Status; Rank called it.

@@ -23,10 +23,11 @@ func actorProps(s *state) *actor.Props {
 		}
 		switch m := m.(type) {
 		case *actors.PEFailed:
-			s.markFailed(m.Rank, m.Reason)
+			s.markFailed(m.Rank, m.Reason, m.Origin)
 		case *actors.GlobalExit:
 			if s.cfg.Rank == 0 && m.Rank != 0 && s.exited.Load() == nil {
-				// Rank 0 reaches every PE; the caller may not (a relayed
+				// Rank 0 reaches every PE (the multi-process backend
+				// checks it at start-up); the caller may not (a relayed
 				// pair), so rank 0 passes the notice on once.
 				for r, pid := range s.cfg.Peers {
 					if r != 0 && r != m.Rank {
@@ -39,14 +40,20 @@ func actorProps(s *state) *actor.Props {
 	})
 }
 
-func (s *state) markFailed(rank int, reason string) {
+// markFailed records that rank failed, as origin detected it. Only the
+// first record counts: it wakes the waits and runs Config.OnFailure once,
+// so a notice that arrives again (flooding, several detectors) ends here.
+func (s *state) markFailed(rank int, reason string, origin int) {
 	if rank < 0 || rank >= len(s.failed) || rank == s.cfg.Rank {
 		return
 	}
 	if s.failed[rank].CompareAndSwap(nil, &reason) {
 		s.nFailed.Add(1)
-		s.log.Warn("PE failed", "failed", rank, "reason", reason)
+		s.log.Warn("PE failed", "failed", rank, "reason", reason, "detected_by", origin)
 		s.bell.Ring()
+		if s.cfg.OnFailure != nil {
+			s.cfg.OnFailure(rank, reason, origin)
+		}
 	}
 }
 
@@ -60,10 +67,10 @@ func (s *state) markExited(rank, status int) {
 	}
 }
 
-// NotifyFailed records that rank has failed. Backends call it from their
-// failure detectors, from any goroutine, also after this PE finalized: it
-// updates the PE's state directly rather than messaging its actor, which
-// Finalize stops.
+// NotifyFailed records that rank has failed, detected by this PE. Backends
+// call it from their failure detectors, from any goroutine, also after this
+// PE finalized: it updates the PE's state directly rather than messaging its
+// actor, which Finalize stops.
 func (p *PE) NotifyFailed(rank int, reason string) {
-	p.s.markFailed(rank, reason)
+	p.s.markFailed(rank, reason, p.s.cfg.Rank)
 }

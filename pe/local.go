@@ -31,6 +31,9 @@ type LocalConfig struct {
 	// CloseWithLastPE makes the last PE to finalize close the world, for
 	// callers (Init) that have no later moment to call Close.
 	CloseWithLastPE bool
+	// OnFailure, if set, returns the Config.OnFailure of rank's PE: tests
+	// of failure handling plug a backend's in (the simulator has none).
+	OnFailure func(rank int) func(failed int, reason string, origin int)
 }
 
 // LocalWorld is a world of PEs in one process: each PE's heap is a private
@@ -92,10 +95,14 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 				shared = append(shared, q)
 			}
 		}
+		var onFailure func(int, string, int)
+		if cfg.OnFailure != nil {
+			onFailure = cfg.OnFailure(r)
+		}
 		p, err := Start(Config{
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
 			Shared: shared, System: w.system, Coordinator: w.coord, Peers: peers,
-			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release,
+			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 		})
 		if err != nil {
 			w.Close()

@@ -65,6 +65,14 @@ type Config struct {
 	// OnGlobalExit, if set, runs once when any PE calls GlobalExit (the
 	// launcher's backend exits the process with the status).
 	OnGlobalExit func(status int)
+	// OnFailure, if set, runs once per failed rank, when this PE first
+	// records the failure: from NotifyFailed (origin is this PE) or from a
+	// PEFailed notice (origin is the PE that detected it). It runs on the
+	// recording goroutine (the PE actor's, or a detector's) and must not
+	// block; the multi-process backend fails its data paths to rank and
+	// forwards the notice to PEs that may not have heard (world.control).
+	// Optional.
+	OnFailure func(rank int, reason string, origin int)
 	// Release frees what the backend allocated for this PE (engines,
 	// mappings, the actor system if it is the PE's own); Finalize calls it
 	// last. Optional.

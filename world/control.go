@@ -36,7 +36,7 @@ const shutdownSettle = 250 * time.Millisecond
 // control is this process's share of the control plane: an actor system
 // reachable through protoactor's remote layer (gRPC, over the job's TLS),
 // the coordinator on rank 0, and the failure watcher that turns lost
-// connections into PEFailed notices.
+// connections into PEFailed notices and floods them (flood.go).
 type control struct {
 	rank  int
 	log   *slog.Logger
@@ -46,6 +46,10 @@ type control struct {
 	sub   *eventstream.Subscription
 	conns *controlConns
 
+	// send delivers a control message; the remote layer's Send, replaced
+	// in tests.
+	send func(pid *actor.PID, msg any)
+
 	mu       sync.Mutex
 	byAddr   map[string]int
 	gone     map[int]bool
@@ -53,14 +57,15 @@ type control struct {
 	p        *pe.PE
 	node     *rdma.Node
 	peerPIDs []*actor.PID
-	// unreached marks peers this PE cannot connect to (their traffic is
-	// relayed): sends to them fail, so they get no notices and the failed
-	// connection attempts are not their failure.
-	unreached []bool
+	// reach[a][b] says PE a could connect to PE b at start-up; a pair
+	// that cannot is relayed on the data path, and gets no control
+	// messages from each other.
+	reach [][]bool
 }
 
 func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (c *control, err error) {
 	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{}), conns: newControlConns()}
+	c.send = func(pid *actor.PID, msg any) { c.sys.Root.Send(pid, msg) }
 	serverCreds, dialCreds := insecure.NewCredentials(), insecure.NewCredentials()
 	if serverTLS != nil {
 		serverCreds, dialCreds = credentials.NewTLS(serverTLS), credentials.NewTLS(clientTLS)
@@ -118,14 +123,14 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 	return c, nil
 }
 
-// watch starts turning lost connections to PEs into failure notices.
-func (c *control) watch(p *pe.PE, rank int, recs []record, reached []bool, node *rdma.Node) {
+// setWorld gives the control plane the world it serves: this PE's rank,
+// every PE's record, who can connect to whom (reach, as agreed at
+// start-up) and the data-path node. It comes before pe.Start, whose PE may
+// receive a failure notice (onFailure) as soon as its actor runs.
+func (c *control) setWorld(rank int, recs []record, reach [][]bool, node *rdma.Node) {
 	c.mu.Lock()
-	c.p, c.node, c.rank = p, node, rank
-	c.unreached = make([]bool, len(recs))
-	for r, ok := range reached {
-		c.unreached[r] = !ok
-	}
+	defer c.mu.Unlock()
+	c.node, c.rank, c.reach = node, rank, reach
 	c.byAddr = make(map[string]int, len(recs))
 	c.peerPIDs = make([]*actor.PID, len(recs))
 	for r, rec := range recs {
@@ -135,6 +140,12 @@ func (c *control) watch(p *pe.PE, rank int, recs []record, reached []bool, node 
 	if len(recs) == 1 {
 		close(c.allGone)
 	}
+}
+
+// watch starts turning lost connections to PEs into failure notices.
+func (c *control) watch(p *pe.PE) {
+	c.mu.Lock()
+	c.p = p
 	c.mu.Unlock()
 	c.sub = c.sys.EventStream.Subscribe(func(evt any) {
 		if e, ok := evt.(*remote.EndpointTerminatedEvent); ok {
@@ -149,7 +160,10 @@ func (c *control) watch(p *pe.PE, rank int, recs []record, reached []bool, node 
 func (c *control) lost(addr string, confirmed bool) {
 	c.mu.Lock()
 	rank, ok := c.byAddr[addr]
-	if !ok || c.gone[rank] || rank == c.rank || !confirmed && c.unreached[rank] {
+	// A peer this PE cannot connect to (its traffic is relayed) gets no
+	// messages from here: the failed connection attempts to it are not
+	// its failure.
+	if !ok || c.gone[rank] || rank == c.rank || !confirmed && !c.reach[c.rank][rank] {
 		c.mu.Unlock()
 		return
 	}
@@ -157,46 +171,83 @@ func (c *control) lost(addr string, confirmed bool) {
 	if len(c.gone) == len(c.byAddr)-1 {
 		close(c.allGone)
 	}
-	p, node, peers, unreached := c.p, c.node, c.peerPIDs, c.unreached
 	c.mu.Unlock()
 	// A PE that calls GlobalExit drops its connections right after sending
 	// the notice, which may arrive a moment after the drop: declaring the
 	// failure a little later lets the exit win, as it should.
-	time.AfterFunc(failureGrace, func() { c.declare(rank, addr, p, node, peers, unreached) })
+	time.AfterFunc(failureGrace, func() { c.declare(rank, addr) })
 }
 
 // failureGrace is how long a lost connection waits before it counts as a
 // failed PE (see lost). Short next to the seconds failure detection takes.
 const failureGrace = 200 * time.Millisecond
 
-func (c *control) declare(rank int, addr string, p *pe.PE, node *rdma.Node, peers []*actor.PID, unreached []bool) {
+// declare records that this PE detected rank's failure; recording it runs
+// onFailure, which tells the world, unless a notice got here first.
+func (c *control) declare(rank int, addr string) {
+	c.mu.Lock()
+	p := c.p
+	c.mu.Unlock()
 	if p.Check("watch") != nil {
 		return // finalizing: the peer left
 	}
 	reason := fmt.Sprintf("lost the connection to PE %d at %s", rank, addr)
 	c.log.Warn("PE failed", "failed", rank, "reason", reason)
-	node.PeerFailed(rank)
 	p.NotifyFailed(rank, reason)
-	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason})
+}
+
+// onFailure is the PE's OnFailure hook: this PE has just recorded that
+// rank failed, detected by origin (this PE, or the sender of a notice).
+// It fails the data paths to rank and through it, so that operations
+// pending on them end now instead of at the transport's timeout, and
+// floods the notice (see floodTargets): a detector tells every PE it
+// connects to and the coordinator, a PE that heard forwards to the PEs the
+// detector cannot connect to.
+func (c *control) onFailure(rank int, reason string, origin int) {
+	c.mu.Lock()
+	p, node := c.p, c.node
+	c.mu.Unlock()
+	if p != nil && p.Check("watch") != nil {
+		return // finalizing or exited: sends could outlive the remote layer
+	}
+	if node != nil {
+		node.PeerFailed(rank)
+	}
+	tell := c.noticeTargets(rank, origin)
+	if len(tell) == 0 {
+		return
+	}
+	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason, Origin: origin})
 	if err != nil {
 		return
 	}
-	// Tell only peers still connected: a message to one that left would
-	// open a new connection to it, which then lingers past Finalize.
-	c.mu.Lock()
-	var tell []*actor.PID
-	if rank != 0 && !c.gone[0] {
-		tell = append(tell, actor.NewPID(peers[0].Address, coordinatorName))
+	if origin != c.rank {
+		c.log.Info("forwarding a failure notice", "failed", rank, "detected_by", origin, "to", len(tell))
 	}
-	for r, pid := range peers {
-		if r != rank && r != c.rank && !unreached[r] && !c.gone[r] {
-			tell = append(tell, pid)
-		}
-	}
-	c.mu.Unlock()
 	for _, pid := range tell {
-		c.sys.Root.Send(pid, env)
+		c.send(pid, env)
 	}
+}
+
+// noticeTargets returns who this PE tells that rank failed: the peers
+// floodTargets names, skipping those whose connection already ended (a
+// message to a PE that left would open a new connection to it, which then
+// lingers past Finalize), and, when this PE detected the failure, rank 0's
+// coordinator, which aborts the agreements rank was part of.
+func (c *control) noticeTargets(rank, origin int) []*actor.PID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reach == nil {
+		return nil // not yet part of a world: nobody to tell
+	}
+	var tell []*actor.PID
+	if origin == c.rank && rank != 0 && !c.gone[0] {
+		tell = append(tell, actor.NewPID(c.peerPIDs[0].Address, coordinatorName))
+	}
+	for _, q := range floodTargets(c.reach, c.rank, origin, rank, func(q int) bool { return c.gone[q] }) {
+		tell = append(tell, c.peerPIDs[q])
+	}
+	return tell
 }
 
 // awaitGone waits until every other PE has disconnected, or d has passed.

@@ -179,7 +179,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		return nil, j.fail(errs.ErrBootstrap, "network transport: %v", err)
 	}
 	j.dataLn = nil
-	via, reached, err := j.routes(recs)
+	via, reach, err := j.routes(recs)
 	if err != nil {
 		return nil, err
 	}
@@ -201,16 +201,17 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	if _, local := j.bell.(*transport.LocalBell); local {
 		spin, socketWriters = 0, false
 	}
+	j.ctl.setWorld(c.Rank, recs, reach, j.node)
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.bell, Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), Release: j.release, Spin: spin,
-		SocketWriters: socketWriters,
+		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
+		Release: j.release, Spin: spin, SocketWriters: socketWriters,
 	})
 	if err != nil {
 		return nil, err
 	}
-	j.ctl.watch(j.p, c.Rank, recs, reached, j.node)
+	j.ctl.watch(j.p)
 	if j.gossipWorld != nil {
 		go j.ctl.watchGossip(j.gossipWorld, recs)
 	}

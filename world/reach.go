@@ -14,7 +14,9 @@ import (
 
 // EnvRelayVia forces relaying: "a-c:b,..." makes every PE send traffic
 // between PEs a and c through PE b, as if a and c had no direct path (a
-// policy that forbids it). Every PE must be given the same value.
+// policy that forbids it). Every PE must be given the same value. Only
+// data is relayed: control messages between rank 0 and any PE go direct
+// (see rankZeroRule), and failure notices are flooded (flood.go).
 const EnvRelayVia = "SHMEM_RELAY_VIA"
 
 // probeTimeout bounds each reachability probe at start-up. A peer with no
@@ -126,15 +128,24 @@ func probe(recs []record, need func(r int) bool) []bool {
 }
 
 // routes probes the peers, agrees on everyone's probes through rank 0's
-// coordinator, and returns the plan. Rank 0 must be reachable by all.
-func (j *joiner) routes(recs []record) (via [][]int, reached []bool, err error) {
+// coordinator, and returns the plan and the agreed reach matrix
+// (reach[a][b]: PE a can connect to PE b). Rank 0 and every PE must
+// connect to each other (checkRankZero).
+func (j *joiner) routes(recs []record) (via [][]int, reach [][]bool, err error) {
 	c := &j.cfg
 	policy, err := parseRelayPolicy(c.RelayVia, c.NPEs)
 	if err != nil {
 		return nil, nil, j.fail(errs.ErrInvalidArgument, "%v", err)
 	}
 	network := func(a, b int) bool { return c.Network || recs[a].Host != recs[b].Host }
-	reached = probe(recs, func(r int) bool { return r != c.Rank && network(c.Rank, r) })
+	reached := probe(recs, func(r int) bool { return r != c.Rank && network(c.Rank, r) })
+	missing := unreachedRanks(reached)
+	if c.Rank != 0 && len(missing) > 0 && missing[0] == 0 {
+		return nil, nil, j.fail(errs.ErrBootstrap, "cannot connect to rank 0's control plane at %s: "+rankZeroRule, recs[0].Actor)
+	}
+	if c.Rank == 0 && len(missing) > 0 {
+		return nil, nil, j.abortRoutes(recs, missing)
+	}
 	bits := make([]byte, (c.NPEs+7)/8)
 	for r, ok := range reached {
 		if ok {
@@ -144,9 +155,9 @@ func (j *joiner) routes(recs []record) (via [][]int, reached []bool, err error) 
 	g := &actors.Gather{Domain: "reach", Seq: 1, Rank: c.Rank, N: c.NPEs, Members: worldRanks(c.NPEs), Payload: bits}
 	all, err := actors.RunGather(j.sys.Root, coordinatorPID(recs), g, c.Timeout, "Init", c.Rank)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, j.routesFailed(recs, err)
 	}
-	reach := make([][]bool, c.NPEs)
+	reach = make([][]bool, c.NPEs)
 	for a, b := range all {
 		if len(b) != len(bits) {
 			return nil, nil, j.fail(errs.ErrBootstrap, "PE %d sent a %d-byte reach set, want %d", a, len(b), len(bits))
@@ -159,5 +170,5 @@ func (j *joiner) routes(recs []record) (via [][]int, reached []bool, err error) 
 	if via, err = planRoutes(reach, policy, network); err != nil {
 		return nil, nil, j.fail(errs.ErrBootstrap, "%v", err)
 	}
-	return via, reached, nil
+	return via, reach, nil
 }

@@ -206,19 +206,20 @@ func expectCodes(t *testing.T, ps []*proc, want int) {
 	}
 }
 
-// failedAt reads when a PE saw the failure (the FAILED line it printed).
-func failedAt(t *testing.T, p *proc) time.Time {
+// failedAt reads when a PE saw the failure, and the error it saw, from
+// the FAILED line it printed.
+func failedAt(t *testing.T, p *proc) (time.Time, string) {
 	t.Helper()
 	for _, line := range strings.Split(p.output(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "FAILED "); ok {
-			ns, _, _ := strings.Cut(rest, ":")
+			ns, msg, _ := strings.Cut(rest, ":")
 			if v, err := strconv.ParseInt(ns, 10, 64); err == nil {
-				return time.Unix(0, v)
+				return time.Unix(0, v), strings.TrimSpace(msg)
 			}
 		}
 	}
 	t.Errorf("no FAILED line in:\n%s", p.output())
-	return time.Time{}
+	return time.Time{}, ""
 }
 
 // parseUIDAddr returns the host:port a unique ID's String names.

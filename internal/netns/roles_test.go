@@ -88,7 +88,9 @@ func runRole(role string) int {
 
 // waitForFailure: once all are up, the victim (TEST_VICTIM) keeps reading
 // from a peer while the others wait in a barrier that it never joins, so
-// every PE ends only by noticing a failure.
+// every PE ends only by noticing a failure. With TEST_READERS=1 the others
+// keep reading from the victim instead: their operations, not only their
+// waits, must end with ErrPEFailed.
 func waitForFailure(p *shmem.PE) error {
 	x, err := shmem.Calloc[int64](p, 1)
 	if err != nil {
@@ -99,10 +101,14 @@ func waitForFailure(p *shmem.PE) error {
 	}
 	fmt.Println("READY")
 	victim, _ := strconv.Atoi(os.Getenv("TEST_VICTIM"))
-	if p.MyPE() != victim {
+	peer := (victim + 1) % p.NPEs()
+	switch {
+	case p.MyPE() == victim:
+	case os.Getenv("TEST_READERS") == "1":
+		peer = victim
+	default:
 		return p.BarrierAll()
 	}
-	peer := (victim + 1) % p.NPEs()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {

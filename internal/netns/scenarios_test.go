@@ -83,8 +83,16 @@ func waitUID(t *testing.T, path string) string {
 // ErrPEFailed within detectBound, finalizes cleanly and leaks nothing: no
 // socket but a gossip probe's is open when Finalize returns, and nothing
 // outlives that probe (see leaks; the PE exits exitLeak otherwise).
-func failureCase(t *testing.T, n *netns.Net, victim int, breakIt func(ps []*proc) error, survivors []int, named string) {
-	l := newLaunch(t, n, []int{0, 1, 2, 3}, "wait", true, fmt.Sprintf("TEST_VICTIM=%d", victim))
+func failureCase(t *testing.T, n *netns.Net, victim int, breakIt func(ps []*proc) error, survivors []int, named string, env ...string) {
+	env = append(env, fmt.Sprintf("TEST_VICTIM=%d", victim))
+	checkFailure(t, newLaunch(t, n, []int{0, 1, 2, 3}, "wait", true, env...), breakIt, survivors, named)
+}
+
+// checkFailure starts l's world, breaks it with breakIt once every PE is
+// ready, and checks that every survivor ends with ErrPEFailed, finalizes
+// cleanly and leaks nothing, and that its error names named and comes
+// within detectBound. It returns the PEs' processes.
+func checkFailure(t *testing.T, l *launch, breakIt func(ps []*proc) error, survivors []int, named string) []*proc {
 	ps := l.startAll(t)
 	awaitReady(t, ps)
 	broke := time.Now()
@@ -98,17 +106,19 @@ func failureCase(t *testing.T, n *netns.Net, victim int, breakIt func(ps []*proc
 			t.Errorf("PE %d exited %d, want %d (ErrPEFailed, clean Finalize, no leaks); output:\n%s", r, c, exitPEFailed, p.output())
 			continue
 		}
-		if !strings.Contains(p.output(), named) {
-			t.Errorf("PE %d's error does not name %q:\n%s", r, named, p.output())
+		at, line := failedAt(t, p)
+		if !strings.Contains(line, named) {
+			t.Errorf("PE %d's error does not name %q: %s", r, named, line)
 		}
-		d := failedAt(t, p).Sub(broke)
-		t.Logf("PE %d noticed the failure after %v", r, d)
+		d := at.Sub(broke)
+		t.Logf("PE %d noticed the failure after %v: %s", r, d, line)
 		worst = max(worst, d)
 		if d > detectBound {
 			t.Errorf("PE %d noticed the failure after %v, bound %v", r, d, detectBound)
 		}
 	}
 	t.Logf("slowest survivor noticed the failure after %v", worst)
+	return ps
 }
 
 func TestHostsKilledPE(t *testing.T) {
@@ -122,6 +132,18 @@ func TestHostsCutLink(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
 	// The cut-off PE keeps reading from PE 0 and must fail too.
 	failureCase(t, n, 3, func([]*proc) error { return n.CutHost(3) }, []int{0, 1, 2, 3}, "PE")
+}
+
+// TestHostsCutLinkNotice: a world formed by unique ID (no gossip, so no
+// memberlist detection), PE 3's host cut off while PEs 0, 1 and 2 keep
+// reading from it. Only rank 0 holds a control connection to PE 3: PEs 1
+// and 2 learn of the failure from rank 0's notice alone, and it must end
+// their pending reads too (their data connections, cut without a reset,
+// would only time out after 30 s, or hang in a dial).
+func TestHostsCutLinkNotice(t *testing.T) {
+	n := netns.New(t, netns.Config{Hosts: 4})
+	l := newLaunch(t, n, []int{0, 1, 2, 3}, "wait", false, "TEST_VICTIM=3", "TEST_READERS=1")
+	checkFailure(t, l, func([]*proc) error { return n.CutHost(3) }, []int{0, 1, 2}, "-> PE 3)")
 }
 
 func TestHostsPartition(t *testing.T) {
@@ -142,10 +164,24 @@ func TestHostsGlobalExit(t *testing.T) {
 // each other; host B is on both and runs rank 0, which every host reaches.
 // Traffic between A's and C's PEs must be relayed through B.
 func TestHostsRelay(t *testing.T) {
-	const a, b, c = 0, 1, 2
-	n := netns.New(t, netns.Config{Hosts: 3, LANs: [][]int{{a, b}, {b, c}}})
-	// C reaches B's LAN-0 address (which B advertises) through B's LAN-1
-	// address; B does not forward, so C still cannot reach A.
+	n, a, b, c := relayNet(t)
+	l := newLaunch(t, n, []int{b, a, c}, "spmd", false, "SHMEM_LOG_LEVEL=info")
+	ps := l.startAll(t)
+	expectCodes(t, ps, exitOK)
+	for r, peer := range map[int]int{1: 2, 2: 1} {
+		if !strings.Contains(ps[r].output(), fmt.Sprintf("peer=%d via=0", peer)) {
+			t.Errorf("PE %d did not relay to PE %d through PE 0:\n%s", r, peer, ps[r].output())
+		}
+	}
+}
+
+// relayNet builds TestHostsRelay's topology: hosts A and C on different
+// LANs with no route to each other, host B on both. C reaches B's LAN-0
+// address (which B advertises) through B's LAN-1 address; B does not
+// forward, so C still cannot reach A.
+func relayNet(t *testing.T) (n *netns.Net, a, b, c int) {
+	a, b, c = 0, 1, 2
+	n = netns.New(t, netns.Config{Hosts: 3, LANs: [][]int{{a, b}, {b, c}}})
 	if out, err := n.IP(c, "route", "add", netns.Addr(0, b)+"/32", "via", netns.Addr(1, b)); err != nil {
 		t.Fatalf("route: %v: %s", err, out)
 	}
@@ -155,12 +191,55 @@ func TestHostsRelay(t *testing.T) {
 	if out, err := n.IP(c, "route", "get", n.Hosts[a].Addr()); err == nil {
 		t.Fatalf("host C has a route to host A: %s", out)
 	}
-	l := newLaunch(t, n, []int{b, a, c}, "spmd", false, "SHMEM_LOG_LEVEL=info")
+	return n, a, b, c
+}
+
+// TestHostsRelayKilled: in TestHostsRelay's topology (rank 0 on B, PE 1
+// on A, PE 2 on C), PE 2 is killed. PE 1 has no path to PE 2 but through
+// PE 0 and no control connection to it. Waiting in a barrier, it learns
+// of the failure only from PE 0's notice; reading from PE 2, its relayed
+// reads must fail too. Either way both survivors end with ErrPEFailed
+// naming PE 2 within seconds, finalize cleanly and leak nothing.
+func TestHostsRelayKilled(t *testing.T) {
+	for _, readers := range []bool{false, true} {
+		t.Run(map[bool]string{false: "barrier", true: "reads"}[readers], func(t *testing.T) {
+			n, a, b, c := relayNet(t)
+			env := []string{"TEST_VICTIM=2", "SHMEM_LOG_LEVEL=info"}
+			if readers {
+				env = append(env, "TEST_READERS=1")
+			}
+			l := newLaunch(t, n, []int{b, a, c}, "wait", false, env...)
+			ps := checkFailure(t, l, func(ps []*proc) error { return ps[2].cmd.Process.Signal(syscall.SIGKILL) }, []int{0, 1}, "-> PE 2)")
+			if !strings.Contains(ps[1].output(), "peer=2 via=0") {
+				t.Errorf("PE 1 did not relay to PE 2 through PE 0:\n%s", ps[1].output())
+			}
+		})
+	}
+}
+
+// TestHostsRankZeroUnreachable: the relay topology with rank 0 on host A,
+// which host C cannot reach. The world forms by gossip (seeded at B, which
+// both reach), but the control plane needs rank 0 and every PE to connect
+// to each other: every PE's Init must fail at once, naming PE 2 (rank 0
+// and PE 1) or rank 0 (PE 2), not wait out the start-up timeout.
+func TestHostsRankZeroUnreachable(t *testing.T) {
+	n, a, b, c := relayNet(t)
+	seed := n.Hosts[b].Addr() + ":" + gossipPort
+	l := newLaunch(t, n, []int{a, b, c}, "spmd", true, "TEST_SEEDS="+seed)
 	ps := l.startAll(t)
-	expectCodes(t, ps, exitOK)
-	for r, peer := range map[int]int{1: 2, 2: 1} {
-		if !strings.Contains(ps[r].output(), fmt.Sprintf("peer=%d via=0", peer)) {
-			t.Errorf("PE %d did not relay to PE %d through PE 0:\n%s", r, peer, ps[r].output())
+	want := map[int]string{
+		0: "cannot connect to the control plane of PE 2 at ",
+		1: "route agreement aborted: PE failed: rank 0 cannot connect to the control plane of PE 2 at ",
+		2: "cannot connect to rank 0's control plane at ",
+	}
+	for r, p := range ps {
+		if code := p.wait(t, procTimeout); code != exitInitFailed {
+			t.Errorf("PE %d exited %d, want %d (Init refused); output:\n%s", r, code, exitInitFailed, p.output())
+			continue
 		}
+		if out := p.output(); !strings.Contains(out, want[r]) || !strings.Contains(out, "bootstrap failed") {
+			t.Errorf("PE %d's Init error does not say %q (ErrBootstrap):\n%s", r, want[r], out)
+		}
+		t.Logf("PE %d: %s", r, strings.TrimSpace(ps[r].output()))
 	}
 }

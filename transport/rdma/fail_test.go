@@ -200,3 +200,35 @@ func TestAuthenticateRefusal(t *testing.T) {
 		t.Fatal("refused connection touched the heap")
 	}
 }
+
+// TestPeerFailedEndsAHandshake: a peer accepts the connection and then
+// says nothing (its host vanished mid-connect). PeerFailed must end the
+// operation stuck in the TLS handshake at once, as ErrPEFailed naming the
+// peer, not at OpTimeout as a TLS error.
+func TestPeerFailedEndsAHandshake(t *testing.T) {
+	_, cli := selfSigned(t)
+	srv, _ := selfSigned(t)
+	w := newWorld(t, 2, 4096, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, cli })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+		close(accepted)
+	}()
+	p := w.nodes[0].Path(1, ln.Addr().String())
+	res := make(chan error, 1)
+	go func() { res <- p.Put(0, []byte{1}) }()
+	c := <-accepted // connected; the client now waits for a server hello
+	if c == nil {
+		t.Fatal("accept failed")
+	}
+	defer c.Close()
+	w.nodes[0].PeerFailed(1)
+	wantPEFailed(t, <-res, 1)
+}

@@ -2,6 +2,7 @@ package rdma
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -106,7 +107,10 @@ func (l *lane) deadNow() bool {
 
 // ready makes sure the lane is connected; the caller holds mu. A failed dial
 // leaves the lane usable so that an op issued before the peer listens can be
-// retried; a failed handshake too.
+// retried; a failed handshake too. A lane failure (PeerFailed, Close) ends a
+// dial or handshake in progress at once: towards a host that vanished
+// without a reset they would otherwise hold the caller for OpTimeout after
+// the peer was declared failed.
 func (l *lane) ready(op string) error {
 	if l.deadNow() {
 		return l.errFor(op)
@@ -116,34 +120,41 @@ func (l *lane) ready(op string) error {
 	}
 	n := l.p.n
 	timeout := n.cfg.OpTimeout
-	raw, err := net.DialTimeout("tcp", l.addr, timeout)
+	raw, err := l.dial(timeout)
 	if err != nil {
+		if l.deadNow() {
+			return l.errFor(op)
+		}
 		return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed, "dial %s: %v", l.addr, err)
 	}
-	conn := newBusyConn(raw, n.cfg.BusyPoll, &n.polling)
-	raw.SetDeadline(time.Now().Add(timeout))
-	if n.cfg.ClientTLS != nil {
-		tc := tls.Client(conn, n.cfg.ClientTLS)
-		if err := tc.Handshake(); err != nil {
-			raw.Close()
-			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "TLS handshake with %s: %v", l.addr, err)
-		}
-		conn = tc
-	}
-	if n.cfg.Authenticate != nil {
-		if err := n.cfg.Authenticate(conn, false); err != nil {
-			raw.Close()
-			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "authenticating to %s: %v", l.addr, err)
-		}
-	}
-	raw.SetDeadline(time.Time{})
 	l.stMu.Lock()
 	if l.isDead {
 		l.stMu.Unlock()
 		raw.Close()
 		return l.errFor(op)
 	}
-	l.raw = raw
+	l.raw = raw // from here fail closes it, which ends the handshake
+	l.stMu.Unlock()
+	conn := newBusyConn(raw, n.cfg.BusyPoll, &n.polling)
+	raw.SetDeadline(time.Now().Add(timeout))
+	if n.cfg.ClientTLS != nil {
+		tc := tls.Client(conn, n.cfg.ClientTLS)
+		if err := tc.Handshake(); err != nil {
+			return l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "TLS handshake with %s: %v", l.addr, err))
+		}
+		conn = tc
+	}
+	if n.cfg.Authenticate != nil {
+		if err := n.cfg.Authenticate(conn, false); err != nil {
+			return l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "authenticating to %s: %v", l.addr, err))
+		}
+	}
+	raw.SetDeadline(time.Time{})
+	l.stMu.Lock()
+	if l.isDead {
+		l.stMu.Unlock()
+		return l.errFor(op)
+	}
 	l.slots = newSlotTable(n.cfg.MaxOutstanding)
 	l.br = bufio.NewReaderSize(conn, 64<<10)
 	n.wg.Add(1)
@@ -151,6 +162,41 @@ func (l *lane) ready(op string) error {
 	l.conn = conn
 	go l.readLoop()
 	return nil
+}
+
+// dial connects to the lane's address within timeout, or until the lane
+// fails.
+func (l *lane) dial(timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-l.dead:
+			cancel()
+		case <-stop:
+		}
+	}()
+	var d net.Dialer
+	return d.DialContext(ctx, "tcp", l.addr)
+}
+
+// dropRaw undoes a connection whose handshake failed, leaving the lane
+// ready to dial again, and returns err, or the lane's failure if the
+// handshake ended because the lane failed.
+func (l *lane) dropRaw(raw net.Conn, op string, err error) error {
+	raw.Close()
+	l.stMu.Lock()
+	dead := l.isDead
+	if !dead {
+		l.raw = nil
+	}
+	l.stMu.Unlock()
+	if dead {
+		return l.errFor(op)
+	}
+	return err
 }
 
 // writeLocked writes one frame; the caller holds mu and has called ready.

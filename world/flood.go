@@ -1,0 +1,46 @@
+package world
+
+// Failure notices are flooded over the reach graph, so that a PE learns of
+// a failure even when it cannot connect to the failed PE or to the PE that
+// detected it (a relayed pair).
+//
+// The rule: the detector (the notice's origin) tells every PE it can
+// connect to; a PE that records the failure first from a notice forwards
+// it, once, to the PEs it can connect to that the origin cannot. A PE
+// records a failure once (pe.markFailed), so it forwards at most once per
+// failed PE, whatever number of notices and detectors.
+//
+// Why every survivor hears: take a PE m that heard, from a notice with
+// origin o, and a PE q that m connects to. If o connects to q, o told q;
+// if not, m did. So the set of PEs that hear is closed under "connects
+// to", and every survivor that the reach graph joins to a detector hears.
+// Rank 0 and every PE connect to each other (checked at start-up, see
+// checkRankZero), so when a PE other than rank 0 fails, the survivors are
+// joined through rank 0; when rank 0 fails, every PE detects it itself, as
+// each holds a connection to rank 0's coordinator.
+//
+// What it costs: nothing when the origin connects to every PE (one host,
+// a flat network, or rank 0 detecting, which holds a connection to every
+// PE); otherwise one notice per PE outside the origin's reach from each PE
+// that reaches it. Forwarded notices name the origin, and their reason is
+// the origin's.
+
+// floodTargets returns the PEs that me tells about failed, having first
+// heard of it from origin (origin == me: me detected it). reach[a][b]
+// says a can connect to b, as agreed at start-up; skip excludes PEs that
+// need no notice (failed, or gone). An origin outside the world counts as
+// reaching nobody, so every PE me reaches is told.
+func floodTargets(reach [][]bool, me, origin, failed int, skip func(r int) bool) []int {
+	var out []int
+	known := origin >= 0 && origin < len(reach) && origin != me
+	for q, ok := range reach[me] {
+		if !ok || q == me || q == failed || q == origin || skip(q) {
+			continue
+		}
+		if known && reach[origin][q] {
+			continue // the origin told q itself
+		}
+		out = append(out, q)
+	}
+	return out
+}
