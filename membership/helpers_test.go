@@ -75,7 +75,7 @@ next:
 
 // freePort reserves a loopback port for a seed; the tiny window before
 // memberlist binds it again is acceptable in tests.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -88,7 +88,7 @@ func freePort(t *testing.T) int {
 
 // job returns n configs of one job on loopback; the first two listen on
 // reserved ports and serve as seeds for all.
-func job(t *testing.T, n, npes int, log *slog.Logger) []Config {
+func job(t testing.TB, n, npes int, log *slog.Logger) []Config {
 	t.Helper()
 	ports := []int{freePort(t), freePort(t)}
 	seeds := []string{fmt.Sprintf("127.0.0.1:%d", ports[0]), fmt.Sprintf("127.0.0.1:%d", ports[1])}
@@ -126,7 +126,7 @@ func formAll(cfgs []Config) ([]*World, []error) {
 	return ws, es
 }
 
-func closeAll(t *testing.T, ws []*World) {
+func closeAll(t testing.TB, ws []*World) {
 	t.Helper()
 	for _, w := range ws {
 		if w != nil {
