@@ -167,9 +167,13 @@ func (n *node) formError(cause error) error {
 		sentinel = fmt.Errorf("%w: %w", errs.ErrBootstrap, errs.ErrTimeout)
 	}
 	if len(view) < n.cfg.NPEs {
-		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-			"job %q: saw %d of %d processes (%s); missing ranks %v",
-			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missingRanks(view, n.cfg.NPEs))
+		missing := fmt.Sprintf("missing %d (ranks follow names, so which ranks is known only once all are seen)",
+			n.cfg.NPEs-len(view))
+		if ranks, known := missingRanks(view, n.cfg.NPEs); known {
+			missing = fmt.Sprintf("missing ranks %v", ranks)
+		}
+		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s",
+			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing)
 	}
 	table := n.history[n.current]
 	if table == nil { // a complete view is evaluated before the loop waits
