@@ -34,8 +34,8 @@ type Config struct {
 	// only when every member gives one and they form a permutation of
 	// 0..NPEs-1; otherwise ranks follow the members' names in byte order.
 	RankHint int
-	// Name is this process's node name. Default: "gsm-" + 16 random hex
-	// digits, because memberlist refuses a name reused at a new address, so
+	// Name is this process's node name, at most 64 bytes. Default: "gsm-"
+	// + 16 random hex digits, because memberlist refuses a name reused at a new address, so
 	// a restarted process must not reuse its old name.
 	Name string
 	// BindAddr is the IP to listen on. Default "127.0.0.1": nothing is
@@ -68,21 +68,27 @@ type Config struct {
 	// 2.4-5 s after the first failed probe, while a process stalled by GC or
 	// a loaded CPU still has time to refute.
 	SuspicionMult int
-	// GossipInterval is the gossip period. Default 20 ms: metadata updates
-	// (the sealing hashes) spread in tens of milliseconds.
+	// GossipInterval is the gossip period. Default 20 ms: membership news
+	// (joins, suspicions, a member's sealed header) spreads in tens of
+	// milliseconds; a round with nothing to tell sends nothing.
 	GossipInterval time.Duration
 	// PushPullInterval is the period of full state exchanges, which repair
-	// lost gossip. Default 1 s (memberlist's local default is 15 s).
+	// lost gossip, and of the slow repeat of a delivered sealing report.
+	// Default 1 s (memberlist's local default is 15 s).
 	PushPullInterval time.Duration
 	// JoinInterval is how often Form re-joins the seeds while its view is
-	// incomplete. Default 250 ms: with 16 processes a single join can stall
-	// formation for 16-25 s waiting for push-pull.
+	// incomplete, and repeats a sealing report that was not delivered.
+	// Default 250 ms: with 16 processes a single join can stall formation
+	// for 16-25 s waiting for push-pull.
 	JoinInterval time.Duration
 	// Logger receives memberlist's log and rejection notices. Default
 	// slog.Default(), so refused processes are visible.
 	Logger *slog.Logger
-	// FormTimeout bounds Form (ctx may bound it further). Default 60 s:
-	// processes of a job may be started tens of seconds apart.
+	// FormTimeout bounds Form (ctx may bound it further); a join or direct
+	// message in flight then still ends within memberlist's 5 s TCP
+	// timeout. Default 60 s: processes of a job may be started tens of
+	// seconds apart. Once all are running, 16 processes on loopback form
+	// in ~0.2 s, and in 0.2-4 s under -race on a busy 2-core host.
 	FormTimeout time.Duration
 }
 
@@ -156,6 +162,8 @@ func (c Config) resolve() (Config, error) {
 		return c, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, format, args...)
 	}
 	switch {
+	case len(c.Name) > maxIDLen:
+		return bad("Name is %d bytes, limit %d", len(c.Name), maxIDLen)
 	case c.JobID == "":
 		return bad("JobID is empty")
 	case len(c.JobID) > maxIDLen:

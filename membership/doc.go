@@ -4,19 +4,34 @@
 // processes have found each other and agreed on one rank table, and the
 // World it returns then reports members that die or leave.
 //
-// It is built on hashicorp/memberlist (SWIM). Gossip and state exchange are
-// encrypted with a key derived from the job secret, so a process without the
-// secret cannot join. Processes of another job or version, and any process
-// beyond the npes-th, are refused by the alive and merge delegates and never
-// enter the table.
+// It is built on hashicorp/memberlist (SWIM). Gossip, state exchange and
+// the direct sealing messages are encrypted with a key derived from the job
+// secret, so a process without the secret cannot join. Processes of another
+// job or version, and any process beyond the npes-th, are refused by the
+// alive and merge delegates and never enter the table.
 //
-// Agreement ("sealing"): each process computes the table from its own view
-// and publishes the table's hash in its gossip metadata; a process seals when
-// every member of its table publishes the same hash, and then marks itself
-// sealed, so that a process whose view moved on after publishing that hash
-// adopts the sealed table instead of waiting for a different one. The view
-// is re-evaluated on every membership event and on a JoinInterval tick, and
-// an unsealed hash is re-announced every PushPullInterval, because on a
-// loaded host UDP gossip is dropped and sealing needs every member's
-// current hash.
+// Discovery: each process joins a seed, and joins again every JoinInterval
+// while its view holds fewer than npes processes, since a single join can
+// leave a view incomplete for many push-pull periods.
+//
+// Agreement ("sealing"): once a process sees npes candidates it computes the
+// rank table (the npes earliest-started, ranked by hint or name) and its
+// hash. The table's rank 0 is its leader. Every other member reports its
+// hash to the leader directly (a memberlist user message over TCP), and the
+// leader seals when every member's latest report carries its own hash, then
+// sends the seal to each member directly. A member seals on the seal message
+// or, should that be lost, on a member's gossiped header that says sealed
+// with a hash this member once computed; a sealed leader also answers any
+// later report with the seal. So once all npes processes are live and see
+// each other, sealing takes one report and one seal message, not gossip
+// rounds that a loaded host drops; repeats cover lost messages (an
+// undelivered report is repeated every JoinInterval, a delivered one every
+// PushPullInterval).
+//
+// Bounds: Form gives up at FormTimeout (or when ctx ends) with an error that
+// names how many processes it saw and which ranks are missing, or, with a
+// complete view, which members did not report the leader's table or that
+// the leader sent no seal. It then waits for a join or message already in
+// flight, which memberlist bounds by its TCP timeout (5 s), and leaves no
+// goroutine or socket behind.
 package membership

@@ -2,12 +2,8 @@ package membership
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"net"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/memberlist"
@@ -16,10 +12,12 @@ import (
 )
 
 // Form joins the world cfg describes and returns once all cfg.NPEs processes
-// are alive and every one of them published the same rank table. It fails
-// with an error wrapping errs.ErrBootstrap (and errs.ErrTimeout on timeout,
-// naming how many processes were seen and which ranks are missing), or
-// ErrInvalidArgument for a bad Config. On error nothing is left running.
+// are alive and the table's leader sealed the rank table every one of them
+// computed (see the package doc). It fails with an error wrapping
+// errs.ErrBootstrap (and errs.ErrTimeout at cfg.FormTimeout, naming how many
+// processes were seen and which ranks are missing, or which members did not
+// agree), or ErrInvalidArgument for a bad Config. On error nothing is left
+// running.
 func Form(ctx context.Context, cfg Config) (*World, error) {
 	c, err := cfg.resolve()
 	if err != nil {
@@ -34,6 +32,7 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	addr := ml.LocalNode().Address()
 	n.mu.Lock()
 	n.self.Addr = addr // delegates read self under mu
+	n.ml = ml
 	n.mu.Unlock()
 	w, err := n.form(ctx, ml)
 	if err != nil {
@@ -57,6 +56,11 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	mc.SuspicionMult = c.SuspicionMult
 	mc.GossipInterval = c.GossipInterval
 	mc.PushPullInterval = c.PushPullInterval
+	// No LZW: memberlist allocates and clears a 64 KiB compressor table
+	// for every packet it sends, which on a loaded host (and ten times
+	// more under -race) slowed forming 16 processes from under a second
+	// to tens of seconds; the messages are a few hundred bytes.
+	mc.EnableCompression = false
 	mc.TCPTimeout = 5 * time.Second // a stalled (GC, loaded CPU) peer must not fail push-pull at once
 	mc.Delegate = n
 	mc.Events = n
@@ -66,12 +70,12 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	return mc
 }
 
-// form runs the join/compute/publish/seal loop. It re-evaluates the view on
-// every membership event and also every JoinInterval, and while its table is
-// unsealed it re-announces its hash every PushPullInterval: on a loaded host
-// UDP gossip is dropped, and each member seals only after it has seen every
-// other member's current hash, so one lost update must not leave the others
-// waiting for the next push-pull to happen to carry it.
+// form runs the join/evaluate/seal loop. It evaluates the view on every
+// membership event and direct message and every JoinInterval; on the tick a
+// member that has not sealed repeats an undelivered report, so a report
+// lost to a loaded host costs one JoinInterval, not a gossip round. Direct
+// messages are sent by an outbox that Form waits for before it returns, so
+// a slow dial never holds up the loop and nothing outlives Form.
 func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, error) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, n.cfg.FormTimeout)
@@ -82,26 +86,25 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		defer close(joined)
 		n.joinLoop(joinCtx, ml, n.otherSeeds())
 	}()
-	// The joiner must be gone before the caller may shut memberlist down.
-	defer func() { stopJoin(); <-joined }()
+	out := &outbox{n: n, ml: ml}
+	// The joiner and senders must be gone before the caller may shut
+	// memberlist down.
+	defer func() { stopJoin(); <-joined; out.wait() }()
 	tick := time.NewTicker(n.cfg.JoinInterval)
 	defer tick.Stop()
-	var lastPublish time.Time
-	refresh := false
+	resend := false
 	for {
-		res := n.step()
+		res := n.step(resend)
+		resend = false
 		if res.err != nil {
 			return nil, res.err
 		}
-		if res.publish || (refresh && !res.done) {
-			refresh = false
+		out.send(res.sends)
+		if res.publish {
 			n.publish(ml)
-			lastPublish = time.Now()
-			if !res.done {
-				continue // a new own hash may already complete agreement (e.g. a world of one)
-			}
 		}
 		if res.done {
+			out.wait() // the leader's seals are out before its Form returns
 			w := newWorld(n, ml)
 			n.cfg.Logger.Info("membership: world formed", "job", n.cfg.JobID, "node", n.self.Name,
 				"rank", w.self, "npes", n.cfg.NPEs, "elapsed", time.Since(started))
@@ -112,25 +115,19 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 			return nil, n.formError(ctx.Err())
 		case <-n.changed:
 		case <-tick.C:
-			refresh = n.hasPublished() && time.Since(lastPublish) >= n.cfg.PushPullInterval
+			resend = out.reportDue()
 		}
 	}
 }
 
-// publish hands this process's current header to memberlist, which gossips
-// it under a new incarnation. It waits at most one gossip period for the
-// first transmission, so that a loaded host does not hold up the loop.
+// publish hands this process's sealed header to memberlist, which gossips
+// it under a new incarnation: members whose seal message was lost adopt the
+// table from it. It waits at most one gossip period for the first
+// transmission, so that a loaded host does not hold up Form.
 func (n *node) publish(ml *memberlist.Memberlist) {
 	if err := ml.UpdateNode(n.cfg.GossipInterval); err != nil {
 		n.cfg.Logger.Debug("membership: metadata update not yet gossiped", "node", n.self.Name, "err", err)
 	}
-}
-
-// hasPublished reports whether this process announces a table hash.
-func (n *node) hasPublished() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.self.Hdr.Hash != [32]byte{}
 }
 
 // otherSeeds drops this process's own address from the seed list.
@@ -177,12 +174,19 @@ func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []
 	}
 }
 
-// joinTarget picks whom to join, or reports that the view is complete.
+// joinTarget picks whom to join, or reports that the view is complete. A
+// process that reported to this one has a complete view, so one join with
+// it completes this one: reporters are preferred.
 func (n *node) joinTarget(seeds []string) (string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if len(n.peers)+1 >= n.cfg.NPEs {
 		return "", false
+	}
+	for _, r := range n.reports { // map order: a random reporter
+		if r.addr != "" {
+			return r.addr, true
+		}
 	}
 	k := len(seeds) + len(n.peers)
 	if k == 0 {
@@ -200,120 +204,4 @@ func (n *node) joinTarget(seeds []string) (string, bool) {
 		i--
 	}
 	return "", false
-}
-
-// stepResult is what one evaluation of the view asks the loop to do.
-type stepResult struct {
-	publish bool // metadata changed: gossip it
-	done    bool // sealed
-	err     error
-}
-
-// step evaluates the current view: adopt a table a member already sealed,
-// or compute this view's table and publish its hash, or seal when every
-// member publishes the same hash.
-func (n *node) step() stepResult {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	view := n.viewLocked()
-	if t := n.adoptableLocked(); t != nil {
-		n.sealLocked(t)
-		return stepResult{publish: true, done: true}
-	}
-	if k := countEarlier(view, &n.self); k >= n.cfg.NPEs {
-		return stepResult{err: errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
-			"job %q: refused as PE %d of %d: %d processes started earlier (%v)",
-			n.cfg.JobID, k+1, n.cfg.NPEs, k, errWorldFull)}
-	}
-	members := selectMembers(view, n.cfg.NPEs)
-	if members == nil {
-		return stepResult{}
-	}
-	table := assignRanks(members)
-	h := tableHash(n.cfg.JobID, n.cfg.Version, table)
-	if h != n.self.Hdr.Hash {
-		n.self.Hdr.Hash = h
-		n.history[h] = table
-		n.cfg.Logger.Debug("membership: publishing table", "node", n.self.Name, "hash", fmt.Sprintf("%x", h[:4]),
-			"table", names(table))
-		return stepResult{publish: true}
-	}
-	for i := range table {
-		if table[i].Name == n.self.Name {
-			continue
-		}
-		if p, ok := n.peers[table[i].Name]; !ok || p.Hdr.Hash != h {
-			return stepResult{}
-		}
-	}
-	n.sealLocked(table)
-	return stepResult{publish: true, done: true}
-}
-
-// adoptableLocked returns a table that a member sealed and this process
-// once published (so every member of it agreed), or nil.
-func (n *node) adoptableLocked() []candidate {
-	for name, p := range n.peers {
-		if !p.Hdr.Sealed {
-			continue
-		}
-		t, ok := n.history[p.Hdr.Hash]
-		if ok && slices.ContainsFunc(t, func(c candidate) bool { return c.Name == name }) {
-			return t
-		}
-	}
-	return nil
-}
-
-// sealLocked fixes the table; members already gone are reported failed.
-func (n *node) sealLocked(table []candidate) {
-	n.sealed = true
-	n.table = table
-	n.self.Hdr.Sealed = true
-	n.self.Hdr.Hash = tableHash(n.cfg.JobID, n.cfg.Version, table)
-	n.rankOf = make(map[string]int, len(table))
-	n.failed = make([]bool, len(table))
-	for r := range table {
-		n.rankOf[table[r].Name] = r
-	}
-	for r := range table {
-		if n.down[table[r].Name] {
-			n.reportLocked(r)
-		}
-	}
-}
-
-// formError explains why Form gave up.
-func (n *node) formError(cause error) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	view := n.viewLocked()
-	sentinel := fmt.Errorf("%w: %w", errs.ErrBootstrap, cause)
-	if cause == context.DeadlineExceeded {
-		sentinel = fmt.Errorf("%w: %w", errs.ErrBootstrap, errs.ErrTimeout)
-	}
-	if len(view) < n.cfg.NPEs {
-		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-			"job %q: saw %d of %d processes (%s); missing ranks %v",
-			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missingRanks(view, n.cfg.NPEs))
-	}
-	table := assignRanks(selectMembers(view, n.cfg.NPEs))
-	var disagree []string
-	for r := range table {
-		if p, ok := n.peers[table[r].Name]; ok && p.Hdr.Hash != n.self.Hdr.Hash {
-			disagree = append(disagree, "rank "+strconv.Itoa(r))
-		}
-	}
-	return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-		"job %q: saw all %d processes but the tables did not agree (%s publish another)",
-		n.cfg.JobID, n.cfg.NPEs, strings.Join(disagree, ", "))
-}
-
-func names(cs []candidate) string {
-	s := make([]string, len(cs))
-	for i := range cs {
-		s[i] = cs[i].Name
-	}
-	slices.Sort(s)
-	return strings.Join(s, " ")
 }

@@ -21,9 +21,16 @@ type node struct {
 	changed chan struct{} // capacity 1: pokes Form's loop
 
 	mu       sync.Mutex
-	peers    map[string]candidate // admitted, not self; kept when down until sealed
-	down     map[string]bool      // peers memberlist last saw dead or left
+	ml       *memberlist.Memberlist // set after Create; answers late reports
+	peers    map[string]candidate   // admitted, not self; kept when down until sealed
+	down     map[string]bool        // peers memberlist last saw dead or left
 	history  map[[32]byte][]candidate
+	current  [32]byte          // hash of the table this view last computed
+	leader   candidate         // rank 0 of that table
+	reports  map[string]report // latest report per sender, received before sealing
+	offer    sealOffer         // the last seal message received
+	seq      uint64            // counter of messages sent
+	replies  sync.WaitGroup    // seal replies in flight; Close waits for them
 	sealed   bool
 	table    []candidate
 	rankOf   map[string]int
@@ -40,6 +47,7 @@ func newNode(cfg Config, incarnation int64) *node {
 		peers:    make(map[string]candidate),
 		down:     make(map[string]bool),
 		history:  make(map[[32]byte][]candidate),
+		reports:  make(map[string]report),
 		failures: make(chan int, cfg.NPEs),
 		rejected: make(map[string]string),
 	}
@@ -187,14 +195,14 @@ func (n *node) NotifyLeave(p *memberlist.Node) {
 		n.down[p.Name] = true
 	}
 	if r, ok := n.rankOf[p.Name]; ok && n.sealed {
-		n.reportLocked(r)
+		n.reportFailedLocked(r)
 	}
 	n.mu.Unlock()
 	n.poke()
 }
 
-// reportLocked announces a failed rank once.
-func (n *node) reportLocked(r int) {
+// reportFailedLocked announces a failed rank once.
+func (n *node) reportFailedLocked(r int) {
 	if n.failed[r] || n.closed {
 		return
 	}
@@ -214,7 +222,6 @@ func (n *node) NodeMeta(limit int) []byte {
 	}
 	return b
 }
-func (n *node) NotifyMsg([]byte)                    {}
 func (n *node) GetBroadcasts(int, int) [][]byte     { return nil }
 func (n *node) LocalState(bool) []byte              { return nil }
 func (n *node) MergeRemoteState(buf []byte, _ bool) {}

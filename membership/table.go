@@ -104,31 +104,23 @@ func tableHash(jobID, version string, table []candidate) [32]byte {
 	return out
 }
 
-// missingRanks names the ranks no seen candidate fills. With hints from
-// every candidate seen they are the unclaimed hints; otherwise ranks are
-// only known once everyone is seen, so the last npes-len(cands) are missing.
-func missingRanks(cands []candidate, npes int) []int {
-	var missing []int
-	allHinted := len(cands) > 0
+// missingRanks names the ranks no seen candidate fills, when that is known:
+// with hints from every candidate seen they are the unclaimed hints.
+// Otherwise ranks follow names and are known only once everyone is seen,
+// so known is false.
+func missingRanks(cands []candidate, npes int) (missing []int, known bool) {
 	claimed := make([]bool, npes)
 	for i := range cands {
 		h := cands[i].Hdr.Hint
 		if h < 0 || h >= npes {
-			allHinted = false
-			continue
+			return nil, false
 		}
 		claimed[h] = true
 	}
-	if allHinted {
-		for r, ok := range claimed {
-			if !ok {
-				missing = append(missing, r)
-			}
+	for r, ok := range claimed {
+		if !ok {
+			missing = append(missing, r)
 		}
-		return missing
 	}
-	for r := len(cands); r < npes; r++ {
-		missing = append(missing, r)
-	}
-	return missing
+	return missing, len(cands) > 0
 }

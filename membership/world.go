@@ -83,11 +83,12 @@ func (w *World) Close() error {
 		return nil
 	}
 	w.shutdown = true
-	err := w.ml.Shutdown()
 	w.n.mu.Lock()
-	w.n.closed = true
+	w.n.closed = true // no more failure reports or seal answers
 	close(w.n.failures)
 	w.n.mu.Unlock()
+	err := w.ml.Shutdown()
+	w.n.replies.Wait()
 	if err != nil {
 		return errs.New("Close", w.self, errs.NoPE, errs.ErrFinalized, "stopping gossip: %v", err)
 	}
