@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
 )
 
 // wakeEvery bounds one sleep on the bell. Rings wake a waiter at once;
@@ -68,7 +69,7 @@ func poll(cond func() bool, spinFor time.Duration) bool {
 			if time.Since(start) > spinFor {
 				return false
 			}
-			osYield()
+			transport.OSYield()
 		case i%8 == 0:
 			runtime.Gosched()
 		}

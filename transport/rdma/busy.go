@@ -7,70 +7,113 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/goshmem/shmem/transport"
 )
 
-// busyConn is a TCP connection whose reads poll the socket for up to spin
+// pollBudget is what a node's connections share for busy polling: at most
+// one read polls at a time, for at most budget, which adapts.
+//
+// Why adapt: polling pays when the answer comes while the reader polls (a
+// quiet machine: the peer runs on its own core), and costs everyone when
+// the peer is not running (cores shared with other work), since the poller
+// then holds a core the peer needs. A poll that expires halves the budget,
+// down to nothing (reads park at once); a parked read whose data came
+// within max shows that polling would have paid, and restores it.
+type pollBudget struct {
+	max     time.Duration
+	budget  atomic.Int64 // ns a read may poll now, 0..max
+	polling atomic.Bool  // set while one of the node's reads polls
+}
+
+func newPollBudget(max time.Duration) *pollBudget {
+	b := &pollBudget{max: max}
+	b.budget.Store(int64(max))
+	return b
+}
+
+// expired records a poll that found nothing.
+func (b *pollBudget) expired() {
+	if v := b.budget.Load() / 2; v >= int64(time.Microsecond) {
+		b.budget.Store(v)
+	} else {
+		b.budget.Store(0)
+	}
+}
+
+// parkedFor records how long a parked read waited for its data.
+func (b *pollBudget) parkedFor(d time.Duration) {
+	if d < b.max {
+		b.budget.Store(int64(b.max))
+	}
+}
+
+// busyConn is a TCP connection whose reads poll the socket for a while
 // before they park in the runtime's network poller.
 //
 // Why: a read that parks costs a thread wake-up when the data comes, and on
-// a virtual machine waking an idle CPU costs 10-30 µs, more than the round
+// a virtual machine waking an idle CPU costs 10-30 µs, as much as the round
 // trip itself. MPI-style transports (UCX over TCP among them) poll instead;
-// so does this, but only for spin after each read that found nothing, so
-// an idle connection costs nothing. The poll yields to the process's other
-// goroutines, so a PE waiting on the same core still runs, and at most one
-// read of a node polls at a time (the others park at once), so a node with
-// many connections burns at most one core.
+// so does this, within the node's pollBudget, after each read that found
+// nothing, so an idle connection costs nothing. The poll yields to the
+// process's other goroutines (a PE waiting on the same core still runs) and
+// to other processes.
 //
 // A busyConn is read by one goroutine at a time, as every lane and server
 // connection is; its fields are that reader's scratch space.
 type busyConn struct {
 	*net.TCPConn
-	rc      syscall.RawConn
-	spin    time.Duration
-	polling *atomic.Bool          // the node's: set while one of its reads polls
-	poll    func(fd uintptr) bool // bound once, so Read does not allocate
+	rc   syscall.RawConn
+	pb   *pollBudget
+	poll func(fd uintptr) bool // bound once, so Read does not allocate
 
-	buf   []byte
-	n     int
-	err   error
-	spun  bool // this Read has polled (or may not): park when nothing is there
-	held  bool // this Read holds the node's polling slot
-	start time.Time
+	buf    []byte
+	n      int
+	err    error
+	spun   bool // this Read has polled (or may not): park when nothing is there
+	held   bool // this Read holds the node's polling slot
+	parked bool // this Read returned to park; the next callback ends it
+	start  time.Time
+	limit  time.Duration
 }
 
-// newBusyConn wraps c; spin <= 0, or a connection that is not TCP, returns
-// c unchanged. polling is shared by the node's connections.
-func newBusyConn(c net.Conn, spin time.Duration, polling *atomic.Bool) net.Conn {
+// newBusyConn wraps c; a nil pb, or a connection that is not TCP, returns
+// c unchanged.
+func newBusyConn(c net.Conn, pb *pollBudget) net.Conn {
 	tc, ok := c.(*net.TCPConn)
-	if !ok || spin <= 0 {
+	if !ok || pb == nil {
 		return c
 	}
 	rc, err := tc.SyscallConn()
 	if err != nil {
 		return c
 	}
-	b := &busyConn{TCPConn: tc, rc: rc, spin: spin, polling: polling}
+	b := &busyConn{TCPConn: tc, rc: rc, pb: pb}
 	b.poll = b.readOnce
 	return b
 }
 
-// Read reads like net.Conn's Read, polling for up to spin first.
+// Read reads like net.Conn's Read, polling first within the budget.
 func (b *busyConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	b.buf, b.n, b.err, b.spun = p, 0, nil, false
-	if err := b.rc.Read(b.poll); err != nil {
-		b.buf = nil
+	b.buf, b.n, b.err, b.spun, b.parked = p, 0, nil, false, false
+	err := b.rc.Read(b.poll)
+	b.buf = nil
+	if err != nil {
 		return 0, err // closed, or the read deadline passed while parked
 	}
-	b.buf = nil
 	return b.n, b.err
 }
 
 // readOnce is the RawConn callback: it returns true once the read is done
 // and false to park until the socket is readable (then it runs again).
 func (b *busyConn) readOnce(fd uintptr) bool {
+	if b.parked {
+		b.parked = false
+		b.pb.parkedFor(time.Since(b.start))
+	}
 	for i := 0; ; i++ {
 		// syscall.Read, not a raw syscall nor unix.Read: it tells the race
 		// detector that the read synchronises with the peer's write, on the
@@ -93,27 +136,39 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 		}
 		switch {
 		case b.spun:
-			return false
+			return b.park()
 		case !b.held:
-			if !b.polling.CompareAndSwap(false, true) {
-				b.spun = true // another read of the node polls: park
-				return false
+			b.limit = time.Duration(b.pb.budget.Load())
+			if b.limit == 0 || !b.pb.polling.CompareAndSwap(false, true) {
+				b.spun = true // no budget, or another read polls
+				return b.park()
 			}
 			b.held, b.start = true, time.Now()
-		case i%32 == 0 && time.Since(b.start) > b.spin:
+		case i%32 == 0 && time.Since(b.start) > b.limit:
 			b.release()
+			b.pb.expired()
 			b.spun = true
-			return false
+			return b.park()
+		case i%256 == 0:
+			transport.OSYield()
 		case i%4 == 0:
 			runtime.Gosched()
 		}
 	}
 }
 
+// park starts timing a wait in the runtime's poller and returns false.
+func (b *busyConn) park() bool {
+	if !b.parked {
+		b.parked, b.start = true, time.Now()
+	}
+	return false
+}
+
 // release gives up the node's polling slot if this read holds it.
 func (b *busyConn) release() {
 	if b.held {
 		b.held = false
-		b.polling.Store(false)
+		b.pb.polling.Store(false)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -34,8 +34,8 @@ func tcpPair(t *testing.T) (net.Conn, net.Conn) {
 
 func TestBusyConnReadsWhatArrivesLaterAndEOF(t *testing.T) {
 	c, s := tcpPair(t)
-	polling := new(atomic.Bool)
-	bc := newBusyConn(c, time.Millisecond, polling)
+	pb := newPollBudget(time.Millisecond)
+	bc := newBusyConn(c, pb)
 	if _, ok := bc.(*busyConn); !ok {
 		t.Fatalf("a TCP connection with spin > 0 is not wrapped: %T", bc)
 	}
@@ -58,16 +58,16 @@ func TestBusyConnReadsWhatArrivesLaterAndEOF(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("read %d bytes, want %d in order", len(got), len(want))
 	}
-	if polling.Load() {
+	if pb.polling.Load() {
 		t.Fatal("the node's polling slot is still taken after the reads")
 	}
 }
 
 func TestBusyConnParksWhileAnotherPolls(t *testing.T) {
 	c, s := tcpPair(t)
-	polling := new(atomic.Bool)
-	polling.Store(true) // another connection of the node is polling
-	bc := newBusyConn(c, time.Hour, polling)
+	pb := newPollBudget(time.Hour)
+	pb.polling.Store(true) // another connection of the node is polling
+	bc := newBusyConn(c, pb)
 	go func() {
 		time.Sleep(time.Millisecond) // pacing only
 		s.Write([]byte("ping"))
@@ -76,14 +76,14 @@ func TestBusyConnParksWhileAnotherPolls(t *testing.T) {
 	if _, err := io.ReadFull(bc, b[:]); err != nil || string(b[:]) != "ping" {
 		t.Fatalf("read %q, %v", b, err)
 	}
-	if !polling.Load() {
+	if !pb.polling.Load() {
 		t.Fatal("a read that did not take the polling slot released it")
 	}
 }
 
 func TestBusyConnHonoursDeadlineAndClose(t *testing.T) {
 	c, _ := tcpPair(t)
-	bc := newBusyConn(c, 100*time.Microsecond, new(atomic.Bool))
+	bc := newBusyConn(c, newPollBudget(100*time.Microsecond))
 	bc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
 	var b [8]byte
 	if _, err := bc.Read(b[:]); !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -100,13 +100,13 @@ func TestBusyConnHonoursDeadlineAndClose(t *testing.T) {
 
 func TestBusyConnNotWrapped(t *testing.T) {
 	c, _ := tcpPair(t)
-	if newBusyConn(c, 0, nil) != c {
-		t.Fatal("spin 0 must leave the connection as it is")
+	if newBusyConn(c, nil) != c {
+		t.Fatal("no budget must leave the connection as it is")
 	}
 	p1, p2 := net.Pipe()
 	defer p1.Close()
 	defer p2.Close()
-	if newBusyConn(p1, time.Millisecond, nil) != p1 {
+	if newBusyConn(p1, newPollBudget(time.Millisecond)) != p1 {
 		t.Fatal("a connection that is not TCP must be left as it is")
 	}
 }
@@ -131,5 +131,54 @@ func TestBusyPollWorld(t *testing.T) {
 		if !bytes.Equal(got, src) || !bytes.Equal(w.heaps[1][:n], src) {
 			t.Fatalf("%d bytes differ after Put, Quiet and Get", n)
 		}
+	}
+}
+
+func TestPollBudgetAdapts(t *testing.T) {
+	pb := newPollBudget(64 * time.Microsecond)
+	for want := 32 * time.Microsecond; want >= time.Microsecond; want /= 2 {
+		pb.expired()
+		if got := time.Duration(pb.budget.Load()); got != want {
+			t.Fatalf("after an unanswered poll the budget is %v, want %v", got, want)
+		}
+	}
+	pb.expired()
+	if got := pb.budget.Load(); got != 0 {
+		t.Fatalf("budget %v below 1 µs, want 0 (park at once)", time.Duration(got))
+	}
+	pb.parkedFor(time.Millisecond)
+	if got := pb.budget.Load(); got != 0 {
+		t.Fatal("a long park must not restore polling")
+	}
+	pb.parkedFor(10 * time.Microsecond)
+	if got := time.Duration(pb.budget.Load()); got != 64*time.Microsecond {
+		t.Fatalf("after a park shorter than the maximum the budget is %v, want 64µs", got)
+	}
+}
+
+// TestBusyConnGivesUpPollingWhenUnanswered: a read whose poll expires
+// halves the node's budget before it parks.
+func TestBusyConnGivesUpPollingWhenUnanswered(t *testing.T) {
+	c, s := tcpPair(t)
+	pb := newPollBudget(50 * time.Microsecond)
+	bc := newBusyConn(c, pb)
+	seen := make(chan time.Duration, 1)
+	go func() {
+		// Write only once the reader's poll has expired.
+		for pb.budget.Load() == int64(50*time.Microsecond) {
+			runtime.Gosched()
+		}
+		seen <- time.Duration(pb.budget.Load())
+		s.Write([]byte("late"))
+	}()
+	var b [4]byte
+	if _, err := io.ReadFull(bc, b[:]); err != nil || string(b[:]) != "late" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+	if got := <-seen; got != 25*time.Microsecond {
+		t.Fatalf("budget after the poll expired: %v, want 25µs", got)
+	}
+	if pb.polling.Load() {
+		t.Fatal("the polling slot is still taken")
 	}
 }

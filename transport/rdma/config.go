@@ -64,11 +64,12 @@ type Config struct {
 	// stalled socket). An expired wait fails the peer: an unresponsive peer
 	// may have lost our puts. Default 30 s.
 	OpTimeout time.Duration
-	// BusyPoll is how long a read polls its socket before it parks in the
-	// runtime's poller (see busyConn): a response that comes within it
-	// costs no thread wake-up, which on a virtual machine is most of a
-	// loopback round trip. Default 0: reads park at once, which suits many
-	// nodes in one process (tests, simulations); a PE process sets it.
+	// BusyPoll is the longest a read polls its socket before it parks in
+	// the runtime's poller (see busyConn; the node adapts it, down to 0,
+	// while polls go unanswered): a response that comes within it costs no
+	// thread wake-up, which on a virtual machine is most of a loopback
+	// round trip. Default 0: reads park at once, which suits many nodes in
+	// one process (tests, simulations) and cores shared with other work.
 	BusyPoll time.Duration
 	// Logger receives connection events and the reason for every closed
 	// connection. Default slog.Default().

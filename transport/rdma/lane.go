@@ -135,7 +135,7 @@ func (l *lane) ready(op string) error {
 	}
 	l.raw = raw // from here fail closes it, which ends the handshake
 	l.stMu.Unlock()
-	conn := newBusyConn(raw, n.cfg.BusyPoll, &n.polling)
+	conn := newBusyConn(raw, n.poll)
 	raw.SetDeadline(time.Now().Add(timeout))
 	if n.cfg.ClientTLS != nil {
 		tc := tls.Client(conn, n.cfg.ClientTLS)

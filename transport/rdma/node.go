@@ -49,7 +49,7 @@ type Node struct {
 	failed  map[int]bool
 	servers map[*serverConn]struct{}
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
-	polling atomic.Bool             // one read of the node busy-polls at a time (busyConn)
+	poll    *pollBudget             // busy polling of the node's reads; nil when BusyPoll is 0
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
@@ -71,6 +71,9 @@ func Listen(cfg Config) (*Node, error) {
 	n := &Node{cfg: c, log: c.Logger, ln: ln,
 		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}}
 	n.eng.n = n
+	if c.BusyPoll > 0 {
+		n.poll = newPollBudget(c.BusyPoll)
+	}
 	chunk := c.ChunkSize
 	n.bufs.New = func() any { b := make([]byte, chunk); return &b }
 	n.flushes.New = func() any { b := make([]pendingFlush, 0, 16); return &b }

@@ -52,7 +52,7 @@ func (sc *serverConn) serve() {
 // handshake runs TLS and Authenticate under OpTimeout, before any frame.
 func (sc *serverConn) handshake() error {
 	cfg := &sc.n.cfg
-	sc.c = newBusyConn(sc.raw, cfg.BusyPoll, &sc.n.polling)
+	sc.c = newBusyConn(sc.raw, sc.n.poll)
 	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
 	if cfg.ServerTLS != nil {
 		tc := tls.Server(sc.c, cfg.ServerTLS)
