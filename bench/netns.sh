@@ -97,7 +97,7 @@ csv=$tmp/rows.csv
 pe() {
     local r=$1 uid=$2 label=$3
     ip netns exec "${hosts[$r]}" env SHMEM_RANK="$r" SHMEM_NPES=2 SHMEM_UNIQUE_ID="$uid" \
-        SHMEM_HOST_ID="host$r" SHMEM_TRANSPORT=tcp SHMEM_UID_SOCK_IFNAME=eth0 \
+        SHMEM_HOST_ID="host$r" SHMEM_TRANSPORT=tcp SHMEM_UID_SOCK_IFNAME=eth0 ${PE_ENV:-} \
         timeout 1800 "$tmp/shmem-perf" -csv -t "$label" -b "$BENCHES" -m "$MAXSIZE" -rawhost "$(addr 1)" \
         >"$tmp/pe$r.out" 2>"$tmp/pe$r.err" &
 }
@@ -129,18 +129,19 @@ for ((r = 1; r <= ROUNDS; r++)); do
     echo "netns.sh: round $r of $ROUNDS" >&2
     run tcp-hosts-tls
     run tcp-hosts -notls
+    PE_ENV=SHMEM_BUSY_POLL=50us run tcp-hosts-busy -notls
 done
 elapsed=$(($(date +%s) - start))
 
 # Replace earlier netns.sh rows, keep every other row.
-grep -v -e '^goshmem,tcp-hosts,' -e '^goshmem,tcp-hosts-tls,' "$OUT" >"$tmp/kept.csv" || true
+grep -v -e '^goshmem,tcp-hosts,' -e '^goshmem,tcp-hosts-tls,' -e '^goshmem,tcp-hosts-busy,' "$OUT" >"$tmp/kept.csv" || true
 cat "$tmp/kept.csv" "$csv" >"$OUT"
 echo "netns.sh: $(wc -l <"$csv") rows into $OUT in ${elapsed} s" >&2
 
 if [[ $REPORT == 1 ]]; then
     sed -n 3,8p BENCHMARKS.md >"$tmp/intro.md"
     cat >>"$tmp/intro.md" <<INTRO
-Rows \`tcp-hosts\` and \`tcp-hosts-tls\` come from \`bench/netns.sh\` (ROUNDS=$ROUNDS) on $(date -u +%Y-%m-%d): goshmem PEs on two network-namespace hosts joined by a veth bridge, TCP, TLS off and on.
+Rows \`tcp-hosts\`, \`tcp-hosts-tls\` and \`tcp-hosts-busy\` come from \`bench/netns.sh\` (ROUNDS=$ROUNDS) on $(date -u +%Y-%m-%d): goshmem PEs on two network-namespace hosts joined by a veth bridge, TCP, TLS off, on, and off with SHMEM_BUSY_POLL=50us.
 INTRO
     notes=()
     [[ -f $NOTES ]] && notes=(-notes "$NOTES")

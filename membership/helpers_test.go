@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/bootstrap"
 	"go.uber.org/goleak"
 )
 
@@ -77,12 +77,12 @@ next:
 // memberlist binds it again is acceptable in tests.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	// Below the ephemeral range, so no other test's socket takes it
+	// before memberlist binds it (bootstrap.FreePort).
+	port, err := bootstrap.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	return port
 }
 

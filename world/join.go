@@ -191,16 +191,17 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	for r, rec := range recs {
 		peers[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
 	}
-	// A PE whose waits sleep on the futex bell polls first (processSpin)
-	// and, with network peers, keeps a thread in the runtime's poller
-	// meanwhile (pe.Config.SocketWriters). One on a LocalBell neither
-	// polls nor needs that: parking hands its thread to the scheduler,
-	// which polls the network itself, and a ring from the rdma server
-	// runs the waiter on the server's own thread.
-	spin, socketWriters := processSpin, len(shared) < c.NPEs
-	if _, local := j.bell.(*transport.LocalBell); local {
-		spin, socketWriters = 0, false
+	// A waiting PE polls first (processSpin): while it polls it is not
+	// armed, so puts and atomics arriving meanwhile wake nobody, and with
+	// network peers it keeps a thread in the runtime's poller meanwhile
+	// (pe.Config.SocketWriters). With busy-polling reads a PE on a
+	// LocalBell parks at once instead: the polling reader then has the
+	// core, and its ring runs the waiter on the reader's own thread.
+	spin := processSpin
+	if _, local := j.bell.(*transport.LocalBell); local && c.BusyPoll > 0 {
+		spin = 0
 	}
+	socketWriters := len(shared) < c.NPEs && spin > 0
 	j.ctl.setWorld(c.Rank, recs, reach, j.node)
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.bell, Paths: paths,
