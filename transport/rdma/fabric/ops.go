@@ -120,23 +120,13 @@ func (p *path) injectAtomic(fop, dt C.int, off, operand uint64, op string) error
 		return err
 	}
 	p.noteWrite()
-	var deadline time.Time
-	for {
-		rc := C.gf_atomic_inject(n.c, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.key), writeFlags)
-		if rc == 0 {
-			n.exit()
-			return nil
-		}
-		if rc != -C.FI_EAGAIN {
-			n.exit()
-			n.issued[0].Add(^uint64(0))
-			return p.postErr(op, "fi_atomicmsg(inject)", rc)
-		}
-		if err := p.again(&deadline, op); err != nil {
-			n.issued[0].Add(^uint64(0))
-			return err
-		}
+	err := p.retry(op, "fi_atomicmsg(inject)", func() C.ssize_t {
+		return C.gf_atomic_inject(n.c, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.key), writeFlags)
+	})
+	if err != nil {
+		n.issued[0].Add(^uint64(0))
 	}
+	return err
 }
 
 func (p *path) checkAtomic(op transport.AtomicOp, width int, off uint64, name string) error {

@@ -103,6 +103,27 @@ func (p *path) again(deadline *time.Time, op string) error {
 	return p.n.enter(op, p.peer)
 }
 
+// retry calls post until libfabric takes the operation, waiting out a full
+// queue for at most OpTimeout, and leaves the node's section (n.exit)
+// whatever happens. On an error the caller undoes its bookkeeping.
+func (p *path) retry(op, call string, post func() C.ssize_t) error {
+	var deadline time.Time
+	for {
+		rc := post()
+		if rc == 0 {
+			p.n.exit()
+			return nil
+		}
+		if rc != -C.FI_EAGAIN {
+			p.n.exit()
+			return p.postErr(op, call, rc)
+		}
+		if err := p.again(&deadline, op); err != nil {
+			return err // again has left the section
+		}
+	}
+}
+
 func (p *path) postErr(op, call string, rc C.ssize_t) error {
 	return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrPEFailed, "%s: %s", call, fiStrerror(int(rc)))
 }
@@ -140,25 +161,15 @@ func (p *path) injectPut(off uint64, src []byte, op string) error {
 		return err
 	}
 	p.noteWrite()
-	var deadline time.Time
-	for {
+	err := p.retry(op, "fi_writemsg(inject)", func() C.ssize_t {
 		// src is Go memory: allowed because FI_INJECT copies it before returning.
-		rc := C.gf_write(n.c, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
+		return C.gf_write(n.c, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
 			C.uint64_t(p.base+off), C.uint64_t(p.key), -1, C.FI_INJECT|writeFlags)
-		if rc == 0 {
-			n.exit()
-			return nil
-		}
-		if rc != -C.FI_EAGAIN {
-			n.exit()
-			n.issued[0].Add(^uint64(0))
-			return p.postErr(op, "fi_writemsg(inject)", rc)
-		}
-		if err := p.again(&deadline, op); err != nil {
-			n.issued[0].Add(^uint64(0))
-			return err
-		}
+	})
+	if err != nil {
+		n.issued[0].Add(^uint64(0))
 	}
+	return err
 }
 
 // req is one posting call; it lives on the caller's stack.
@@ -205,27 +216,13 @@ func (p *path) post(i int32, op string, r *req) error {
 	if s.which == 0 {
 		p.lastW.Store(n.wseq.Add(1))
 	}
-	var deadline time.Time
-	for {
-		rc := p.issue(r, s, i)
-		if rc == 0 {
-			n.exit()
-			return nil
-		}
-		if rc != -C.FI_EAGAIN {
-			n.exit()
-			n.issued[s.which].Add(^uint64(0))
-			s.big = nil
-			n.release(i)
-			return p.postErr(op, "posting", rc)
-		}
-		if err := p.again(&deadline, op); err != nil {
-			n.issued[s.which].Add(^uint64(0))
-			s.big = nil
-			n.release(i)
-			return err
-		}
+	err := p.retry(op, "posting", func() C.ssize_t { return p.issue(r, s, i) })
+	if err != nil {
+		n.issued[s.which].Add(^uint64(0))
+		s.big = nil
+		n.release(i)
 	}
+	return err
 }
 
 func (p *path) setup(i int32, kind, which uint8, op string) *slot {
