@@ -17,6 +17,7 @@ const wakeEvery = 10 * time.Millisecond
 // world ended, or any PE has failed (the value it waits for may never come).
 func (p *PE) WaitLocal(op string, cond func() bool) error {
 	b := p.s.bell
+	// Most waits end within a microsecond; only longer ones arm the kick.
 	for i := 0; i < tightChecks; i++ {
 		if cond() {
 			return nil
