@@ -80,7 +80,10 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: time.Second, PermitWithoutStream: true}),
 			// The server side of a connection from a host that vanished
 			// would otherwise stay until Finalize, whose graceful stop
-			// then waits 10 s for it to drain.
+			// then waits 10 s for it to drain. Known upstream risk: a
+			// connection closed this way at an unlucky moment can meet
+			// protoactor's endpointManager.stop sending on a channel its
+			// reader just closed (a panic); never seen in our runs.
 			grpc.KeepaliveParams(keepalive.ServerParameters{Time: 2 * time.Second, Timeout: 2 * time.Second})),
 		// Every connection goes through c.conns, which closes what
 		// protoactor leaves open (see controlConns). Keepalive notices a
