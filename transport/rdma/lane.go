@@ -24,10 +24,11 @@ type lane struct {
 	bulk bool
 	addr string
 
-	mu   sync.Mutex // serialises connect and every write
-	conn net.Conn   // guarded by mu; nil until connected
-	wdl  time.Time  // write deadline currently set on conn
-	wbuf []byte     // header plus small payloads, so a frame is one write
+	mu   sync.Mutex  // serialises connect and every write
+	conn net.Conn    // guarded by mu; nil until connected
+	wdl  time.Time   // write deadline currently set on conn
+	wbuf []byte      // header plus small payloads, so a frame is one write
+	rec  *recordConn // under TLS: gathers a frame's records into one write
 
 	slots *slotTable // set once by connect, before the reader starts
 
@@ -138,11 +139,12 @@ func (l *lane) ready(op string) error {
 	conn := newBusyConn(raw, n.poll)
 	raw.SetDeadline(time.Now().Add(timeout))
 	if n.cfg.ClientTLS != nil {
-		tc := tls.Client(conn, n.cfg.ClientTLS)
+		rec := newRecordConn(conn)
+		tc := tls.Client(rec, n.cfg.ClientTLS)
 		if err := tc.Handshake(); err != nil {
 			return l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "TLS handshake with %s: %v", l.addr, err))
 		}
-		conn = tc
+		conn, l.rec = tc, rec
 	}
 	if n.cfg.Authenticate != nil {
 		if err := n.cfg.Authenticate(conn, false); err != nil {
@@ -213,6 +215,9 @@ func (l *lane) writeLocked(h *header, payload []byte, op string) error {
 		l.wdl = now.Add(l.p.n.cfg.OpTimeout)
 		l.conn.SetWriteDeadline(l.wdl)
 	}
+	if l.rec != nil {
+		l.rec.hold()
+	}
 	var err error
 	if headerSize+len(payload) <= len(l.wbuf) {
 		copy(l.wbuf[headerSize:], payload)
@@ -225,6 +230,9 @@ func (l *lane) writeLocked(h *header, payload []byte, op string) error {
 		if _, err = l.conn.Write(l.wbuf[:headerSize]); err == nil {
 			_, err = l.conn.Write(payload)
 		}
+	}
+	if l.rec != nil {
+		err = l.rec.release(err)
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {

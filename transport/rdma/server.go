@@ -26,6 +26,7 @@ type serverConn struct {
 	bw  *bufio.Writer
 	wdl time.Time
 	ob  [headerSize]byte
+	rec *recordConn // under TLS: gathers a flush's records into one write
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
@@ -55,7 +56,8 @@ func (sc *serverConn) handshake() error {
 	sc.c = newBusyConn(sc.raw, sc.n.poll)
 	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
 	if cfg.ServerTLS != nil {
-		tc := tls.Server(sc.c, cfg.ServerTLS)
+		sc.rec = newRecordConn(sc.c)
+		tc := tls.Server(sc.rec, cfg.ServerTLS)
 		if err := tc.Handshake(); err != nil {
 			return err
 		}
@@ -163,22 +165,39 @@ func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 		sc.c.SetWriteDeadline(sc.wdl)
 	}
 	h.encode(sc.ob[:])
-	if _, err := sc.bw.Write(sc.ob[:]); err != nil {
-		return err
+	if sc.rec != nil {
+		// A large payload passes bw and goes to TLS at once: gather its
+		// records (a small one stays in bw and gathers nothing).
+		sc.rec.hold()
 	}
-	if _, err := sc.bw.Write(payload); err != nil {
-		return err
+	_, err := sc.bw.Write(sc.ob[:])
+	if err == nil {
+		_, err = sc.bw.Write(payload)
 	}
-	if now {
-		return sc.bw.Flush()
+	if now && err == nil {
+		err = sc.bw.Flush()
 	}
-	sc.dirty = true
-	return nil
+	if sc.rec != nil {
+		err = sc.rec.release(err)
+	}
+	if err == nil && !now {
+		sc.dirty = true
+	}
+	return err
 }
 
 func (sc *serverConn) flushOut() error {
 	sc.wmu.Lock()
 	defer sc.wmu.Unlock()
 	sc.dirty = false
-	return sc.bw.Flush()
+	return sc.flushLocked()
+}
+
+// flushLocked writes the buffered responses; the caller holds wmu.
+func (sc *serverConn) flushLocked() error {
+	if sc.rec == nil {
+		return sc.bw.Flush()
+	}
+	sc.rec.hold()
+	return sc.rec.release(sc.bw.Flush())
 }
