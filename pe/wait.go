@@ -18,10 +18,8 @@ const wakeEvery = 10 * time.Millisecond
 func (p *PE) WaitLocal(op string, cond func() bool) error {
 	b := p.s.bell
 	// Most waits end within a microsecond; only longer ones arm the kick.
-	for i := 0; i < tightChecks; i++ {
-		if cond() {
-			return nil
-		}
+	if poll(cond, 0) {
+		return nil
 	}
 	defer p.s.kick.stop()
 	for {

@@ -287,7 +287,7 @@ func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, err
 			v := via[c.Rank][r]
 			j.log.Info("relaying", "peer", r, "via", v)
 			paths[r] = exitAware{j.node.RelayPath(r, v, recs[v].Data), &j.p}
-		case rec.Host == j.hostID && !c.Network:
+		case j.sameHost(rec):
 			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
 			if err != nil {
 				return nil, nil, j.fail(errs.ErrBootstrap, "mapping the heap of PE %d: %v", r, err)
@@ -426,9 +426,13 @@ func (j *joiner) listenHost() (string, error) {
 // sharesHost reports whether another PE of recs maps this PE's heap.
 func (j *joiner) sharesHost(recs []record) bool {
 	for r, rec := range recs {
-		if r != j.cfg.Rank && rec.Host == j.hostID && !j.cfg.Network {
+		if r != j.cfg.Rank && j.sameHost(rec) {
 			return true
 		}
 	}
 	return false
 }
+
+// sameHost reports whether rec's PE and this one map each other's heaps:
+// same host, and the network path not forced.
+func (j *joiner) sameHost(rec record) bool { return rec.Host == j.hostID && !j.cfg.Network }
