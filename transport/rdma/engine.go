@@ -14,8 +14,10 @@ import (
 // unacknowledged writes, how many it has written; the first frame a later
 // operation sends on the other lane of that path first flushes the marked
 // lane (one round trip, paid only when traffic actually switches lanes).
-// Quiet flushes every lane with unacknowledged writes, all at once, and
-// waits for the acks.
+// Quiet waits, on every lane with unacknowledged writes, for the ack
+// covering them: on a direct lane the peer sends it unasked once its input
+// runs dry, so Quiet after a put costs no message of its own; a relayed
+// lane is flushed (all of them at once, then the answers are awaited).
 type engine struct{ n *Node }
 
 // Fence orders, per peer, the writes issued before it ahead of those after.
@@ -41,9 +43,12 @@ func (e *engine) Fence() error {
 	return nil
 }
 
+// pendingFlush is a lane Quiet waits for: for the ack of frame mark, or
+// for the answer to flush s.
 type pendingFlush struct {
-	l *lane
-	s *slot
+	l    *lane
+	s    *slot
+	mark uint64
 }
 
 // Quiet returns when every write issued before it on any path of the node
@@ -63,7 +68,12 @@ func (e *engine) Quiet() error {
 			if f := l.nbiFail.Swap(-1); f >= 0 {
 				errList = join(errList, errs.New("Quiet", e.n.cfg.Rank, int(f), errs.ErrPEFailed, "a GetNBI relayed towards PE %d failed", p.peer))
 			}
-			if l.written.Load() <= l.acked.Load() {
+			w := l.written.Load()
+			if w <= l.acked.Load() {
+				continue
+			}
+			if l.autoAck {
+				pend = append(pend, pendingFlush{l: l, mark: w})
 				continue
 			}
 			h := p.header(opFlush)
@@ -72,11 +82,17 @@ func (e *engine) Quiet() error {
 				errList = join(errList, err)
 				continue
 			}
-			pend = append(pend, pendingFlush{l, s})
+			pend = append(pend, pendingFlush{l: l, s: s})
 		}
 	}
 	for i, f := range pend {
-		if _, err := f.l.await(f.s, "Quiet"); err != nil {
+		var err error
+		if f.s == nil {
+			err = f.l.settle(f.mark, "Quiet")
+		} else {
+			_, err = f.l.await(f.s, "Quiet")
+		}
+		if err != nil {
 			errList = join(errList, err)
 		}
 		pend[i] = pendingFlush{}

@@ -92,6 +92,7 @@ func FuzzDecodeHeader(f *testing.F) {
 		{op: opPutSignal, aop: 2, n: 4, cond: 16, operand: 5}, {op: opFlush, operand: 3},
 		{op: opGetResp, n: 8, id: 1 << 33}, {op: opAtomicResp, operand: 9}, {op: opFlushAck, operand: 3},
 		{op: opFlushAck, status: statusFailed, operand: 2}, {op: opPut, hops: 2, flags: flagBulk, dst: 3},
+		{op: opAck, operand: 7}, {op: opPut, n: 8, flags: flagAck | flagBulk}, {op: opAtomicPost, width: 4, aop: 3, flags: flagAck},
 	} {
 		b := make([]byte, headerSize)
 		h.encode(b)
@@ -125,6 +126,7 @@ func FuzzServe(f *testing.F) {
 	}
 	f.Add(append(frame(header{op: opPut, dst: 1, off: 8}, []byte{1, 2}), frame(header{op: opFlush, dst: 1}, nil)...))
 	f.Add(frame(header{op: opGet, dst: 2, off: 8}, nil))
+	f.Add(append(frame(header{op: opPut, dst: 1, off: 8, flags: flagAck}, []byte{1, 2}), frame(header{op: opAck, dst: 1}, nil)...))
 	n, err := Listen(Config{Rank: 1, NPEs: 3, Heap: make([]byte, 4096), Logger: quietLog(), OpTimeout: time.Second})
 	if err != nil {
 		f.Fatal(err)

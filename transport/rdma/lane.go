@@ -20,9 +20,10 @@ import (
 // lane. A lane connects on first use; once connected, losing it is final:
 // the writes it carried may be lost, so the peer counts as failed.
 type lane struct {
-	p    *path
-	bulk bool
-	addr string
+	p       *path
+	bulk    bool
+	autoAck bool // the peer acknowledges counted frames unasked (flagAck)
+	addr    string
 
 	mu   sync.Mutex  // serialises connect and every write
 	conn net.Conn    // guarded by mu; nil until connected
@@ -43,9 +44,15 @@ type lane struct {
 	wake    chan struct{} // tells the reader goroutine that orphans rose
 	rtimer  *time.Timer   // fails the lane when a reading caller waits too long
 
-	written   atomic.Uint64 // frames written that complete only at a flush
-	acked     atomic.Uint64 // highest written count a flush ack has covered
-	fenceMark atomic.Uint64 // written count that later frames on the other lane must wait for
+	// Frames are numbered on a lane in the order written (sent counts
+	// them); the peer applies them in that order, so one number says how
+	// far it got. A direct lane's counted frames carry flagAck and the peer
+	// acknowledges them unasked (opAck); a relayed lane's are confirmed by
+	// flushes, since a relay's ack would prove only forwarding.
+	sent      atomic.Uint64 // frames written; bumped before the write so no ack can outrun it
+	written   atomic.Uint64 // number of the last frame that completes only when acknowledged
+	acked     atomic.Uint64 // highest frame number the peer has confirmed applied
+	fenceMark atomic.Uint64 // frame number that later frames on the other lane must wait for
 	nbiFail   atomic.Int64  // rank a relay reported failed under a GetNBI, or -1
 
 	stMu    sync.Mutex // guards the fields below
@@ -57,7 +64,7 @@ type lane struct {
 }
 
 func newLane(p *path, bulk bool, addr string) *lane {
-	l := &lane{p: p, bulk: bulk, addr: addr, dead: make(chan struct{}),
+	l := &lane{p: p, bulk: bulk, autoAck: p.via < 0 && !bulk, addr: addr, dead: make(chan struct{}),
 		rtok: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
 	l.rtok <- struct{}{}
 	l.rtimer = time.AfterFunc(time.Hour, func() {
@@ -202,9 +209,14 @@ func (l *lane) dropRaw(raw net.Conn, op string, err error) error {
 }
 
 // writeLocked writes one frame; the caller holds mu and has called ready.
-func (l *lane) writeLocked(h *header, payload []byte, op string) error {
+// A counted frame (a put, posted atomic, signal or detached get) completes
+// only once acknowledged: Quiet and Fence wait for it.
+func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) error {
 	if l.bulk {
 		h.flags |= flagBulk
+	}
+	if counted && l.autoAck {
+		h.flags |= flagAck
 	}
 	if h.op != opGet { // a get request's n is the length asked for
 		h.n = uint32(len(payload))
@@ -218,6 +230,7 @@ func (l *lane) writeLocked(h *header, payload []byte, op string) error {
 	if l.rec != nil {
 		l.rec.hold()
 	}
+	seq := l.sent.Add(1)
 	var err error
 	if headerSize+len(payload) <= len(l.wbuf) {
 		copy(l.wbuf[headerSize:], payload)
@@ -242,6 +255,12 @@ func (l *lane) writeLocked(h *header, payload []byte, op string) error {
 		}
 		return l.errFor(op)
 	}
+	if counted {
+		l.written.Store(seq)
+		if l.autoAck && seq-l.acked.Load() > ackBacklog {
+			l.wakeReader() // nobody may read the acks; their bytes must not fill the socket
+		}
+	}
 	return nil
 }
 
@@ -251,10 +270,7 @@ func (l *lane) send(h *header, payload []byte, op string) error {
 	l.mu.Lock()
 	err := l.ready(op)
 	if err == nil {
-		err = l.writeLocked(h, payload, op)
-	}
-	if err == nil {
-		l.written.Add(1)
+		err = l.writeLocked(h, payload, true, op)
 	}
 	l.mu.Unlock()
 	return err
@@ -285,11 +301,10 @@ func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, 
 	if detached {
 		l.orphans.Add(1)
 	}
-	if err := l.writeLocked(h, nil, op); err != nil {
+	if err := l.writeLocked(h, nil, detached, op); err != nil {
 		return nil, err
 	}
 	if detached {
-		l.written.Add(1)
 		l.wakeReader()
 	}
 	return s, nil
@@ -375,4 +390,26 @@ func (l *lane) flush(op string) error {
 	h := l.p.header(opFlush)
 	_, err := l.call(&h, nil, op)
 	return err
+}
+
+// settle returns once the peer has applied the lane's frames up to mark.
+// On a direct lane the peer's unsolicited ack is on its way: the caller
+// reads it itself, or, while someone else holds the read side, falls back
+// to a flush, whose answer that reader hands over.
+func (l *lane) settle(mark uint64, op string) error {
+	if l.acked.Load() >= mark {
+		return nil
+	}
+	if !l.autoAck {
+		return l.flush(op)
+	}
+	select {
+	case <-l.rtok:
+	default:
+		return l.flush(op)
+	}
+	if !l.readUntilAcked(mark, time.Now().Add(l.p.n.cfg.OpTimeout)) {
+		return l.errFor(op)
+	}
+	return nil
 }

@@ -13,6 +13,14 @@
 // checking the range, and applies atomics with the hardware atomics of
 // package transport, so remote and local atomics never lose an update.
 //
+// Completion: a lane's frames are numbered in the order written and the
+// peer applies them in that order. On a small lane the peer acknowledges
+// puts, posted atomics and signals unasked (opAck, once its input runs
+// dry), so Quiet after a put waits for an ack already on its way instead of
+// sending a flush: one round trip, one write each way. Bulk and relayed
+// lanes are completed by a flush frame and its answer (on a relayed lane
+// only the final target's answer proves the data landed).
+//
 // A frame addressed to another rank is relayed: the node forwards it over
 // its own path to that rank and sends the answer back, which lets a PE reach
 // a peer it cannot dial (RelayPath).

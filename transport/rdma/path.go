@@ -35,10 +35,7 @@ func (p *path) order(i int, readAfterWrite bool, op string) error {
 	if readAfterWrite {
 		mark = o.written.Load()
 	}
-	if mark > o.acked.Load() {
-		return o.flush(op)
-	}
-	return nil
+	return o.settle(mark, op)
 }
 
 func (p *path) laneFor(n int) int {

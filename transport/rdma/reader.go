@@ -10,11 +10,18 @@ import (
 
 var errNoRequest = errors.New("response matches no pending request")
 
+// ackBacklog bounds the acknowledgements a direct lane may leave unread:
+// past it the reader goroutine drains them. At a 56-byte ack per frame at
+// worst, that keeps them far below any socket buffer, so the peer's server
+// never blocks writing acks nobody reads (which would stop it reading).
+const ackBacklog = 256
+
 // readLoop is the lane's reader goroutine. It reads only while requests
 // that no caller waits for (relayed, GetNBI, or requests queued behind a
-// full slot table) are pending; otherwise waiting callers read their own
-// responses. Because the peer answers a connection's frames in order, a
-// flush ack read by anyone proves every earlier response was handled.
+// full slot table) are pending, or while unread acks pile up; otherwise
+// waiting callers read their own responses. Because the peer answers a
+// connection's frames in order, an ack read by anyone proves every earlier
+// response was handled.
 func (l *lane) readLoop() {
 	defer l.p.n.wg.Done()
 	for {
@@ -24,7 +31,7 @@ func (l *lane) readLoop() {
 			l.quiesceRelays()
 			return
 		}
-		for l.orphans.Load() > 0 {
+		for l.orphans.Load() > 0 || l.backlogged() {
 			select {
 			case <-l.rtok:
 			case <-l.dead:
@@ -54,6 +61,12 @@ func (l *lane) quiesceRelays() {
 func (l *lane) quiesce() {
 	<-l.rtok
 	l.rtok <- struct{}{}
+}
+
+// backlogged reports whether the reader goroutine should drain acks: half
+// the backlog, so that one wake-up drains many.
+func (l *lane) backlogged() bool {
+	return l.autoAck && l.written.Load() > l.acked.Load()+ackBacklog/2
 }
 
 // wakeReader tells the reader goroutine that orphans rose.
@@ -96,6 +109,25 @@ func (l *lane) readFor(s *slot, deadline time.Time) bool {
 	}
 }
 
+// readUntilAcked reads frames, holding the read token (which it returns),
+// until the peer has acknowledged frame mark or the lane fails; it reports
+// whether mark was acknowledged. deadline bounds the wait.
+func (l *lane) readUntilAcked(mark uint64, deadline time.Time) bool {
+	ok := !l.deadNow()
+	if ok && l.acked.Load() < mark {
+		l.rtimer.Reset(time.Until(deadline))
+		for l.acked.Load() < mark {
+			if !l.readOne() {
+				ok = false
+				break
+			}
+		}
+		l.rtimer.Stop()
+	}
+	l.rtok <- struct{}{}
+	return ok || l.acked.Load() >= mark
+}
+
 // readOne reads, checks and completes one response; the caller holds the
 // read token. It reports false once the lane has failed.
 func (l *lane) readOne() bool {
@@ -115,12 +147,14 @@ func (l *lane) readOne() bool {
 		l.fail(errs.ErrPEFailed, "connection to %s: %v", l.addr, err)
 		return false
 	}
-	l.complete(s, &h)
+	if s != nil {
+		l.complete(s, &h)
+	}
 	return true
 }
 
 // match decodes a response header and finds its slot, checking everything
-// about it before the payload is read.
+// about it before the payload is read. An unsolicited ack has no slot.
 func (l *lane) match(b []byte) (*slot, header, error) {
 	h, err := decodeHeader(b)
 	if err != nil {
@@ -128,6 +162,12 @@ func (l *lane) match(b []byte) (*slot, header, error) {
 	}
 	if h.isRequest() {
 		return nil, h, errors.New("request on a dialled connection")
+	}
+	if h.op == opAck {
+		if h.status != statusOK || !l.autoAck {
+			return nil, h, errors.New("unsolicited ack on a lane that asks for none, or with a failure status")
+		}
+		return nil, h, l.ack(h.operand)
 	}
 	s := l.slots.lookup(h.id)
 	if s == nil || s.want != h.op {
@@ -146,18 +186,25 @@ func (l *lane) match(b []byte) (*slot, header, error) {
 	case h.op == opAtomicResp:
 		s.old = h.operand
 	case h.op == opFlushAck:
-		if h.operand > l.written.Load() {
-			return nil, h, errors.New("flush ack beyond what was written")
+		if err := l.ack(h.operand); err != nil {
+			return nil, h, err
 		}
 		s.old = h.operand
-		for {
-			a := l.acked.Load()
-			if h.operand <= a || l.acked.CompareAndSwap(a, h.operand) {
-				break
-			}
-		}
 	}
 	return s, h, nil
+}
+
+// ack records that the peer has applied the lane's frames up to seq.
+func (l *lane) ack(seq uint64) error {
+	if seq > l.sent.Load() {
+		return errors.New("ack beyond what was written")
+	}
+	for {
+		a := l.acked.Load()
+		if seq <= a || l.acked.CompareAndSwap(a, seq) {
+			return nil
+		}
+	}
 }
 
 // complete hands a finished slot to whoever owns it.

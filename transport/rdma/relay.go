@@ -29,7 +29,7 @@ func (sc *serverConn) relay(h *header) error {
 		if h.flags&flagBulk != 0 {
 			l = p.lanes[bulk]
 		}
-		h.flags &^= flagBulk // the lane sets its own
+		h.flags &^= flagBulk | flagAck // the lane sets its own
 	}
 	switch h.op {
 	case opPut, opPutSignal, opAtomicPost:
@@ -73,10 +73,7 @@ func (l *lane) forward(h *header, payload []byte) error {
 	defer l.mu.Unlock()
 	err := l.ready("relay")
 	if err == nil {
-		err = l.writeLocked(h, payload, "relay")
-	}
-	if err == nil {
-		l.written.Add(1)
+		err = l.writeLocked(h, payload, true, "relay")
 	}
 	return err
 }
@@ -111,7 +108,7 @@ func (l *lane) forwardRequest(h *header, sc *serverConn) {
 	h.id = s.id()
 	s.state.Store(slotPending)
 	l.orphans.Add(1)
-	if l.writeLocked(h, nil, "relay") != nil {
+	if l.writeLocked(h, nil, false, "relay") != nil {
 		if s.state.CompareAndSwap(slotPending, slotClaimed) {
 			l.orphans.Add(-1)
 			sc.respondFailNow(s.want, id, l.p.peer)

@@ -18,8 +18,8 @@ import (
 const (
 	headerSize = 56
 	magic      = 0x4d53 // "SM"
-	version    = 1
-	maxHops    = 4 // a relay chain longer than this is a routing loop
+	version    = 2      // 2: unsolicited acks (opAck, flagAck)
+	maxHops    = 4      // a relay chain longer than this is a routing loop
 )
 
 // Frame op codes. Requests flow from the dialling node to the accepting
@@ -34,6 +34,7 @@ const (
 	opGetResp                     // n bytes of data for request id
 	opAtomicResp                  // operand = old value
 	opFlushAck                    // operand = the flush's operand echoed
+	opAck                         // unsolicited: operand = frames of this connection applied so far
 	opEnd
 )
 
@@ -43,9 +44,17 @@ const (
 	statusFailed uint8 = 1 // a PE on the route failed; operand names it
 )
 
-// flagBulk marks frames sent on a bulk lane so that a relay forwards them on
-// its own bulk lane and a relayed flush covers them.
-const flagBulk uint8 = 1
+// Header flags.
+const (
+	// flagBulk marks frames sent on a bulk lane so that a relay forwards
+	// them on its own bulk lane and a relayed flush covers them.
+	flagBulk uint8 = 1
+	// flagAck asks the target for an opAck once it has applied the frame
+	// and its input runs dry (or enough frames went by): Quiet after a put
+	// then waits for that ack instead of sending a flush and waiting for
+	// its answer, one write and one wake-up less per put+quiet.
+	flagAck uint8 = 2
+)
 
 type header struct {
 	op, width, aop, status, hops, flags uint8
@@ -103,7 +112,7 @@ func decodeHeader(b []byte) (header, error) {
 	h.off = binary.LittleEndian.Uint64(b[32:])
 	h.operand = binary.LittleEndian.Uint64(b[40:])
 	h.cond = binary.LittleEndian.Uint64(b[48:])
-	if b[9]|b[10]|b[11] != 0 || h.flags&^flagBulk != 0 || h.hops > maxHops {
+	if b[9]|b[10]|b[11] != 0 || h.flags&^(flagBulk|flagAck) != 0 || h.hops > maxHops {
 		return h, errField
 	}
 	if h.n > MaxChunk {
@@ -117,6 +126,9 @@ func decodeHeader(b []byte) (header, error) {
 	}
 	if err := h.checkOp(); err != nil {
 		return h, err
+	}
+	if h.flags&flagAck != 0 && h.op != opPut && h.op != opPutSignal && h.op != opAtomicPost && h.op != opGet {
+		return h, fmt.Errorf("%w: op %d: ack flag on a frame that is not a counted request", errField, h.op)
 	}
 	return h, nil
 }
@@ -155,6 +167,10 @@ func (h *header) checkOp() error {
 		}
 	case opAtomicResp, opFlushAck:
 		if h.width|h.aop != 0 || h.off|h.cond != 0 || h.n != 0 {
+			return bad("unused field set")
+		}
+	case opAck:
+		if h.width|h.aop != 0 || h.off|h.cond|h.id != 0 || h.n != 0 {
 			return bad("unused field set")
 		}
 	default:
