@@ -27,6 +27,7 @@ type serverConn struct {
 	wdl time.Time
 	ob  [headerSize]byte
 	rec *recordConn // under TLS: gathers a flush's records into one write
+	lw  *lowWater   // without TLS: large payloads wake the reader once per chunk
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
@@ -42,6 +43,9 @@ func (sc *serverConn) serve() {
 	if err := sc.handshake(); err != nil {
 		n.log.Warn("rdma: refused connection", "rank", n.cfg.Rank, "remote", sc.raw.RemoteAddr().String(), "reason", err)
 		return
+	}
+	if sc.rec == nil {
+		sc.lw = newLowWater(sc.raw)
 	}
 	sc.br = bufio.NewReaderSize(sc.c, 64<<10)
 	sc.bw = bufio.NewWriterSize(sc.c, 64<<10)
@@ -138,7 +142,7 @@ func (sc *serverConn) apply(h *header, heap []byte) error {
 	bell := sc.n.cfg.Bell
 	switch h.op {
 	case opPut, opPutSignal:
-		if _, err := io.ReadFull(sc.br, heap[h.off:h.off+uint64(h.n)]); err != nil {
+		if err := sc.readPayload(heap[h.off : h.off+uint64(h.n)]); err != nil {
 			return err
 		}
 		if h.op == opPutSignal {
