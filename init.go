@@ -69,6 +69,7 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	cfg := world.Config{Gossip: gossip,
 		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, Network: o.network, BusyPoll: o.busyPoll,
 		HostID: os.Getenv("SHMEM_HOST_ID"), RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
+		Provider: o.rdma, Fabric: world.FabricConfig{Provider: o.fabricProv, Domain: o.fabricDom, Node: o.fabricNode},
 	}
 	switch {
 	case o.tlsOff || !o.uid.TLS:

@@ -31,6 +31,10 @@ type options struct {
 	launch      bootstrap.Launch
 	jobSecret   string
 	gossipBind  string
+	// the data path between hosts: "" or "tcp", or "fabric" with the
+	// libfabric provider, domain and node to use (WithFabric)
+	rdma                              string
+	fabricProv, fabricDom, fabricNode string
 }
 
 // WithHeapSize sets the symmetric heap size in bytes; it wins over
@@ -78,6 +82,23 @@ func WithoutTLS() Option { return func(o *options) { o.tlsOff = true } }
 // WithNetworkOnly makes every peer use the network transport, even one on
 // the same host (SHMEM_TRANSPORT=tcp does the same).
 func WithNetworkOnly() Option { return func(o *options) { o.network = true } }
+
+// WithFabric makes the data path to PEs on other hosts the libfabric
+// provider (RDMA NICs) instead of TCP, like SHMEM_RDMA_PROVIDER=fabric;
+// provider names the libfabric provider ("verbs;ofi_rxm", "tcp;ofi_rxm";
+// "" keeps SHMEM_FABRIC_PROVIDER, or without it picks the first that
+// offers RMA and atomics). The program must be built with cgo and
+// -tags goshmem_fabric, and every PE must choose alike. The fabric data
+// path is not encrypted, so this is never a default and Init logs a
+// warning; the control plane keeps TLS (README, Security).
+func WithFabric(provider string) Option {
+	return func(o *options) {
+		o.rdma = "fabric"
+		if provider != "" {
+			o.fabricProv = provider
+		}
+	}
+}
 
 // WithTimeout bounds start-up: how long Init waits for the other PEs.
 // Default 60 s.
@@ -143,6 +164,12 @@ func resolve(opts []Option) (*options, error) {
 	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
 		o.network = true
 	}
+	switch o.rdma = os.Getenv("SHMEM_RDMA_PROVIDER"); o.rdma {
+	case "", "tcp", "fabric":
+	default:
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_RDMA_PROVIDER=%q: want tcp or fabric", o.rdma)
+	}
+	o.fabricProv, o.fabricDom, o.fabricNode = os.Getenv("SHMEM_FABRIC_PROVIDER"), os.Getenv("SHMEM_FABRIC_DOMAIN"), os.Getenv("SHMEM_FABRIC_NODE")
 	l, found, err := bootstrap.DetectLaunch(os.Getenv)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,6 @@ import (
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/membership"
 	"github.com/goshmem/shmem/pe"
-	"github.com/goshmem/shmem/transport/rdma"
 )
 
 const coordinatorName = "coordinator"
@@ -55,7 +54,7 @@ type control struct {
 	gone     map[int]bool
 	allGone  chan struct{}
 	p        *pe.PE
-	node     *rdma.Node
+	node     interface{ PeerFailed(peer int) } // the data-path nodes (peerFailers)
 	peerPIDs []*actor.PID
 	// reach[a][b] says PE a could connect to PE b at start-up; a pair
 	// that cannot is relayed on the data path, and gets no control
@@ -128,9 +127,9 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 
 // setWorld gives the control plane the world it serves: this PE's rank,
 // every PE's record, who can connect to whom (reach, as agreed at
-// start-up) and the data-path node. It comes before pe.Start, whose PE may
+// start-up) and the data-path nodes. It comes before pe.Start, whose PE may
 // receive a failure notice (onFailure) as soon as its actor runs.
-func (c *control) setWorld(rank int, recs []record, reach [][]bool, node *rdma.Node) {
+func (c *control) setWorld(rank int, recs []record, reach [][]bool, node peerFailers) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.node, c.rank, c.reach = node, rank, reach

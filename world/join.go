@@ -68,6 +68,15 @@ type Config struct {
 	// once, which is best whenever PEs share cores with other work;
 	// dedicated cores may gain (SHMEM_BUSY_POLL, BENCHMARKS.md).
 	BusyPoll time.Duration
+	// Provider selects the data path to PEs on other hosts: ProviderTCP
+	// (default, also "") or ProviderFabric (SHMEM_RDMA_PROVIDER). TCP is
+	// the default because it runs everywhere without cgo and is encrypted;
+	// fabric (RDMA NICs) must be chosen, and is logged as a warning,
+	// because its data is not (see startFabric). Same-host PEs keep shared
+	// memory and relayed pairs TCP either way; every PE must choose alike.
+	Provider string
+	// Fabric tunes the fabric provider.
+	Fabric FabricConfig
 }
 
 // TLSConfig carries user-supplied TLS credentials (shmem.WithTLS).
@@ -100,6 +109,7 @@ type joiner struct {
 	seg    *udma.Segment
 	peers  []*udma.Segment
 	node   *rdma.Node
+	fab    fabricEndpoint // nil unless Config.Provider is ProviderFabric
 	sys    *actor.ActorSystem
 	ctl    *control
 	p      *pe.PE
@@ -148,8 +158,14 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	if j.hostID == "" {
 		j.hostID = hostIdentity()
 	}
+	if err := j.startFabric(); err != nil {
+		return nil, err
+	}
 	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
 		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid()}
+	if j.fab != nil {
+		mine.Fabric = j.fab.Address()
+	}
 	recs, err := j.exchange(ctx, mine)
 	if err != nil {
 		return nil, err
@@ -159,8 +175,13 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 			return nil, j.fail(errs.ErrInvalidArgument, "PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, c.HeapSize)
 		}
 	}
-	if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
-		return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
+	if err := j.checkFabric(recs); err != nil {
+		return nil, err
+	}
+	if j.seg == nil { // startFabric creates it before the exchange
+		if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
+			return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
+		}
 	}
 	h := heap.New(j.seg.Heap())
 	// A heap no other process maps is written only by this process's
@@ -183,6 +204,9 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := j.connectFabric(recs, via); err != nil {
+		return nil, err
+	}
 	paths, shared, err := j.paths(recs, via)
 	if err != nil {
 		return nil, err
@@ -202,9 +226,9 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		spin = 0
 	}
 	socketWriters := len(shared) < c.NPEs && spin > 0
-	j.ctl.setWorld(c.Rank, recs, reach, j.node)
+	j.ctl.setWorld(c.Rank, recs, reach, j.failers())
 	j.p, err = pe.Start(pe.Config{
-		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.bell, Paths: paths,
+		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.waitBell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
 		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
@@ -269,9 +293,11 @@ func (j *joiner) exchange(ctx context.Context, mine record) ([]record, error) {
 }
 
 // paths returns the data path to every PE: a mapping for PEs on this host,
-// the network for the others, through a relay where via says so. When this
-// PE relays for others to a PE it maps, it also opens a network path to
-// that PE, because relayed frames travel on network paths only.
+// the network for the others (the fabric node's when it runs, netPath),
+// through a relay where via says so (always TCP: the fabric cannot relay).
+// When this PE relays for others to a PE it maps or reaches by the fabric,
+// it also opens a TCP path to that PE, because relayed frames travel on
+// TCP paths only.
 func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, error) {
 	c := &j.cfg
 	fence := new(atomic.Uint64)
@@ -296,12 +322,16 @@ func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, err
 			paths[r] = udma.NewPath(seg.Heap(), seg.Bell(), fence, true)
 			shared = append(shared, r)
 		default:
-			paths[r] = exitAware{j.node.Path(r, rec.Data), &j.p}
+			p, err := j.netPath(r, rec)
+			if err != nil {
+				return nil, nil, err
+			}
+			paths[r] = exitAware{p, &j.p}
 		}
 	}
 	for a := range via {
 		for b, v := range via[a] {
-			if v == c.Rank && j.peers[b] != nil {
+			if v == c.Rank && (j.peers[b] != nil || j.fabricPeer(b, recs[b], via)) {
 				j.node.Path(b, recs[b].Data)
 			}
 		}
@@ -359,6 +389,9 @@ func (j *joiner) release() error {
 	}
 	if j.node != nil {
 		err = errors.Join(err, j.node.Close())
+	}
+	if j.fab != nil { // before the heap it registered is unmapped
+		err = errors.Join(err, j.fab.Close())
 	}
 	if j.dataLn != nil {
 		_ = j.dataLn.Close()

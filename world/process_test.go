@@ -47,9 +47,21 @@ func TestMain(m *testing.M) {
 // world starts n PEs of role and returns their exit codes and output.
 func world(t *testing.T, n int, role string, env ...string) ([]int, []string) {
 	t.Helper()
+	return worldOf(t, peBinary, n, role, env...)
+}
+
+// worldOf is world with the PE program bin.
+func worldOf(t *testing.T, bin string, n int, role string, env ...string) ([]int, []string) {
+	t.Helper()
+	return worldOfEnv(t, bin, n, role, func(int) []string { return env })
+}
+
+// worldOfEnv is worldOf with PE r's environment envOf(r).
+func worldOfEnv(t *testing.T, bin string, n int, role string, envOf func(r int) []string) ([]int, []string) {
+	t.Helper()
 	t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
 	var opts []shmem.Option
-	for _, e := range env {
+	for _, e := range envOf(0) {
 		if e == "TEST_NO_TLS=1" {
 			opts = append(opts, shmem.WithoutTLS())
 		}
@@ -58,9 +70,9 @@ func world(t *testing.T, n int, role string, env ...string) ([]int, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codes, outs := runPEs(t, n, func(r int) []string {
+	codes, outs := runPEsOf(t, bin, n, func(r int) []string {
 		return append([]string{"GOSHMEM_TEST_ROLE=" + role, "SHMEM_RANK=" + strconv.Itoa(r),
-			"SHMEM_NPES=" + strconv.Itoa(n), "SHMEM_UNIQUE_ID=" + uid.String(), "SHMEM_SYMMETRIC_SIZE=8m"}, env...)
+			"SHMEM_NPES=" + strconv.Itoa(n), "SHMEM_UNIQUE_ID=" + uid.String(), "SHMEM_SYMMETRIC_SIZE=8m"}, envOf(r)...)
 	})
 	left, _ := udma.List(uid.JobName())
 	if len(left) != 0 {
@@ -133,10 +145,16 @@ func gossipWorld(t *testing.T, n int, role string) ([]int, []string) {
 // is killed, so a hang fails the test instead of stalling it.
 func runPEs(t *testing.T, n int, envOf func(r int) []string) ([]int, []string) {
 	t.Helper()
+	return runPEsOf(t, peBinary, n, envOf)
+}
+
+// runPEsOf is runPEs with the PE program bin.
+func runPEsOf(t *testing.T, bin string, n int, envOf func(r int) []string) ([]int, []string) {
+	t.Helper()
 	codes, outs := make([]int, n), make([]string, n)
 	var wg sync.WaitGroup
 	for r := 0; r < n; r++ {
-		cmd := exec.Command(peBinary)
+		cmd := exec.Command(bin)
 		cmd.Env = append(os.Environ(), envOf(r)...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -17,6 +17,11 @@ type record struct {
 	Data     string `msgpack:"d"` // network transport address
 	HeapSize int64  `msgpack:"s"`
 	PID      int    `msgpack:"p"`
+	// Fabric is the PE's fabric.Address when it runs the fabric provider.
+	// Optional (omitempty), so the record keeps version 1: a PE that does
+	// not know the field ignores it, and a fabric PE refuses a peer
+	// without it by name (checkFabric).
+	Fabric []byte `msgpack:"f,omitempty"`
 }
 
 const recordVersion = 1

@@ -67,10 +67,20 @@
 // once); PeerFailed does the same from outside. Close fails waiting
 // operations with errs.ErrFinalized.
 //
-// # Not (yet) done
+// # Waking the target
 //
-// A remote write does not ring the target's transport.Bell: RDMA writes
-// bypass the target's CPU, so waiters there must poll (the PE's wait loop
-// does; FI_RMA_EVENT counters could ring it on providers that have them).
-// The provider is not wired into world start-up.
+// An RDMA write bypasses the target's CPU, so nothing rings the target's
+// transport.Bell. Where the provider counts remote writes (FI_RMA_EVENT:
+// sockets, udp;ofi_rxd) Open asks for it, without changing the provider or
+// domain chosen, and OnRemoteWrite rings after writes and atomics land.
+// verbs and tcp;ofi_rxm do not count them (RemoteWriteEvents is false):
+// the world then bounds each sleep of a waiting PE instead (world's
+// fabricPoll), as RDMA OpenSHMEMs poll memory.
+//
+// # World start-up
+//
+// package world opens a node when SHMEM_RDMA_PROVIDER=fabric (world.Config
+// Provider) and carries Address in the PE's start-up record; PEs on other
+// hosts then get these paths, same-host PEs keep shared memory and relayed
+// pairs the TCP transport.
 package fabric

@@ -92,6 +92,10 @@ func (n *Node) waitCounter(which int, op string) error {
 			n.exit()
 			return n.counterErrors(which, bad, op)
 		}
+		if err := n.failedOutstanding(which, op); err != nil {
+			n.exit()
+			return err
+		}
 		now := time.Now()
 		if deadline.IsZero() {
 			deadline = now.Add(n.cfg.OpTimeout)
@@ -107,6 +111,28 @@ func (n *Node) waitCounter(which int, op string) error {
 		C.gf_cntr_wait(n.c, C.int(which), C.uint64_t(issued-lost-bad), C.int(max(ms, 1)))
 		n.exit()
 	}
+}
+
+// failedOutstanding ends a counter wait that a failed peer may hold up:
+// a write to a failed PE (PeerFailed, or a failed completion) may never be
+// counted, so waiting for it would last until OpTimeout. For writes it
+// names a failed peer with outstanding writes; for reads, whose peers are
+// not tracked, any failed peer. The operations stay uncounted, so every
+// later wait on that counter fails the same way: after a PE failure the
+// world is over for this PE's completion guarantees.
+func (n *Node) failedOutstanding(which int, op string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.paths {
+		if p == nil || which == 0 && !p.dirty() {
+			continue
+		}
+		if e := p.failed.Load(); e != nil {
+			return &errs.Error{Op: op, PE: n.cfg.Rank, Target: p.peer,
+				Detail: fmt.Sprintf("%s operations outstanding with a failed PE", [2]string{"write", "read"}[which]), Err: *e}
+		}
+	}
+	return nil
 }
 
 // counterErrors reports operations that completed in error since the last

@@ -81,3 +81,30 @@ func TestPeerFailedAndBadConnect(t *testing.T) {
 		t.Fatalf("unknown provider: %v", err)
 	}
 }
+
+// TestFailedPeerEndsWaits: operations towards a peer that is gone may
+// never complete (rxm keeps its queue full retrying the connection); once
+// the peer is marked failed, Put and Quiet end with ErrPEFailed naming it
+// instead of waiting for OpTimeout (an hour here).
+func TestFailedPeerEndsWaits(t *testing.T) {
+	w := newWorld(t, 3, 4096, func(c *Config) { c.OpTimeout = time.Hour })
+	p2 := w.path(t, 0, 2)
+	if err := p2.Put(0, []byte{1}); err != nil { // connect while alive
+		t.Fatal(err)
+	}
+	if err := w.nodes[0].Engine().Quiet(); err != nil {
+		t.Fatal(err)
+	}
+	w.nodes[2].Close()
+	marked := make(chan struct{})
+	go func() { w.nodes[0].PeerFailed(2); close(marked) }() // like the world's failure detector
+	err := p2.Put(0, make([]byte, 1000))
+	<-marked
+	if err == nil {
+		err = w.nodes[0].Engine().Quiet()
+	}
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
+		t.Fatalf("Put and Quiet towards a failed PE: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ void gf_close(gf_node *n) {
 	if (n->bounce_mr) fi_close(&n->bounce_mr->fid);
 	if (n->wcntr) fi_close(&n->wcntr->fid);
 	if (n->rcntr) fi_close(&n->rcntr->fid);
+	if (n->rwcntr) fi_close(&n->rwcntr->fid);
 	if (n->cq) fi_close(&n->cq->fid);
 	if (n->av) fi_close(&n->av->fid);
 	if (n->domain) fi_close(&n->domain->fid);
@@ -18,6 +19,27 @@ void gf_close(gf_node *n) {
 	free(n->bounce);
 	free(n->ctx);
 	memset(n, 0, sizeof *n);
+}
+
+// gf_rma_event switches n->info to the same provider and domain with
+// FI_RMA_EVENT when they offer it: a counter then counts the remote writes
+// and atomics into this node's heap, which lets waiters there be woken.
+// It is asked for only after the choice is made, so wanting it never
+// changes which provider or NIC runs (verbs has no such events; sockets
+// and udp;ofi_rxd do).
+static void gf_rma_event(gf_node *n, struct fi_info *hints, const char *node) {
+	struct fi_info *ev = NULL;
+	free(hints->fabric_attr->prov_name);
+	hints->fabric_attr->prov_name = strdup(n->info->fabric_attr->prov_name);
+	free(hints->domain_attr->name);
+	hints->domain_attr->name = n->info->domain_attr->name ? strdup(n->info->domain_attr->name) : NULL;
+	hints->caps |= FI_RMA_EVENT;
+	if (fi_getinfo(FI_VERSION(1, 9), (node && *node) ? node : NULL, NULL,
+			(node && *node) ? FI_SOURCE : 0, hints, &ev) == 0 && ev) {
+		fi_freeinfo(n->info);
+		n->info = ev;
+		n->rma_event = 1;
+	}
 }
 
 #define GF_TRY(what, call) do { n->step = what; int rc_ = (int)(call); if (rc_) { gf_close(n); return rc_; } } while (0)
@@ -42,8 +64,9 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
 	n->step = "fi_getinfo";
 	int rc = fi_getinfo(FI_VERSION(1, 9), (node && *node) ? node : NULL, NULL,
 		(node && *node) ? FI_SOURCE : 0, hints, &n->info);
+	if (rc) { fi_freeinfo(hints); n->info = NULL; gf_close(n); n->step = "fi_getinfo"; return rc; }
+	gf_rma_event(n, hints, node);
 	fi_freeinfo(hints);
-	if (rc) { n->info = NULL; gf_close(n); n->step = "fi_getinfo"; return rc; }
 	n->mr_local = (n->info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
 	n->virt_addr = (n->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
 
@@ -61,6 +84,10 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
 	GF_TRY("fi_ep_bind(cq)", fi_ep_bind(n->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
 	GF_TRY("fi_ep_bind(write counter)", fi_ep_bind(n->ep, &n->wcntr->fid, FI_WRITE));
 	GF_TRY("fi_ep_bind(read counter)", fi_ep_bind(n->ep, &n->rcntr->fid, FI_READ));
+	if (n->rma_event) {
+		GF_TRY("fi_cntr_open(remote write)", fi_cntr_open(n->domain, &ca, &n->rwcntr, NULL));
+		GF_TRY("fi_ep_bind(remote write counter)", fi_ep_bind(n->ep, &n->rwcntr->fid, FI_REMOTE_WRITE));
+	}
 	GF_TRY("fi_enable", fi_enable(n->ep));
 	if (heap_len > 0)
 		GF_TRY("fi_mr_reg(heap)", fi_mr_reg(n->domain, heap, heap_len,
@@ -177,12 +204,12 @@ int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max) {
 
 void gf_wake(gf_node *n) { fi_cq_signal(n->cq); }
 
-// gf_cntr_wait waits up to timeout_ms for counter (0 write, 1 read) to reach
-// threshold and returns its success and error counts (by value: a pointer
+// gf_cntr_wait waits up to timeout_ms for counter (0 write, 1 read, 2 remote
+// write) to reach threshold and returns its success and error counts (by value: a pointer
 // argument would make every Go caller allocate). A timeout of -1 only
 // reads, which also drives a manual-progress provider one step.
 gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms) {
-	struct fid_cntr *c = which ? n->rcntr : n->wcntr;
+	struct fid_cntr *c = which == 2 ? n->rwcntr : which ? n->rcntr : n->wcntr;
 	gf_counts r = { 0, 0, 0 };
 	if (timeout_ms >= 0) r.rc = fi_cntr_wait(c, threshold, timeout_ms);
 	r.ok = fi_cntr_read(c);

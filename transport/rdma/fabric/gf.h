@@ -21,13 +21,14 @@ typedef struct gf_node {
 	struct fid_av *av;
 	struct fid_cq *cq;
 	struct fid_cntr *wcntr, *rcntr;
+	struct fid_cntr *rwcntr; // remote writes into the heap (FI_RMA_EVENT), or NULL
 	struct fid_ep *ep;
 	struct fid_mr *heap_mr, *bounce_mr;
 	void *bounce_desc;
 	char *bounce;
 	gf_ctx *ctx;
 	int nctx;
-	int mr_local, virt_addr;
+	int mr_local, virt_addr, rma_event;
 	const char *step; // what failed, for the error message
 } gf_node;
 

@@ -35,6 +35,7 @@ type Node struct {
 	// copied out of n.c so that nothing reads C memory after Close
 	bounceDesc unsafe.Pointer
 	mrLocal    bool
+	rmaEvent   bool // remote writes are counted (FI_RMA_EVENT)
 	atom       atomicTable
 	eng        engine
 
@@ -45,9 +46,10 @@ type Node struct {
 	done   chan struct{} // closed by Close: wakes slot waiters
 	polled chan struct{} // closed when the progress goroutine has stopped
 
-	mu     sync.Mutex
-	paths  []*path // by rank; nil until Connect
-	failed []bool
+	mu      sync.Mutex
+	paths   []*path // by rank; nil until Connect
+	failed  []bool
+	watched chan struct{} // closed when the OnRemoteWrite watcher has stopped; nil without one
 
 	slots []slot
 	free  chan int32
@@ -112,13 +114,13 @@ func Open(cfg Config) (*Node, error) {
 	n.inject = int(C.gf_inject_size(n.c))
 	n.maxMsg = int(min(uint64(C.gf_max_msg(n.c)), 1<<30))
 	n.atom = queryAtomics(n.c)
-	n.bounceDesc, n.mrLocal = n.c.bounce_desc, n.c.mr_local != 0
+	n.bounceDesc, n.mrLocal, n.rmaEvent = n.c.bounce_desc, n.c.mr_local != 0, n.c.rma_event != 0
 	n.initSlots()
 	if err := n.initAddress(); err != nil {
 		n.teardown()
 		return nil, err
 	}
-	n.log.Debug("fabric: node open", "rank", c.Rank, "provider", n.prov, "inject", n.inject, "mr_local", n.mrLocal)
+	n.log.Debug("fabric: node open", "rank", c.Rank, "provider", n.prov, "inject", n.inject, "mr_local", n.mrLocal, "rma_event", n.rmaEvent)
 	go n.progress()
 	return n, nil
 }
@@ -239,7 +241,7 @@ func (n *Node) PeerFailed(peer int) {
 	}
 }
 
-// Close stops the progress goroutine, fails every waiting operation with
+// Close stops the progress goroutine and the remote-write watcher, fails every waiting operation with
 // errs.ErrFinalized and releases the endpoint, the registrations and the C
 // memory. Later operations return errs.ErrFinalized.
 func (n *Node) Close() error {
@@ -248,11 +250,18 @@ func (n *Node) Close() error {
 	}
 	close(n.done)
 	n.life.Lock() // no caller is inside libfabric after this
-	defer n.life.Unlock()
 	C.gf_wake(n.c)
 	<-n.polled
 	n.failSlots()
 	n.teardown()
+	n.life.Unlock()
+	// The watcher may be waiting for the read side to see the close.
+	n.mu.Lock()
+	w := n.watched
+	n.mu.Unlock()
+	if w != nil {
+		<-w
+	}
 	return nil
 }
 

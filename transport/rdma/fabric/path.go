@@ -90,9 +90,15 @@ func (p *path) noteWrite() {
 }
 
 // again handles FI_EAGAIN (provider queue full): leave libfabric, let the
-// progress goroutine drain completions, and retry until OpTimeout.
+// progress goroutine drain completions, and retry until OpTimeout or until
+// the path fails.
 func (p *path) again(deadline *time.Time, op string) error {
 	p.n.exit()
+	if e := p.failed.Load(); e != nil {
+		// A peer that is gone can keep the queue full (rxm retrying the
+		// connection) until OpTimeout; PeerFailed ends the wait.
+		return &errs.Error{Op: op, PE: p.n.cfg.Rank, Target: p.peer, Detail: "path failed while the provider queue was full", Err: *e}
+	}
 	now := time.Now()
 	if deadline.IsZero() {
 		*deadline = now.Add(p.n.cfg.OpTimeout)

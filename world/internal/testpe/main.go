@@ -57,11 +57,18 @@ func runRole(role string) error {
 		err = dieOrWait(p)
 	case "barriers":
 		err = barriers(p, 300)
+	case "fabric":
+		err = fabricChecks(p)
+	case "fabricdie":
+		err = fabricDie(p)
 	}
 	if err != nil {
 		return err
 	}
-	return p.Finalize()
+	if err := p.Finalize(); err != nil || role != "fabric" {
+		return err
+	}
+	return fabricLeft()
 }
 
 // dieOrWait: the last PE exits without Finalize once everyone is up; the

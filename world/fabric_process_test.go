@@ -1,0 +1,131 @@
+//go:build cgo && goshmem_fabric
+
+package world_test
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport/rdma/fabric"
+)
+
+// These tests run worlds of PE processes on this host whose network paths
+// are the libfabric provider's: SHMEM_TRANSPORT=tcp forces the network
+// path between PEs of one host, SHMEM_RDMA_PROVIDER=fabric makes it the
+// fabric one, and libfabric's tcp;ofi_rxm (or sockets) on loopback stands
+// in for an RDMA NIC. CI runs them with -tags goshmem_fabric -run Fabric.
+
+var (
+	fabricPEOnce sync.Once
+	fabricPE     string
+	fabricPEErr  error
+)
+
+// fabricBinary builds the PE program with the fabric provider in it.
+func fabricBinary(t *testing.T) string {
+	t.Helper()
+	fabricPEOnce.Do(func() {
+		fabricPE = filepath.Join(filepath.Dir(peBinary), "testpe-fabric")
+		out, err := exec.Command("go", "build", "-tags", "goshmem_fabric", "-o", fabricPE, "./internal/testpe").CombinedOutput()
+		if err != nil {
+			fabricPEErr = errors.New(err.Error() + "\n" + string(out))
+		}
+	})
+	if fabricPEErr != nil {
+		t.Fatalf("building the PE program with -tags goshmem_fabric: %v", fabricPEErr)
+	}
+	return fabricPE
+}
+
+// needProvider skips the test when libfabric cannot open prov on loopback
+// here (libfabric-dev builds the test, but a provider may be missing).
+func needProvider(t *testing.T, prov string) {
+	t.Helper()
+	heap, err := syscall.Mmap(-1, 0, 4096, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(heap)
+	n, err := fabric.Open(fabric.Config{Rank: 0, NPEs: 1, Heap: heap, Provider: prov, Node: "127.0.0.1",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if errors.Is(err, errs.ErrBootstrap) {
+		t.Skipf("libfabric provider %q unusable here (libfabric-dev/libfabric1 missing it?): %v", prov, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Close()
+}
+
+func fabricEnv(prov string, extra ...string) []string {
+	return append([]string{"SHMEM_TRANSPORT=tcp", "SHMEM_RDMA_PROVIDER=fabric",
+		"SHMEM_FABRIC_PROVIDER=" + prov, "SHMEM_FABRIC_NODE=127.0.0.1"}, extra...)
+}
+
+// TestFabricWorld: 3 PEs over tcp;ofi_rxm (no remote-write events: waits
+// re-check) and over sockets (remote-write events ring the bell) check
+// wake-up by a fabric put, ordering by Quiet and Fence, gets, atomics,
+// collectives and put-signal with values, and that no goroutine of the
+// provider outlives Finalize. The fabric warning is logged.
+func TestFabricWorld(t *testing.T) {
+	for _, prov := range []string{"tcp;ofi_rxm", "sockets"} {
+		t.Run(strings.ReplaceAll(prov, ";", "+"), func(t *testing.T) {
+			needProvider(t, prov)
+			codes, outs := worldOf(t, fabricBinary(t), 3, "fabric", fabricEnv(prov)...)
+			expectAll(t, codes, outs, 0)
+			if !strings.Contains(outs[0], "fabric data path") || !strings.Contains(outs[0], "not encrypted") {
+				t.Errorf("no warning that the fabric data path is not encrypted:\n%s", outs[0])
+			}
+		})
+	}
+}
+
+// TestFabricWorldRelay forbids the direct path between PEs 0 and 2: their
+// traffic goes through PE 1 on the TCP transport while the other pairs use
+// the fabric, so each PE's Quiet and barriers complete both engines.
+func TestFabricWorldRelay(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	codes, outs := worldOf(t, fabricBinary(t), 3, "fabric", fabricEnv("tcp;ofi_rxm", "SHMEM_RELAY_VIA=0-2:1", "SHMEM_LOG_LEVEL=info")...)
+	expectAll(t, codes, outs, 0)
+	expectRelay(t, outs[0], 2, 1)
+}
+
+// TestFabricPeerDies: a PE exits while the others put to it over the
+// fabric and Quiet; they end with ErrPEFailed (exit code 3) naming it.
+func TestFabricPeerDies(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	codes, outs := worldOf(t, fabricBinary(t), 3, "fabricdie", fabricEnv("tcp;ofi_rxm")...)
+	if codes[2] != 7 {
+		t.Errorf("the dying PE exited %d, want 7:\n%s", codes[2], outs[2])
+	}
+	for r := 0; r < 2; r++ {
+		if codes[r] != 3 || !strings.Contains(outs[r], "PE 2") {
+			t.Errorf("survivor PE %d exited %d, want 3 (ErrPEFailed naming PE 2); output:\n%s", r, codes[r], outs[r])
+		}
+	}
+}
+
+// TestFabricMixedProviders: a PE on TCP among PEs on the fabric fails
+// Init on every PE, naming the PE that differs.
+func TestFabricMixedProviders(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	codes, outs := worldOfEnv(t, fabricBinary(t), 2, "spmd", func(r int) []string {
+		if r == 1 {
+			return []string{"SHMEM_TRANSPORT=tcp", "SHMEM_RDMA_PROVIDER=tcp"}
+		}
+		return fabricEnv("tcp;ofi_rxm")
+	})
+	for r, other := range []string{"PE 1", "PE 0"} {
+		if codes[r] != 1 || !strings.Contains(outs[r], other) || !strings.Contains(outs[r], "SHMEM_RDMA_PROVIDER") {
+			t.Errorf("PE %d exited %d, want 1 naming %s and SHMEM_RDMA_PROVIDER; output:\n%s", r, codes[r], other, outs[r])
+		}
+	}
+}
