@@ -32,6 +32,7 @@ type serverConn struct {
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
 	dirty     bool // responses buffered by the reader, flushed when input runs dry
+	ringDue   bool // a frame changed the heap; the bell rings once answers are out
 	relayFail int  // rank a relayed write could not reach, or -1; reported at the next relayed flush
 }
 
@@ -134,12 +135,21 @@ func (sc *serverConn) loop() error {
 				return err
 			}
 		}
+		// Ringing may wake a thread (futex(2)), several microseconds on a
+		// virtual machine: after the answers, so a sender waiting in Quiet
+		// does not wait for it too.
+		if sc.ringDue {
+			sc.ringDue = false
+			if bell := n.cfg.Bell; bell != nil {
+				bell.Ring()
+			}
+		}
 	}
 }
 
-// apply performs a checked request on the local heap.
+// apply performs a checked request on the local heap; a change to it makes
+// the bell ring (ringDue).
 func (sc *serverConn) apply(h *header, heap []byte) error {
-	bell := sc.n.cfg.Bell
 	switch h.op {
 	case opPut, opPutSignal:
 		if err := sc.readPayload(heap[h.off : h.off+uint64(h.n)]); err != nil {
@@ -171,9 +181,7 @@ func (sc *serverConn) apply(h *header, heap []byte) error {
 		r := header{op: opFlushAck, id: h.id, src: h.dst, dst: h.src, operand: h.operand}
 		return sc.respond(&r, nil, false)
 	}
-	if bell != nil {
-		bell.Ring()
-	}
+	sc.ringDue = true
 	return nil
 }
 
