@@ -15,6 +15,7 @@
 # Each round runs, alternating so drift hits both alike:
 #   1. TLS on:  label tcp-hosts-tls (unique ID made with TLS)
 #   2. TLS off: label tcp-hosts     (unique ID made with -notls)
+#   3. TLS off, reads park at once: label tcp-hosts-park (SHMEM_BUSY_POLL=0)
 # PE 0 runs in host 0 and PE 1 in host 1, started as a launcher would:
 # SHMEM_RANK, SHMEM_NPES=2, SHMEM_UNIQUE_ID (made in host 0 by bench/uid
 # with SHMEM_UID_SESSION_ID=10.213.1.1:0), SHMEM_HOST_ID=host<i> so the PEs
@@ -129,19 +130,19 @@ for ((r = 1; r <= ROUNDS; r++)); do
     echo "netns.sh: round $r of $ROUNDS" >&2
     run tcp-hosts-tls
     run tcp-hosts -notls
-    PE_ENV=SHMEM_BUSY_POLL=50us run tcp-hosts-busy -notls
+    PE_ENV=SHMEM_BUSY_POLL=0 run tcp-hosts-park -notls
 done
 elapsed=$(($(date +%s) - start))
 
 # Replace earlier netns.sh rows, keep every other row.
-grep -v -e '^goshmem,tcp-hosts,' -e '^goshmem,tcp-hosts-tls,' -e '^goshmem,tcp-hosts-busy,' "$OUT" >"$tmp/kept.csv" || true
+grep -v -e '^goshmem,tcp-hosts,' -e '^goshmem,tcp-hosts-tls,' -e '^goshmem,tcp-hosts-park,' "$OUT" >"$tmp/kept.csv" || true
 cat "$tmp/kept.csv" "$csv" >"$OUT"
 echo "netns.sh: $(wc -l <"$csv") rows into $OUT in ${elapsed} s" >&2
 
 if [[ $REPORT == 1 ]]; then
     sed -n 3,8p BENCHMARKS.md >"$tmp/intro.md"
     cat >>"$tmp/intro.md" <<INTRO
-Rows \`tcp-hosts\`, \`tcp-hosts-tls\` and \`tcp-hosts-busy\` come from \`bench/netns.sh\` (ROUNDS=$ROUNDS) on $(date -u +%Y-%m-%d): goshmem PEs on two network-namespace hosts joined by a veth bridge, TCP, TLS off, on, and off with SHMEM_BUSY_POLL=50us.
+Rows \`tcp-hosts\`, \`tcp-hosts-tls\` and \`tcp-hosts-park\` come from \`bench/netns.sh\` (ROUNDS=$ROUNDS) on $(date -u +%Y-%m-%d): goshmem PEs on two network-namespace hosts joined by a veth bridge, TCP, TLS off, on, and off with reads that park at once (SHMEM_BUSY_POLL=0).
 INTRO
     notes=()
     [[ -f $NOTES ]] && notes=(-notes "$NOTES")

@@ -26,6 +26,7 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_LOG_TO_STDOUT`" + ` | Init | ` + "`1`/`true`" + `: log to stdout instead of stderr |
 | ` + "`SHMEM_INIT_TIMEOUT`" + ` | Init | start-up bound, a Go duration (` + "`90s`" + `); default 60s; set by shmemrun --timeout |
 | ` + "`SHMEM_TRANSPORT`" + ` | Init | ` + "`tcp`" + `: the network path even between PEs on one host (shmemrun --network) |
+| ` + "`SHMEM_BUSY_POLL`" + ` | Init | a Go duration in [0, 1s]: network reads poll their socket at most this long before parking; default ` + "`50us`" + `; the poll halves while unanswered and rests on oversubscribed cores; ` + "`0`" + `: park at once |
 | ` + "`SHMEM_RDMA_PROVIDER`" + ` | Init | data path to PEs on other hosts: ` + "`tcp`" + ` (default; TLS) or ` + "`fabric`" + ` (libfabric, RDMA NICs; build with ` + "`-tags goshmem_fabric`" + `; not encrypted, logged as a warning) |
 | ` + "`SHMEM_FABRIC_PROVIDER`" + ` | Init | libfabric provider for ` + "`fabric`" + `: ` + "`verbs;ofi_rxm`" + `, ` + "`tcp;ofi_rxm`" + `, ` + "`sockets`" + `, …; default: the first offering RMA and atomics (verbs with an RDMA NIC) |
 | ` + "`SHMEM_FABRIC_DOMAIN`" + ` | Init | libfabric domain (NIC or interface, e.g. ` + "`mlx5_0`" + `); default: the provider's first |

@@ -65,8 +65,9 @@ type Config struct {
 	RelayVia string
 	// BusyPoll is how long a read of a network connection polls its
 	// socket before it parks (rdma.Config.BusyPoll). Default 0: park at
-	// once, which is best whenever PEs share cores with other work;
-	// dedicated cores may gain (SHMEM_BUSY_POLL, BENCHMARKS.md).
+	// once. shmem.Init passes 50 µs unless SHMEM_BUSY_POLL says otherwise:
+	// polling saves a thread wake-up per round trip, and the node stops
+	// polling by itself while unanswered or on oversubscribed cores.
 	BusyPoll time.Duration
 	// Provider selects the data path to PEs on other hosts: ProviderTCP
 	// (default, also "") or ProviderFabric (SHMEM_RDMA_PROVIDER). TCP is

@@ -17,11 +17,11 @@ type pairing struct{ goshmem, oshmem string }
 //	goshmem tcp     <-> oshmem tcp   both cross the kernel's TCP stack
 //	goshmem tcp-tls <-> oshmem tcp   (OSHMEM has no TLS; the ratio shows
 //	                                 what encryption costs on top)
-//	goshmem tcp-busy <-> oshmem tcp  reads poll their sockets first
-//	                                 (SHMEM_BUSY_POLL), as UCX's do
+//	goshmem tcp-park <-> oshmem tcp  reads park at once instead of polling
+//	                                 first (SHMEM_BUSY_POLL=0)
 //	goshmem tcp-hosts     <-> oshmem tcp   goshmem between two network
 //	goshmem tcp-hosts-tls <-> oshmem tcp   namespaces (bench/netns.sh): a
-//	goshmem tcp-hosts-busy <-> oshmem tcp
+//	goshmem tcp-hosts-park <-> oshmem tcp
 //	                                 veth and bridge path instead of
 //	                                 loopback; OSHMEM's row stays loopback
 //
@@ -32,10 +32,10 @@ func pairings() []pairing {
 		{goshmem: "sim", oshmem: "shm"},
 		{goshmem: "tcp", oshmem: "tcp"},
 		{goshmem: "tcp-tls", oshmem: "tcp"},
-		{goshmem: "tcp-busy", oshmem: "tcp"},
+		{goshmem: "tcp-park", oshmem: "tcp"},
 		{goshmem: "tcp-hosts", oshmem: "tcp"},
 		{goshmem: "tcp-hosts-tls", oshmem: "tcp"},
-		{goshmem: "tcp-hosts-busy", oshmem: "tcp"},
+		{goshmem: "tcp-hosts-park", oshmem: "tcp"},
 	}
 }
 

@@ -66,7 +66,7 @@ func TestGroupsFollowPairingTable(t *testing.T) {
 	if len(gs) != 2 || gs[0].oshmem != "shm" || gs[1].oshmem != "tcp" {
 		t.Fatalf("groups = %+v", gs)
 	}
-	if strings.Join(gs[0].goshmem, ",") != "udma,sim" || strings.Join(gs[1].goshmem, ",") != "tcp,tcp-tls,tcp-busy,tcp-hosts,tcp-hosts-tls,tcp-hosts-busy" {
+	if strings.Join(gs[0].goshmem, ",") != "udma,sim" || strings.Join(gs[1].goshmem, ",") != "tcp,tcp-tls,tcp-park,tcp-hosts,tcp-hosts-tls,tcp-hosts-park" {
 		t.Errorf("groups = %+v", gs)
 	}
 	if !paired("goshmem", "sim") || !paired("oshmem", "tcp") || !paired("goshmem", "tcp-hosts") || !paired("goshmem", "tcp-hosts-tls") || paired("goshmem", "shm") || paired("goshmem", "rdma") {

@@ -22,8 +22,8 @@ type target struct {
 
 // targets lists the goals, in its order. The TCP goals are checked
 // for goshmem's TCP path with TLS off (like OSHMEM, no encryption), with
-// TLS on (the default), and with TLS off and busy-polling reads
-// (SHMEM_BUSY_POLL, which is how OSHMEM's UCX reads its sockets).
+// TLS on (the default), and with TLS off and reads that park at once
+// instead of polling first (SHMEM_BUSY_POLL=0).
 func targets() []target {
 	mib := int64(1 << 20)
 	t := []target{
@@ -33,7 +33,7 @@ func targets() []target {
 		{"put bandwidth 1-4 MiB, shared memory", "udma", "shm", "put", []int64{mib, 2 * mib, 4 * mib}, true, 0.95, ""},
 		{"barrier, 2 PEs, shared memory", "udma", "shm", "barrier", []int64{0}, false, 1.0, ""},
 	}
-	for _, g := range []string{"tcp", "tcp-tls", "tcp-busy"} {
+	for _, g := range []string{"tcp", "tcp-tls", "tcp-park"} {
 		t = append(t,
 			target{"put+quiet 8 B, TCP", g, "tcp", "put", []int64{8}, false, 1.0, ""},
 			target{"get 8 B, TCP", g, "tcp", "get", []int64{8}, false, 1.0, ""},

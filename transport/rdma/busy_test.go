@@ -156,6 +156,41 @@ func TestPollBudgetAdapts(t *testing.T) {
 	}
 }
 
+// A late yield makes polling rest, for longer while contention lasts and
+// shorter again once polls are answered without it.
+func TestPollBudgetRestsUnderContention(t *testing.T) {
+	pb := newPollBudget(50 * time.Microsecond)
+	t0 := time.Unix(1000, 0)
+	if pb.contended(t0, stolen-time.Microsecond) || pb.allowed(t0) != 50*time.Microsecond {
+		t.Fatal("a prompt yield stopped polling")
+	}
+	rests := []time.Duration{minRest, 2 * minRest, 4 * minRest}
+	now := t0
+	for _, rest := range rests {
+		if !pb.contended(now, stolen) {
+			t.Fatal("a yield of stolen was not taken for contention")
+		}
+		if pb.allowed(now.Add(rest-time.Nanosecond)) != 0 {
+			t.Fatalf("polling allowed before a rest of %v ended", rest)
+		}
+		now = now.Add(rest)
+		if pb.allowed(now) != 50*time.Microsecond {
+			t.Fatalf("polling not allowed once a rest of %v ended", rest)
+		}
+	}
+	pb.answered()
+	pb.contended(now, time.Millisecond)
+	if pb.allowed(now.Add(4*minRest-time.Nanosecond)) != 0 || pb.allowed(now.Add(4*minRest)) == 0 {
+		t.Fatal("an answered poll did not halve the next rest")
+	}
+	for range 20 {
+		pb.contended(now, time.Millisecond)
+	}
+	if got := time.Duration(pb.rest.Load()); got != maxRest {
+		t.Fatalf("rest grew to %v, want at most %v", got, maxRest)
+	}
+}
+
 // TestBusyConnGivesUpPollingWhenUnanswered: a read whose poll expires
 // halves the node's budget before it parks.
 func TestBusyConnGivesUpPollingWhenUnanswered(t *testing.T) {
