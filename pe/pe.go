@@ -62,8 +62,9 @@ type Config struct {
 	SocketWriters bool
 	// Logger receives the PE's log; nil discards.
 	Logger *slog.Logger
-	// OnGlobalExit, if set, runs once when any PE calls GlobalExit (the
-	// launcher's backend exits the process with the status).
+	// OnGlobalExit, if set, runs once when any PE calls GlobalExit and
+	// must end the process with the status (the launcher's backend does);
+	// from then on no call of this PE returns: each blocks until it does.
 	OnGlobalExit func(status int)
 	// OnFailure, if set, runs once per failed rank, when this PE first
 	// records the failure: from NotifyFailed (origin is this PE) or from a
@@ -249,6 +250,12 @@ func (p *PE) usable() error {
 		return errs.ErrFinalized
 	}
 	if e := p.s.exited.Load(); e != nil {
+		if p.s.cfg.OnGlobalExit != nil {
+			// The handler ends the process with the exit's status (the C
+			// behaviour): a call that returned now could end the program
+			// first, with a status of its own.
+			select {}
+		}
 		return &exitError{rank: e.rank, status: e.status}
 	}
 	if p.isCtx && p.destroyed.Load() {
