@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/affinity"
 )
 
 // envChild marks a process that launch started, so it runs the benches
@@ -41,13 +42,27 @@ func launch(c config, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Bound like shmemrun's and oshrun's PEs (one CPU each), so that the
+	// comparison with OSHMEM is like for like; -bind none floats them.
+	var cpus []int
+	if c.bind == "core" {
+		if all, err := affinity.Allowed(); err == nil {
+			cpus = affinity.Plan(c.np, all)
+		}
+	}
 	cmds := make([]*exec.Cmd, c.np)
 	for r := range cmds {
 		cmd := exec.Command(self, args...)
 		cmd.Env = append(os.Environ(), envChild+"=1", "SHMEM_RANK="+strconv.Itoa(r),
 			"SHMEM_NPES="+strconv.Itoa(c.np), "SHMEM_UNIQUE_ID="+uid.String())
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		if err := cmd.Start(); err != nil {
+		var err error
+		if cpus != nil {
+			err = affinity.Start(cmd, cpus[r])
+		} else {
+			err = cmd.Start()
+		}
+		if err != nil {
 			for _, started := range cmds[:r] {
 				_ = started.Process.Kill()
 			}

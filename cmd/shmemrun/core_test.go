@@ -22,8 +22,11 @@ func TestParseArgs(t *testing.T) {
 	if c.Prog != want.Prog || !slices.Equal(c.Args, want.Args) || c.NP != 4 || !c.NoTLS || c.Heap != "512m" || !c.Network || c.Timeout != want.Timeout || c.Grace != want.Grace || !c.Verbose {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
-	c, err = parseArgs([]string{"-np", "2", "--", "-weird-prog"}, io.Discard)
-	if err != nil || c.Prog != "-weird-prog" || len(c.Args) != 0 {
+	if c.BindTo != "core" {
+		t.Fatalf("default -bind-to %q, want core", c.BindTo)
+	}
+	c, err = parseArgs([]string{"-np", "2", "--bind-to", "none", "--", "-weird-prog"}, io.Discard)
+	if err != nil || c.Prog != "-weird-prog" || len(c.Args) != 0 || c.BindTo != "none" {
 		t.Fatalf("after --: %+v, %v", c, err)
 	}
 	for _, bad := range [][]string{
@@ -34,6 +37,7 @@ func TestParseArgs(t *testing.T) {
 		{"-np", "2", "-timeout", "-1s", "p"},
 		{"-np", "x", "p"},
 		{"-np", "2", "-bogus", "p"},
+		{"-np", "2", "-bind-to", "socket", "p"},
 	} {
 		if _, err := parseArgs(bad, io.Discard); err == nil {
 			t.Errorf("parseArgs(%q) accepted", bad)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/affinity"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
@@ -70,6 +71,14 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		stderr: errSink,
 		log:    errSink,
 		sigs:   sigs,
+	}
+	if c.BindTo == "core" {
+		if cpus, err := affinity.Allowed(); err == nil {
+			s.cpus = affinity.Plan(c.NP, cpus)
+		}
+		if c.Verbose && s.cpus != nil {
+			fmt.Fprintf(stderr, "shmemrun: PEs bound to CPUs %v\n", s.cpus)
+		}
 	}
 	status := s.run()
 	n, err := udma.Reap(job)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/goshmem/shmem/internal/affinity"
 )
 
 // supervisor runs the PEs of one job and decides when to stop them.
@@ -19,6 +21,7 @@ type supervisor struct {
 	stderr *sink
 	log    io.Writer // shmemrun's own messages
 	sigs   <-chan os.Signal
+	cpus   []int // CPU of each rank (-bind-to core), or nil
 }
 
 // pe is one started PE process; its process group holds whatever it
@@ -115,7 +118,13 @@ func (s *supervisor) start(rank int, ends chan<- end) (*pe, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A grandchild that keeps the output pipes open must not hold Wait.
 	cmd.WaitDelay = s.c.Grace + time.Second
-	if err := cmd.Start(); err != nil {
+	var err error
+	if s.cpus != nil {
+		err = affinity.Start(cmd, s.cpus[rank])
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		return nil, err
 	}
 	if s.c.Verbose {

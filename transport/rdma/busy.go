@@ -21,25 +21,31 @@ import (
 // down to nothing (reads park at once); a parked read whose data came
 // within max shows that polling would have paid, and restores it.
 //
-// Contention stops polling outright: an OS yield inside the poll that
-// returns only after stolen (another thread ran on this core meanwhile) means the
-// cores are oversubscribed, where polling makes every round trip wait for
-// the scheduler (measured with two CPU-bound processes beside two PEs on
-// 2 cores: put+quiet 144 µs polling, 37 µs parked). Polling then rests for
-// a back-off that doubles, from minRest up to maxRest, while contention
-// persists, and halves after an uncontended poll that was answered.
+// Contention stops polling outright: OS yields inside polls that return
+// only after stolen (another thread ran on this core meanwhile), strikes
+// times in a row, mean the cores are oversubscribed, where polling makes
+// every round trip wait for the scheduler (measured with two CPU-bound
+// processes beside two PEs on 2 cores: put+quiet 144 µs polling, 37 µs
+// parked). One late yield is not enough: kernel work and the process's own
+// threads take the core now and then, most of all during bulk transfers.
+// Polling then rests for a back-off that doubles, from minRest up to
+// maxRest, while contention persists, and halves after an uncontended poll
+// that was answered. maxRest is short so that polling resumes soon after
+// the load has gone.
 type pollBudget struct {
 	max     time.Duration
 	budget  atomic.Int64 // ns a read may poll now, 0..max
 	polling atomic.Bool  // set while one of the node's reads polls
 	restTo  atomic.Int64 // unix ns before which nobody polls
 	rest    atomic.Int64 // ns of the next rest
+	late    atomic.Int32 // late yields in a row
 }
 
 const (
 	stolen  = 50 * time.Microsecond // a yield that long means another thread ran
+	strikes = 3
 	minRest = 10 * time.Millisecond
-	maxRest = time.Second
+	maxRest = 100 * time.Millisecond
 )
 
 func newPollBudget(max time.Duration) *pollBudget {
@@ -57,11 +63,17 @@ func (b *pollBudget) allowed(now time.Time) time.Duration {
 	return time.Duration(b.budget.Load())
 }
 
-// contended records a yield that took d: past stolen, polling rests.
+// contended records a yield that took d and reports whether polling now
+// rests: after strikes late ones in a row.
 func (b *pollBudget) contended(now time.Time, d time.Duration) bool {
 	if d < stolen {
+		b.late.Store(0)
 		return false
 	}
+	if b.late.Add(1) < strikes {
+		return false
+	}
+	b.late.Store(0)
 	r := b.rest.Load()
 	b.restTo.Store(now.UnixNano() + r)
 	b.rest.Store(min(2*r, int64(maxRest)))

@@ -167,8 +167,19 @@ func TestPollBudgetRestsUnderContention(t *testing.T) {
 	rests := []time.Duration{minRest, 2 * minRest, 4 * minRest}
 	now := t0
 	for _, rest := range rests {
+		for range strikes - 1 {
+			if pb.contended(now, stolen) {
+				t.Fatal("fewer late yields in a row than strikes stopped polling")
+			}
+		}
+		if pb.contended(now, time.Microsecond) {
+			t.Fatal("a prompt yield stopped polling")
+		}
+		for range strikes - 1 {
+			pb.contended(now, stolen)
+		}
 		if !pb.contended(now, stolen) {
-			t.Fatal("a yield of stolen was not taken for contention")
+			t.Fatal("strikes late yields in a row were not taken for contention")
 		}
 		if pb.allowed(now.Add(rest-time.Nanosecond)) != 0 {
 			t.Fatalf("polling allowed before a rest of %v ended", rest)
@@ -179,11 +190,13 @@ func TestPollBudgetRestsUnderContention(t *testing.T) {
 		}
 	}
 	pb.answered()
-	pb.contended(now, time.Millisecond)
+	for range strikes {
+		pb.contended(now, time.Millisecond)
+	}
 	if pb.allowed(now.Add(4*minRest-time.Nanosecond)) != 0 || pb.allowed(now.Add(4*minRest)) == 0 {
 		t.Fatal("an answered poll did not halve the next rest")
 	}
-	for range 20 {
+	for range 20 * strikes {
 		pb.contended(now, time.Millisecond)
 	}
 	if got := time.Duration(pb.rest.Load()); got != maxRest {

@@ -1,0 +1,48 @@
+package affinity
+
+import (
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestPlan(t *testing.T) {
+	cpus := []int{0, 2, 3}
+	if got := Plan(2, cpus); !slices.Equal(got, []int{0, 2}) {
+		t.Fatalf("Plan(2) = %v, want [0 2]", got)
+	}
+	if got := Plan(3, cpus); !slices.Equal(got, cpus) {
+		t.Fatalf("Plan(3) = %v, want %v", got, cpus)
+	}
+	if Plan(4, cpus) != nil || Plan(0, cpus) != nil {
+		t.Fatal("a plan with more ranks than CPUs, or no ranks")
+	}
+}
+
+// A started child runs on exactly the CPU it was given, and this process
+// keeps its own mask.
+func TestStartBindsTheChild(t *testing.T) {
+	before, err := Allowed()
+	if err != nil || len(before) == 0 {
+		t.Fatalf("Allowed: %v %v", before, err)
+	}
+	cpu := before[len(before)-1]
+	cmd := exec.Command("grep", "^Cpus_allowed_list:", "/proc/self/status")
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := Start(cmd, cpu); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(strings.TrimPrefix(out.String(), "Cpus_allowed_list:")); got != strconv.Itoa(cpu) {
+		t.Fatalf("child allowed on %q, want %d", got, cpu)
+	}
+	after, err := Allowed()
+	if err != nil || !slices.Equal(after, before) {
+		t.Fatalf("this process's CPUs changed from %v to %v (%v)", before, after, err)
+	}
+}
