@@ -95,10 +95,13 @@ csv=$tmp/rows.csv
 : >"$csv"
 
 # pe RANK UID LABEL: start one PE in host RANK, in the background, bound to
-# CPU RANK when there are two CPUs or more (as shmemrun and oshrun bind).
+# CPU RANK when there are two CPUs or more and its reads poll (as shmemrun's
+# --bind-to auto and oshrun bind).
 pe() {
     local r=$1 uid=$2 label=$3 bind=()
-    if [[ $(nproc) -ge 2 ]] && command -v taskset >/dev/null; then bind=(taskset -c "$r"); fi
+    if [[ $(nproc) -ge 2 && ${PE_ENV:-} != *SHMEM_BUSY_POLL=0* ]] && command -v taskset >/dev/null; then
+        bind=(taskset -c "$r")
+    fi
     ip netns exec "${hosts[$r]}" "${bind[@]}" env SHMEM_RANK="$r" SHMEM_NPES=2 SHMEM_UNIQUE_ID="$uid" \
         SHMEM_HOST_ID="host$r" SHMEM_TRANSPORT=tcp SHMEM_UID_SOCK_IFNAME=eth0 ${PE_ENV:-} \
         timeout 1800 "$tmp/shmem-perf" -csv -t "$label" -b "$BENCHES" -m "$MAXSIZE" -rawhost "$(addr 1)" \

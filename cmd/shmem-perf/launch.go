@@ -42,10 +42,11 @@ func launch(c config, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Bound like shmemrun's and oshrun's PEs (one CPU each), so that the
-	// comparison with OSHMEM is like for like; -bind none floats them.
+	// Bound like shmemrun's and oshrun's PEs (one CPU each, unless they
+	// park: affinity.Bind), so that the comparison with OSHMEM is like for
+	// like.
 	var cpus []int
-	if c.bind == "core" {
+	if bind, _ := affinity.Bind(c.bind, os.Getenv); bind {
 		if all, err := affinity.Allowed(); err == nil {
 			cpus = affinity.Plan(c.np, all)
 		}

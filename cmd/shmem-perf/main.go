@@ -18,8 +18,8 @@
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
 //	-t     transport label for the CSV, overriding the detected one
 //	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
-//	-bind core|none   with -np: bind PE r to the r-th allowed CPU, as oshrun
-//	       binds its PEs (default core; none: unbound)
+//	-bind auto|core|none  with -np: bind PE r to the r-th allowed CPU, as
+//	       oshrun binds its PEs (auto, the default: unless SHMEM_BUSY_POLL=0)
 //	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt reference, a plain
 //	       Go TCP round trip of 8 bytes (default 127.0.0.1)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
@@ -38,6 +38,7 @@ import (
 	"os"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/affinity"
 	"github.com/goshmem/shmem/sim"
 )
 
@@ -59,7 +60,7 @@ type config struct {
 	noTLS   bool   // with -np: a unique ID without TLS
 	profile string // CPU profile file; each PE adds ".<rank>"
 	rawHost string // the address tcp_rtt dials to reach PE 1
-	bind    string // -np's processes: "core" (one CPU each) or "none"
+	bind    string // -np's processes: "auto", "core" (one CPU each) or "none"
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -74,7 +75,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
 	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt reference")
-	fs.StringVar(&c.bind, "bind", "core", "with -np: core binds PE r to the r-th allowed CPU (as oshrun does), none leaves them unbound")
+	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th allowed CPU (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -88,8 +89,8 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	if c.pes != 0 && c.np != 0 {
 		return c, fmt.Errorf("-pes and -np are exclusive")
 	}
-	if c.bind != "core" && c.bind != "none" {
-		return c, fmt.Errorf("-bind %q: want core or none", c.bind)
+	if _, err := affinity.Bind(c.bind, func(string) string { return "" }); err != nil {
+		return c, fmt.Errorf("-bind: %v", err)
 	}
 	sel, err := selectBenches(*b)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/affinity"
 )
 
 // config is what the command line asks for.
@@ -32,9 +33,10 @@ type config struct {
 	// Verbose prints the job name, the rendezvous address and each PE's
 	// pid and end to stderr.
 	Verbose bool
-	// BindTo is "core" (default: PE r runs only on the r-th CPU this
-	// process may use, when there are at least as many CPUs as PEs, as
-	// mpirun binds) or "none" (the scheduler places the PEs).
+	// BindTo is "core" (PE r runs only on the r-th CPU this process may
+	// use, when there are at least as many CPUs as PEs, as mpirun binds),
+	// "none" (the scheduler places the PEs) or "auto" (default: core,
+	// unless SHMEM_BUSY_POLL=0 makes the PEs park; see affinity.Bind).
 	BindTo string
 	// Prog and Args are the program every PE runs.
 	Prog string
@@ -58,7 +60,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.Network, "network", false, "use TCP between all PEs, even on this host (sets SHMEM_TRANSPORT=tcp)")
 	fs.DurationVar(&c.Grace, "grace", 5*time.Second, "time between SIGTERM and SIGKILL when stopping PEs")
 	fs.BoolVar(&c.Verbose, "v", false, "print the job, the rendezvous address and each PE's pid and end")
-	fs.StringVar(&c.BindTo, "bind-to", "core", "core: PE r on the r-th allowed CPU when there are enough CPUs; none: unbound")
+	fs.StringVar(&c.BindTo, "bind-to", "auto", "core: PE r on the r-th allowed CPU when there are enough CPUs; none: unbound; auto: core unless SHMEM_BUSY_POLL=0")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: shmemrun -np N [flags] [--] program [args...]")
 		fs.PrintDefaults()
@@ -79,8 +81,9 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-timeout %v is negative", c.Timeout)
 	case c.Grace < 0:
 		return c, fmt.Errorf("-grace %v is negative", c.Grace)
-	case c.BindTo != "core" && c.BindTo != "none":
-		return c, fmt.Errorf("-bind-to %q: want core or none", c.BindTo)
+	}
+	if _, err := affinity.Bind(c.BindTo, func(string) string { return "" }); err != nil {
+		return c, fmt.Errorf("-bind-to: %v", err)
 	}
 	if c.Heap != "" {
 		if _, err := bootstrap.ParseSize(c.Heap); err != nil {

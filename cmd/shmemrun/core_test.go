@@ -22,8 +22,8 @@ func TestParseArgs(t *testing.T) {
 	if c.Prog != want.Prog || !slices.Equal(c.Args, want.Args) || c.NP != 4 || !c.NoTLS || c.Heap != "512m" || !c.Network || c.Timeout != want.Timeout || c.Grace != want.Grace || !c.Verbose {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
-	if c.BindTo != "core" {
-		t.Fatalf("default -bind-to %q, want core", c.BindTo)
+	if c.BindTo != "auto" {
+		t.Fatalf("default -bind-to %q, want auto", c.BindTo)
 	}
 	c, err = parseArgs([]string{"-np", "2", "--bind-to", "none", "--", "-weird-prog"}, io.Discard)
 	if err != nil || c.Prog != "-weird-prog" || len(c.Args) != 0 || c.BindTo != "none" {

@@ -72,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		log:    errSink,
 		sigs:   sigs,
 	}
-	if c.BindTo == "core" {
+	if bind, _ := affinity.Bind(c.BindTo, os.Getenv); bind {
 		if cpus, err := affinity.Allowed(); err == nil {
 			s.cpus = affinity.Plan(c.NP, cpus)
 		}

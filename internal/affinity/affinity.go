@@ -9,11 +9,32 @@
 package affinity
 
 import (
+	"fmt"
 	"os/exec"
 	"runtime"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// Bind reports whether a launcher should bind its PEs for mode: "core"
+// binds, "none" does not, and "auto" binds unless the PEs park their reads
+// (SHMEM_BUSY_POLL=0 in getenv): a parked PE is woken by an interrupt, and
+// bound to a CPU that has gone idle it wakes slowly, while unbound it runs
+// on whichever CPU woke it (measured on 2 vCPUs, TCP get 8 B parked: 80 µs
+// bound, 45 µs unbound).
+func Bind(mode string, getenv func(string) string) (bool, error) {
+	switch mode {
+	case "core":
+		return true, nil
+	case "none":
+		return false, nil
+	case "auto":
+		d, err := time.ParseDuration(getenv("SHMEM_BUSY_POLL"))
+		return !(err == nil && d == 0), nil
+	}
+	return false, fmt.Errorf("binding %q: want auto, core or none", mode)
+}
 
 // Allowed returns the CPUs this process may run on, in increasing order.
 func Allowed() ([]int, error) {

@@ -8,6 +8,32 @@ import (
 	"testing"
 )
 
+func TestBind(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "SHMEM_BUSY_POLL" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		mode, poll string
+		want       bool
+	}{
+		{"core", "0", true}, {"none", "", false}, {"auto", "", true},
+		{"auto", "50us", true}, {"auto", "0", false}, {"auto", "0s", false},
+	} {
+		got, err := Bind(tc.mode, env(tc.poll))
+		if err != nil || got != tc.want {
+			t.Errorf("Bind(%q) with SHMEM_BUSY_POLL=%q = %v, %v; want %v", tc.mode, tc.poll, got, err, tc.want)
+		}
+	}
+	if _, err := Bind("socket", env("")); err == nil {
+		t.Error("Bind accepted an unknown mode")
+	}
+}
+
 func TestPlan(t *testing.T) {
 	cpus := []int{0, 2, 3}
 	if got := Plan(2, cpus); !slices.Equal(got, []int{0, 2}) {
