@@ -45,7 +45,7 @@ func launch(c config, args []string, stdout, stderr io.Writer) error {
 	// Bound like shmemrun's and oshrun's PEs (one CPU each, unless they
 	// park: affinity.Bind), so that the comparison with OSHMEM is like for
 	// like.
-	var cpus []int
+	var cpus [][]int
 	if bind, _ := affinity.Bind(c.bind, os.Getenv); bind {
 		if all, err := affinity.Allowed(); err == nil {
 			cpus = affinity.Plan(c.np, all)

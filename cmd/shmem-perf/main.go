@@ -18,8 +18,9 @@
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
 //	-t     transport label for the CSV, overriding the detected one
 //	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
-//	-bind auto|core|none  with -np: bind PE r to the r-th allowed CPU, as
-//	       oshrun binds its PEs (auto, the default: unless SHMEM_BUSY_POLL=0)
+//	-bind auto|core|none  with -np: bind PE r to the r-th equal share of the
+//	       allowed CPUs, as oshrun binds its PEs (auto, the default: unless
+//	       SHMEM_BUSY_POLL=0)
 //	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt reference, a plain
 //	       Go TCP round trip of 8 bytes (default 127.0.0.1)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
@@ -75,7 +76,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
 	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt reference")
-	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th allowed CPU (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
+	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th equal share of the allowed CPUs (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -33,8 +33,9 @@ type config struct {
 	// Verbose prints the job name, the rendezvous address and each PE's
 	// pid and end to stderr.
 	Verbose bool
-	// BindTo is "core" (PE r runs only on the r-th CPU this process may
-	// use, when there are at least as many CPUs as PEs, as mpirun binds),
+	// BindTo is "core" (PE r runs only on the r-th equal share of the CPUs
+	// this process may use, when there are at least as many CPUs as PEs;
+	// one CPU each with as many PEs as CPUs, as mpirun binds),
 	// "none" (the scheduler places the PEs) or "auto" (default: core,
 	// unless SHMEM_BUSY_POLL=0 makes the PEs park; see affinity.Bind).
 	BindTo string
@@ -60,7 +61,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.Network, "network", false, "use TCP between all PEs, even on this host (sets SHMEM_TRANSPORT=tcp)")
 	fs.DurationVar(&c.Grace, "grace", 5*time.Second, "time between SIGTERM and SIGKILL when stopping PEs")
 	fs.BoolVar(&c.Verbose, "v", false, "print the job, the rendezvous address and each PE's pid and end")
-	fs.StringVar(&c.BindTo, "bind-to", "auto", "core: PE r on the r-th allowed CPU when there are enough CPUs; none: unbound; auto: core unless SHMEM_BUSY_POLL=0")
+	fs.StringVar(&c.BindTo, "bind-to", "auto", "core: PE r on the r-th equal share of the allowed CPUs when there are enough; none: unbound; auto: core unless SHMEM_BUSY_POLL=0")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: shmemrun -np N [flags] [--] program [args...]")
 		fs.PrintDefaults()

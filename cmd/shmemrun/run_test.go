@@ -98,6 +98,33 @@ func TestOneFails(t *testing.T) {
 	assertGone(t, readyPIDs(out))
 }
 
+// TestBindTo: bound PEs run on disjoint CPUs; unbound ones on all of them.
+func TestBindTo(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("binding needs two CPUs")
+	}
+	cpus := func(mode string) map[string]string {
+		st, out, errs := runInProcess(t, "-np", "2", "--bind-to", mode, bin.pe, "-mode", "cpus")
+		if st != 0 {
+			t.Fatalf("--bind-to %s: status %d\n%s", mode, st, errs)
+		}
+		got := map[string]string{}
+		for _, m := range regexp.MustCompile(`(?m)^\[PE (\d)\] cpus=(.+)$`).FindAllStringSubmatch(out, -1) {
+			got[m[1]] = m[2]
+		}
+		if len(got) != 2 {
+			t.Fatalf("--bind-to %s: want a CPU list from each PE:\n%s", mode, out)
+		}
+		return got
+	}
+	if b := cpus("core"); b["0"] == b["1"] {
+		t.Errorf("bound PEs share CPUs %q", b["0"])
+	}
+	if u := cpus("none"); u["0"] != u["1"] {
+		t.Errorf("unbound PEs run on different CPUs: %q and %q", u["0"], u["1"])
+	}
+}
+
 func TestGlobalExit(t *testing.T) {
 	st, out, errs := runInProcess(t, "-np", "3", bin.pe, "-mode", "exit", "-who", "2")
 	if st != 9 {

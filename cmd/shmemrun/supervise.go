@@ -21,7 +21,7 @@ type supervisor struct {
 	stderr *sink
 	log    io.Writer // shmemrun's own messages
 	sigs   <-chan os.Signal
-	cpus   []int // CPU of each rank (-bind-to core), or nil
+	cpus   [][]int // CPUs of each rank (-bind-to), or nil
 }
 
 // pe is one started PE process; its process group holds whatever it

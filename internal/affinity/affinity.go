@@ -1,5 +1,7 @@
-// Package affinity binds the processes a launcher starts to CPUs, one PE
-// per CPU, as mpirun's default --bind-to core does for small jobs.
+// Package affinity binds the processes a launcher starts to CPUs: each PE
+// gets its own equal share of the CPUs the launcher may use (one CPU each
+// when there are as many PEs as CPUs, as mpirun's default --bind-to core
+// gives small jobs), so a Go PE keeps the parallelism of its share.
 //
 // Why: a PE that polls its sockets (SHMEM_BUSY_POLL) wants a core of its
 // own, and a PE that waits spins before it sleeps. Left to float, two such
@@ -51,26 +53,34 @@ func Allowed() ([]int, error) {
 	return cpus, nil
 }
 
-// Plan returns the CPU of each of np ranks: rank r gets cpus[r]. With more
-// ranks than CPUs it returns nil: stacking PEs on CPUs would only take from
-// the scheduler the freedom to spread them when some wait.
-func Plan(np int, cpus []int) []int {
+// Plan returns the CPUs of each of np ranks: rank r gets the r-th block of
+// len(cpus)/np CPUs (the remainder stays unused, so shares are equal).
+// With more ranks than CPUs it returns nil: stacking PEs on CPUs would only
+// take from the scheduler the freedom to spread them when some wait.
+func Plan(np int, cpus []int) [][]int {
 	if np < 1 || np > len(cpus) {
 		return nil
 	}
-	return cpus[:np:np]
+	k := len(cpus) / np
+	plan := make([][]int, np)
+	for r := range plan {
+		plan[r] = cpus[r*k : (r+1)*k : (r+1)*k]
+	}
+	return plan
 }
 
-// Start starts cmd bound to cpu. The child inherits the CPU mask of the
+// Start starts cmd bound to cpus. The child inherits the CPU mask of the
 // thread that forks it, so the fork runs on a thread locked to a goroutine
 // that sets its own mask first; the goroutine ends without unlocking, which
 // makes the runtime discard the thread rather than reuse it with that mask.
-func Start(cmd *exec.Cmd, cpu int) error {
+func Start(cmd *exec.Cmd, cpus []int) error {
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		var set unix.CPUSet
-		set.Set(cpu)
+		for _, c := range cpus {
+			set.Set(c)
+		}
 		if err := unix.SchedSetaffinity(0, &set); err != nil {
 			errc <- err
 			return

@@ -35,15 +35,21 @@ func TestBind(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	cpus := []int{0, 2, 3}
-	if got := Plan(2, cpus); !slices.Equal(got, []int{0, 2}) {
-		t.Fatalf("Plan(2) = %v, want [0 2]", got)
-	}
-	if got := Plan(3, cpus); !slices.Equal(got, cpus) {
-		t.Fatalf("Plan(3) = %v, want %v", got, cpus)
-	}
-	if Plan(4, cpus) != nil || Plan(0, cpus) != nil {
-		t.Fatal("a plan with more ranks than CPUs, or no ranks")
+	cpus := []int{0, 2, 3, 5, 6}
+	for _, tc := range []struct {
+		np   int
+		want [][]int
+	}{
+		{1, [][]int{{0, 2, 3, 5, 6}}},
+		{2, [][]int{{0, 2}, {3, 5}}},
+		{5, [][]int{{0}, {2}, {3}, {5}, {6}}},
+		{6, nil},
+		{0, nil},
+	} {
+		got := Plan(tc.np, cpus)
+		if !slices.EqualFunc(got, tc.want, slices.Equal) || (got == nil) != (tc.want == nil) {
+			t.Errorf("Plan(%d) = %v, want %v", tc.np, got, tc.want)
+		}
 	}
 }
 
@@ -58,7 +64,7 @@ func TestStartBindsTheChild(t *testing.T) {
 	cmd := exec.Command("grep", "^Cpus_allowed_list:", "/proc/self/status")
 	var out strings.Builder
 	cmd.Stdout = &out
-	if err := Start(cmd, cpu); err != nil {
+	if err := Start(cmd, []int{cpu}); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Wait(); err != nil {

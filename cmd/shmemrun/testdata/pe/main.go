@@ -6,6 +6,7 @@
 //	exit:    PE -who calls GlobalExit(9) after a barrier; all block
 //	hang:    each PE leaves a segment of its job in /dev/shm (as a crash
 //	         in start-up would), prints "ready pid=P" and blocks
+//	cpus:    print "cpus=LIST" (the CPUs the PE may run on), Finalize
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/goshmem/shmem"
@@ -57,6 +59,17 @@ func run(mode string, who int) error {
 		if me == who {
 			p.GlobalExit(9)
 		}
+	case "cpus":
+		status, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return err
+		}
+		for _, l := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+				fmt.Printf("cpus=%s\n", strings.TrimSpace(v))
+			}
+		}
+		return p.Finalize()
 	case "hang":
 		uid, err := shmem.ParseUniqueID(os.Getenv("SHMEM_UNIQUE_ID"))
 		if err != nil {
