@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/goshmem/shmem/transport"
@@ -96,7 +97,10 @@ func (sc *serverConn) loop() error {
 	ackDue := false
 	for {
 		if _, err := io.ReadFull(sc.br, hb[:]); err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+			// A reset between frames is a peer leaving too: closing a
+			// socket whose acks were never read (puts with no Quiet after
+			// them) resets it instead of sending FIN.
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
 				return nil
 			}
 			return err
