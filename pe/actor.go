@@ -62,7 +62,7 @@ func (s *state) markExited(rank, status int) {
 		s.log.Info("global exit", "by", rank, "status", status)
 		s.bell.Ring()
 		if s.cfg.OnGlobalExit != nil {
-			s.cfg.OnGlobalExit(status)
+			s.cfg.OnGlobalExit(rank, status)
 		}
 	}
 }

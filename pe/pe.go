@@ -62,10 +62,11 @@ type Config struct {
 	SocketWriters bool
 	// Logger receives the PE's log; nil discards.
 	Logger *slog.Logger
-	// OnGlobalExit, if set, runs once when any PE calls GlobalExit and
-	// must end the process with the status (the launcher's backend does);
-	// from then on no call of this PE returns: each blocks until it does.
-	OnGlobalExit func(status int)
+	// OnGlobalExit, if set, runs once when any PE (origin) calls
+	// GlobalExit and must end the process with the status (the launcher's
+	// backend does); from then on no call of this PE returns: each blocks
+	// until it does.
+	OnGlobalExit func(origin, status int)
 	// OnFailure, if set, runs once per failed rank, when this PE first
 	// records the failure: from NotifyFailed (origin is this PE) or from a
 	// PEFailed notice (origin is the PE that detected it). It runs on the

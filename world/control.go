@@ -49,13 +49,15 @@ type control struct {
 	// in tests.
 	send func(pid *actor.PID, msg any)
 
-	mu       sync.Mutex
-	byAddr   map[string]int
-	gone     map[int]bool
-	allGone  chan struct{}
-	p        *pe.PE
-	node     interface{ PeerFailed(peer int) } // the data-path nodes (peerFailers)
-	peerPIDs []*actor.PID
+	mu      sync.Mutex
+	byAddr  map[string]int
+	gone    map[int]bool
+	allGone chan struct{}
+	// goneChanged is closed and replaced whenever a PE is marked gone.
+	goneChanged chan struct{}
+	p           *pe.PE
+	node        interface{ PeerFailed(peer int) } // the data-path nodes (peerFailers)
+	peerPIDs    []*actor.PID
 	// reach[a][b] says PE a could connect to PE b at start-up; a pair
 	// that cannot is relayed on the data path, and gets no control
 	// messages from each other.
@@ -63,7 +65,7 @@ type control struct {
 }
 
 func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (c *control, err error) {
-	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{}), conns: newControlConns()}
+	c = &control{log: log, sys: actors.NewSystem(log), gone: map[int]bool{}, allGone: make(chan struct{}), goneChanged: make(chan struct{}), conns: newControlConns()}
 	c.send = func(pid *actor.PID, msg any) { c.sys.Root.Send(pid, msg) }
 	serverCreds, dialCreds := insecure.NewCredentials(), insecure.NewCredentials()
 	if serverTLS != nil {
@@ -170,6 +172,8 @@ func (c *control) lost(addr string, confirmed bool) {
 		return
 	}
 	c.gone[rank] = true
+	close(c.goneChanged)
+	c.goneChanged = make(chan struct{})
 	if len(c.gone) == len(c.byAddr)-1 {
 		close(c.allGone)
 	}
@@ -252,14 +256,29 @@ func (c *control) noticeTargets(rank, origin int) []*actor.PID {
 	return tell
 }
 
-// awaitGone waits until every other PE has disconnected, or d has passed.
-// A process that ends on a GlobalExit waits here first, so that the notice
-// it sent reaches every PE before its connections drop: a PE that saw the
-// drop first would report a failure instead of the exit.
-func (c *control) awaitGone(d time.Duration) {
-	select {
-	case <-c.allGone:
-	case <-time.After(d):
+// awaitGone waits until every other PE but except (-1: none) has
+// disconnected, or d has passed. A process that ends on a GlobalExit waits
+// here first (see joiner.onGlobalExit).
+func (c *control) awaitGone(except int, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		c.mu.Lock()
+		gone := len(c.gone)
+		if except >= 0 && except != c.rank && !c.gone[except] {
+			gone++
+		}
+		done := gone >= len(c.byAddr)-1
+		changed := c.goneChanged
+		c.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return
+		}
 	}
 }
 

@@ -160,7 +160,7 @@ func TestFailureNoticeCrossesARelay(t *testing.T) {
 	var mu sync.Mutex
 	var sent [][2]int // from, to
 	for r := range ctls {
-		ctls[r] = &control{log: log, gone: map[int]bool{}, allGone: make(chan struct{})}
+		ctls[r] = &control{log: log, gone: map[int]bool{}, allGone: make(chan struct{}), goneChanged: make(chan struct{})}
 	}
 	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: n, HeapSize: 1 << 20, Logger: log,
 		OnFailure: func(r int) func(int, string, int) { return ctls[r].onFailure }})
