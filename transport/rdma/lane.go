@@ -257,7 +257,7 @@ func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) e
 	}
 	if counted {
 		l.written.Store(seq)
-		if l.autoAck && seq-l.acked.Load() > ackBacklog {
+		if l.autoAck && seq > l.acked.Load()+ackBacklog {
 			l.wakeReader() // nobody may read the acks; their bytes must not fill the socket
 		}
 	}
