@@ -81,8 +81,14 @@ func (j *joiner) useFabric() (bool, error) {
 			j.cfg.Provider, ProviderTCP, ProviderFabric)
 	}
 	if j.cfg.Gossip != nil {
-		// The fabric address carries the rank and the registered heap,
-		// which a gossip member gets only from the exchange itself.
+		// A gossip member learns its rank from the exchange, but the
+		// fabric address must travel in the exchanged record and is made
+		// by registering the heap, which is the /dev/shm segment that
+		// same-host peers open by rank (udma.Create names it so). Lifting
+		// this needs a segment created under a provisional name and
+		// renamed once the rank is known, a node whose rank can be set
+		// after Open (the address and errors carry it), and peers taking
+		// the address's rank from the record.
 		return false, j.fail(errs.ErrInvalidArgument, "the fabric provider needs the rank before start-up: use a unique ID or a launcher, not WithSeeds")
 	}
 	return true, nil
