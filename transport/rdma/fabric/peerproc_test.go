@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // peerProcEnv makes the test binary a peer process (runPeerProc) instead
@@ -98,6 +100,12 @@ func startPeerProc(t *testing.T, n *Node) *peerProc {
 func (p *peerProc) stop(t *testing.T) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// The signal is delivered asynchronously: wait until the peer is
+	// stopped (WNOWAIT leaves the state for cmd.Wait).
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, p.cmd.Process.Pid, &info, unix.WSTOPPED|unix.WNOWAIT, nil); err != nil {
 		t.Fatal(err)
 	}
 }
