@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -127,5 +129,43 @@ func TestFabricMixedProviders(t *testing.T) {
 		if codes[r] != 1 || !strings.Contains(outs[r], other) || !strings.Contains(outs[r], "SHMEM_RDMA_PROVIDER") {
 			t.Errorf("PE %d exited %d, want 1 naming %s and SHMEM_RDMA_PROVIDER; output:\n%s", r, codes[r], other, outs[r])
 		}
+	}
+}
+
+// TestFabricGossipWorld: 3 PEs form their world by gossip (WithSeeds),
+// each with its rank from a launcher (SHMEM_RANK), and run the fabric
+// checks (puts, gets, atomics, barriers with values) over tcp;ofi_rxm.
+func TestFabricGossipWorld(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	seed := freeLoopbackAddr(t)
+	const n = 3
+	codes, outs := runPEsOf(t, fabricBinary(t), n, func(r int) []string {
+		bind := "127.0.0.1:0"
+		if r == 0 {
+			bind = seed
+		}
+		return fabricEnv("tcp;ofi_rxm", "GOSHMEM_TEST_ROLE=fabric", "TEST_GOSSIP_SEEDS="+seed,
+			"TEST_GOSSIP_NPES="+strconv.Itoa(n), "SHMEM_GOSSIP_ADDR="+bind,
+			"SHMEM_RANK="+strconv.Itoa(r), "SHMEM_NPES="+strconv.Itoa(n),
+			"SHMEM_JOB_SECRET=gossip-fabric-"+strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m")
+	})
+	expectAll(t, codes, outs, 0)
+	if !strings.Contains(outs[0], "fabric data path") {
+		t.Errorf("PE 0 did not run the fabric data path:\n%s", outs[0])
+	}
+}
+
+// TestFabricGossipNeedsLauncherRank: without a launcher's rank, gossip
+// start-up refuses the fabric provider on every PE, saying why.
+func TestFabricGossipNeedsLauncherRank(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	seed := freeLoopbackAddr(t)
+	codes, outs := runPEsOf(t, fabricBinary(t), 1, func(r int) []string {
+		return fabricEnv("tcp;ofi_rxm", "GOSHMEM_TEST_ROLE=fabric", "TEST_GOSSIP_SEEDS="+seed,
+			"TEST_GOSSIP_NPES=1", "SHMEM_GOSSIP_ADDR="+seed,
+			"SHMEM_JOB_SECRET=gossip-fabric-"+strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m")
+	})
+	if codes[0] != 1 || !strings.Contains(outs[0], "WithSeeds") || !strings.Contains(outs[0], "launcher") {
+		t.Errorf("fabric gossip PE without a launcher rank exited %d, want 1 naming WithSeeds and the launcher:\n%s", codes[0], outs[0])
 	}
 }

@@ -80,10 +80,17 @@ func (j *joiner) useFabric() (bool, error) {
 		return false, j.fail(errs.ErrInvalidArgument, "data-path provider %q: want %q or %q (SHMEM_RDMA_PROVIDER)",
 			j.cfg.Provider, ProviderTCP, ProviderFabric)
 	}
-	if j.cfg.Gossip != nil {
-		// The fabric address carries the rank and the registered heap,
-		// which a gossip member gets only from the exchange itself.
-		return false, j.fail(errs.ErrInvalidArgument, "the fabric provider needs the rank before start-up: use a unique ID or a launcher, not WithSeeds")
+	if g := j.cfg.Gossip; g != nil && g.RankHint < 0 {
+		// A gossip member learns its rank from the exchange, but the
+		// fabric address must travel in the exchanged record and is made
+		// by registering the heap, which is the /dev/shm segment that
+		// same-host peers open by rank (udma.Create names it so). With a
+		// launcher's rank (the hint) the node opens under that rank and
+		// the exchange must confirm it (checkFabric). Without one it would
+		// need a segment created under a provisional name and renamed, a
+		// node whose rank can be set after Open (the address and errors
+		// carry it), and peers taking the address's rank from the record.
+		return false, j.fail(errs.ErrInvalidArgument, "the fabric provider with WithSeeds needs every PE's rank from a launcher (SHMEM_RANK, SLURM_PROCID, ...) before start-up; use a unique ID or a launcher otherwise")
 	}
 	return true, nil
 }
@@ -97,6 +104,9 @@ func (j *joiner) startFabric() error {
 		return err
 	}
 	c := &j.cfg
+	if c.Gossip != nil {
+		c.Rank = c.Gossip.RankHint // provisional: the exchange must confirm it
+	}
 	if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
 		return j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 	}
@@ -118,6 +128,11 @@ func (j *joiner) startFabric() error {
 // chosen the fabric provider or none, and the addresses are outside input,
 // decoded and checked before any is used. Errors name the PE.
 func (j *joiner) checkFabric(recs []record) error {
+	if g := j.cfg.Gossip; j.fab != nil && g != nil && j.cfg.Rank != g.RankHint {
+		// Gossip honours hints only when every member gives one and they
+		// form a permutation; the node and heap were opened under the hint.
+		return j.fail(errs.ErrInvalidArgument, "gossip assigned rank %d, not the launcher's rank %d: the fabric provider with WithSeeds needs every PE's rank from a launcher, and no two alike", j.cfg.Rank, g.RankHint)
+	}
 	for r, rec := range recs {
 		switch {
 		case j.fab == nil && rec.Fabric == nil:

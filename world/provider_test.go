@@ -39,9 +39,18 @@ func TestProviderSelection(t *testing.T) {
 	if _, err := j.useFabric(); !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "SHMEM_RDMA_PROVIDER") {
 		t.Errorf("Provider ib: %v", err)
 	}
-	j = &joiner{cfg: Config{Provider: ProviderFabric, Gossip: &GossipConfig{}}}
+	j = &joiner{cfg: Config{Provider: ProviderFabric, Gossip: &GossipConfig{RankHint: -1}}}
 	if _, err := j.useFabric(); !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "WithSeeds") {
-		t.Errorf("fabric with gossip: %v", err)
+		t.Errorf("fabric with gossip, no launcher rank: %v", err)
+	}
+	j = &joiner{cfg: Config{Provider: ProviderFabric, Gossip: &GossipConfig{RankHint: 2}}}
+	if on, err := j.useFabric(); !on || err != nil {
+		t.Errorf("fabric with gossip and a launcher rank: %v, %v", on, err)
+	}
+	// The exchange must confirm the rank the node was opened under.
+	j = &joiner{cfg: Config{Rank: 1, NPEs: 3, Gossip: &GossipConfig{RankHint: 2}}, fab: fakeFabric{}}
+	if err := j.checkFabric(nil); !errors.Is(err, errs.ErrInvalidArgument) || !strings.Contains(err.Error(), "launcher's rank 2") {
+		t.Errorf("gossip rank differing from the hint: %v", err)
 	}
 }
 

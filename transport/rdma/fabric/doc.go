@@ -64,8 +64,16 @@
 // Errors wrap the internal/errs sentinels and name the operation and both
 // PEs; libfabric failures carry fi_strerror's text. A failed completion or
 // an expired wait fails the path (later operations return the error at
-// once); PeerFailed does the same from outside. Close fails waiting
-// operations with errs.ErrFinalized.
+// once); PeerFailed does the same from outside. A path's failure also ends
+// the blocking operations waiting on it (Get, fetching atomics, large
+// Puts: errs.ErrPEFailed after PeerFailed) without their completions: the
+// slot is abandoned, and reused only once libfabric completes it or Close
+// has closed the endpoint, so the late completion writes only the slot's
+// bounce buffer, never a Get's dst. A read larger than BounceSize, which
+// the NIC writes into dst directly, is not abandoned: it waits for its
+// completion (the provider fails it when the connection breaks),
+// OpTimeout or Close. Close closes the endpoint first, then fails the
+// waiting operations with errs.ErrFinalized.
 //
 // # Waking the target
 //

@@ -4,6 +4,7 @@ package fabric
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -106,5 +107,126 @@ func TestFailedPeerEndsWaits(t *testing.T) {
 	var e *errs.Error
 	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
 		t.Fatalf("Put and Quiet towards a failed PE: %v", err)
+	}
+}
+
+// TestPeerFailedEndsInFlight: a Get and a fetching atomic in flight to a
+// peer that never answers (its process stopped, connections open) end
+// with ErrPEFailed naming it as soon as PeerFailed is called, though
+// OpTimeout is a minute (the test's -timeout proves the promptness). Their
+// slots stay reserved until the late completions arrive, and the Get's
+// dst is not written by them.
+func TestPeerFailedEndsInFlight(t *testing.T) {
+	n := openZero(t)
+	peer := startPeerProc(t, n)
+	p := n.paths[1]
+	got := make([]byte, 8)
+	if err := p.Get(got, 8); err != nil || got[0] != 8 || got[7] != 15 { // the peer's heap holds byte(i)
+		t.Fatalf("Get from the live peer: %v %v", got, err)
+	}
+	peer.stop(t)
+	dst := make([]byte, 64)
+	for i := range dst {
+		dst[i] = 0xAA
+	}
+	res := make(chan error, 2)
+	base := n.issued[1].Load()
+	go func() { res <- p.Get(dst, 0) }()
+	go func() {
+		_, err := p.Atomic(transport.AtomicFetchAdd, 8, 64, 1, 0)
+		res <- err
+	}()
+	for n.issued[1].Load() < base+2 { // both posted: from here they wait for completions
+		runtime.Gosched()
+	}
+	n.PeerFailed(1)
+	for k := 0; k < 2; k++ {
+		expectFailed(t, <-res, 1)
+	}
+	if free := len(n.free); free != n.cfg.Slots-2 {
+		t.Errorf("%d slots free while 2 abandoned operations are in flight, want %d", free, n.cfg.Slots-2)
+	}
+	peer.resume(t) // the late completions come now and free the slots
+	for len(n.free) < n.cfg.Slots {
+		runtime.Gosched()
+	}
+	for i, b := range dst {
+		if b != 0xAA {
+			t.Fatalf("dst[%d] = %#x written after the Get returned", i, b)
+		}
+	}
+}
+
+// TestCloseEndsInFlight: Close ends a Get waiting on a peer that never
+// answers with ErrFinalized, after the endpoint is closed.
+func TestCloseEndsInFlight(t *testing.T) {
+	n := openZero(t)
+	peer := startPeerProc(t, n)
+	p := n.paths[1]
+	if err := p.Get(make([]byte, 8), 0); err != nil {
+		t.Fatal(err)
+	}
+	peer.stop(t)
+	res := make(chan error, 1)
+	base := n.issued[1].Load()
+	go func() { res <- p.Get(make([]byte, 64), 0) }()
+	for n.issued[1].Load() < base+1 {
+		runtime.Gosched()
+	}
+	n.Close()
+	if err := <-res; !errors.Is(err, errs.ErrFinalized) {
+		t.Fatalf("Get in flight at Close: %v", err)
+	}
+}
+
+// TestBigGetWaitsForItsCompletion: a Get larger than BounceSize reads into
+// the caller's buffer directly, so PeerFailed does not end it (the NIC
+// could still write dst); it ends with the provider's error when the peer
+// process dies and its connections break.
+func TestBigGetWaitsForItsCompletion(t *testing.T) {
+	n := openZero(t)
+	peer := startPeerProc(t, n)
+	p := n.paths[1]
+	if err := p.Get(make([]byte, 8), 0); err != nil {
+		t.Fatal(err)
+	}
+	peer.stop(t)
+	res := make(chan error, 1)
+	base := n.issued[1].Load()
+	go func() { res <- p.Get(make([]byte, 4*n.cfg.BounceSize), 0) }()
+	for n.issued[1].Load() < base+1 {
+		runtime.Gosched()
+	}
+	n.PeerFailed(1)
+	select {
+	case err := <-res:
+		t.Fatalf("big Get ended before its completion: %v", err)
+	default:
+	}
+	peer.kill(t)
+	expectFailed(t, <-res, 1)
+}
+
+// openZero opens node 0 of a 2-node world whose waits would last a minute.
+func openZero(t *testing.T) *Node {
+	t.Helper()
+	prov, node := testProvider()
+	n, err := Open(Config{Rank: 0, NPEs: 2, Heap: mmapHeap(t, 4096), Provider: prov, Node: node,
+		OpTimeout: time.Minute, Logger: quietLog()})
+	if errors.Is(err, errs.ErrBootstrap) {
+		t.Skipf("libfabric provider %q unusable here: %v", prov, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+func expectFailed(t *testing.T, err error, peer int) {
+	t.Helper()
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != peer {
+		t.Errorf("want ErrPEFailed naming PE %d, got %v", peer, err)
 	}
 }

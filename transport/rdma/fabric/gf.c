@@ -21,6 +21,14 @@ void gf_close(gf_node *n) {
 	memset(n, 0, sizeof *n);
 }
 
+// gf_close_ep closes the endpoint alone: once it returns libfabric
+// touches none of the buffers of the operations still posted on it, and
+// the rest (registrations the endpoint used, the domain) can go.
+void gf_close_ep(gf_node *n) {
+	if (n->ep) fi_close(&n->ep->fid);
+	n->ep = NULL;
+}
+
 // gf_rma_event switches n->info to the same provider and domain with
 // FI_RMA_EVENT when they offer it: a counter then counts the remote writes
 // and atomics into this node's heap, which lets waiters there be woken.

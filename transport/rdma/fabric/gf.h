@@ -36,6 +36,7 @@ typedef struct gf_counts { uint64_t ok, bad; int rc; } gf_counts;
 
 
 void gf_close(gf_node *n);
+void gf_close_ep(gf_node *n);
 int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, void *heap, size_t heap_len, size_t bounce_size, int nctx);
 uint64_t gf_heap_key(gf_node *n);
 const char *gf_prov(gf_node *n);

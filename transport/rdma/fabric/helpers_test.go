@@ -15,7 +15,12 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(peerProcEnv) != "" {
+		os.Exit(runPeerProc())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 

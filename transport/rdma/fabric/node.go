@@ -198,7 +198,7 @@ func (n *Node) connect(r int, b []byte) error {
 	if rc := C.gf_av_insert(n.c, unsafe.Pointer(&a.EP[0]), &fa); rc != 0 {
 		return bad(errs.ErrBootstrap, "fi_av_insert: %s", fiStrerror(int(rc)))
 	}
-	p := &path{n: n, peer: r, fa: fa, size: int(a.HeapSize), key: a.Key}
+	p := &path{n: n, peer: r, fa: fa, size: int(a.HeapSize), key: a.Key, dead: make(chan struct{})}
 	if n.c.virt_addr != 0 {
 		p.base = a.HeapBase
 	}
@@ -227,7 +227,13 @@ func (n *Node) Path(peer int) (transport.Path, error) {
 func (n *Node) Engine() transport.Engine { return &n.eng }
 
 // PeerFailed marks peer dead: its path's later operations return
-// errs.ErrPEFailed naming it. Operations already posted complete or time out.
+// errs.ErrPEFailed naming it, and so do the blocking operations waiting
+// for a completion from it (Get, fetching atomics, large Puts), at once;
+// their completion slots stay reserved until libfabric completes them or
+// Close. Reads straight into a caller's buffer larger than BounceSize are
+// the exception: they wait for their completion (the provider fails them
+// when the connection breaks), OpTimeout or Close, since the NIC may write
+// that buffer until then.
 func (n *Node) PeerFailed(peer int) {
 	if peer < 0 || peer >= n.cfg.NPEs {
 		return
@@ -252,6 +258,10 @@ func (n *Node) Close() error {
 	n.life.Lock() // no caller is inside libfabric after this
 	C.gf_wake(n.c)
 	<-n.polled
+	// The endpoint goes first: a waiter woken by failSlots may reuse its
+	// buffer at once (a big Get's dst), and the pinned caller buffers are
+	// unpinned there, so libfabric must be done with them.
+	C.gf_close_ep(n.c)
 	n.failSlots()
 	n.teardown()
 	n.life.Unlock()

@@ -70,7 +70,7 @@ func (p *path) casLoop(op transport.AtomicOp, width int, off uint64, operand uin
 // fetch runs one fetching or compare atomic through a slot's bounce buffer
 // (operand at 0, compare value at 8, result at 16) and waits for it.
 func (p *path) fetch(fop C.int, width int, cmp bool, off, operand, cond uint64, name string) (uint64, error) {
-	i, err := p.n.acquire(name, p.peer)
+	i, err := p.n.acquire(name, p)
 	if err != nil {
 		return 0, err
 	}
@@ -91,7 +91,7 @@ func (p *path) fetch(fop C.int, width int, cmp bool, off, operand, cond uint64, 
 	if err := p.post(i, name, &r); err != nil {
 		return 0, err
 	}
-	return p.n.await(i, p)
+	return p.n.await(i, p, true)
 }
 
 // AtomicPost applies a non-fetching op without waiting (fi_atomic with

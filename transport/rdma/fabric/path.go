@@ -27,6 +27,7 @@ type path struct {
 	key  uint64
 
 	failed    atomic.Pointer[error]
+	dead      chan struct{} // closed when failed is set: wakes the path's waiters (await, acquire)
 	fenceSeen atomic.Uint64 // the node's fence epoch this path has honoured
 	lastW     atomic.Uint64 // global sequence number of this path's last write
 }
@@ -39,7 +40,19 @@ func (p *path) fail(sentinel error, op, format string, args ...any) {
 	p.failWith(errs.New(op, p.n.cfg.Rank, p.peer, sentinel, format, args...))
 }
 
-func (p *path) failWith(err error) { p.failed.CompareAndSwap(nil, &err) }
+// failWith records the path's first failure and wakes every operation
+// waiting on the path, which then ends with that failure (see await).
+func (p *path) failWith(err error) {
+	if p.failed.CompareAndSwap(nil, &err) {
+		close(p.dead)
+	}
+}
+
+// failedErr is the error of an operation ended by the path's failure: it
+// wraps the failure (errs.ErrPEFailed after PeerFailed) and names the peer.
+func (p *path) failedErr(op, detail string) error {
+	return &errs.Error{Op: op, PE: p.n.cfg.Rank, Target: p.peer, Detail: detail, Err: *p.failed.Load()}
+}
 
 // check refuses operations on a failed path and ranges outside the peer's
 // registered heap (the provider would fail them less clearly, or not at all).
@@ -238,7 +251,7 @@ func (p *path) setup(i int32, kind, which uint8, op string) *slot {
 }
 
 func (p *path) bouncePut(off uint64, src []byte, op string) error {
-	i, err := p.n.acquire(op, p.peer)
+	i, err := p.n.acquire(op, p)
 	if err != nil {
 		return err
 	}
@@ -262,7 +275,7 @@ func (p *path) Get(dst []byte, off uint64) error {
 	if len(dst) > p.n.cfg.BounceSize {
 		return p.big(off, dst, false, "Get")
 	}
-	i, err := p.n.acquire("Get", p.peer)
+	i, err := p.n.acquire("Get", p)
 	if err != nil {
 		return err
 	}
@@ -272,7 +285,7 @@ func (p *path) Get(dst []byte, off uint64) error {
 	if err := p.post(i, "Get", &r); err != nil {
 		return err
 	}
-	_, err = p.n.await(i, p)
+	_, err = p.n.await(i, p, true)
 	return err
 }
 
@@ -292,7 +305,7 @@ func (p *path) GetNBI(dst []byte, off uint64) error {
 	if len(dst) > p.n.cfg.BounceSize {
 		return p.big(off, dst, false, "GetNBI")
 	}
-	i, err := p.n.acquire("GetNBI", p.peer)
+	i, err := p.n.acquire("GetNBI", p)
 	if err != nil {
 		return err
 	}
@@ -310,8 +323,9 @@ func (p *path) GetNBI(dst []byte, off uint64) error {
 // big moves a buffer larger than BounceSize directly: it is pinned (and
 // registered under FI_MR_LOCAL) for the transfer, sent in chunks of at most
 // the provider's message size with up to 16 in flight, and the call waits
-// for all of them. A chunk that times out keeps the buffer pinned until its
-// completion arrives or the node closes.
+// for all of them. A chunk given up (OpTimeout; for writes also a failed
+// path, see await) keeps the buffer pinned until its completion arrives or
+// the node closes.
 func (p *path) big(off uint64, buf []byte, write bool, op string) error {
 	n := p.n
 	l := &leak{}
@@ -347,7 +361,7 @@ func (p *path) big(off uint64, buf []byte, write bool, op string) error {
 	for pos := 0; pos < len(buf) || waited < issued; {
 		if pos < len(buf) && issued-waited < len(ring) && first == nil {
 			c := min(len(buf)-pos, n.maxMsg)
-			i, err := n.acquire(op, p.peer)
+			i, err := n.acquire(op, p)
 			if err != nil {
 				first, pos = err, len(buf)
 				continue
@@ -373,7 +387,7 @@ func (p *path) big(off uint64, buf []byte, write bool, op string) error {
 		if waited == issued {
 			break
 		}
-		if _, err := n.await(ring[waited%len(ring)], p); err != nil && first == nil {
+		if _, err := n.await(ring[waited%len(ring)], p, write); err != nil && first == nil {
 			first = err
 		}
 		waited++

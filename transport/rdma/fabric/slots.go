@@ -41,7 +41,7 @@ const (
 	stFree int32 = iota
 	stPosted
 	stCompleting // progress goroutine owns the result
-	stAbandoned  // the waiter timed out; progress releases the slot
+	stAbandoned  // the waiter gave up (timeout, failed path); the completion or Close releases the slot
 )
 
 const (
@@ -65,8 +65,10 @@ func (n *Node) initSlots() {
 	}
 }
 
-// acquire takes a free slot, waiting up to OpTimeout when all are in flight.
-func (n *Node) acquire(op string, peer int) (int32, error) {
+// acquire takes a free slot, waiting up to OpTimeout when all are in
+// flight, or until the path fails: a PE whose peer died need not wait for
+// slots that operations to that peer hold.
+func (n *Node) acquire(op string, p *path) (int32, error) {
 	select {
 	case i := <-n.free:
 		return i, nil
@@ -78,9 +80,11 @@ func (n *Node) acquire(op string, peer int) (int32, error) {
 	case i := <-n.free:
 		return i, nil
 	case <-n.done:
-		return -1, errs.New(op, n.cfg.Rank, peer, errs.ErrFinalized, "node closed")
+		return -1, errs.New(op, n.cfg.Rank, p.peer, errs.ErrFinalized, "node closed")
+	case <-p.dead:
+		return -1, p.failedErr(op, "path failed while waiting for a completion slot")
 	case <-t.C:
-		return -1, errs.New(op, n.cfg.Rank, peer, errs.ErrTimeout, "no completion slot free within %v (%d in flight)", n.cfg.OpTimeout, n.cfg.Slots)
+		return -1, errs.New(op, n.cfg.Rank, p.peer, errs.ErrTimeout, "no completion slot free within %v (%d in flight)", n.cfg.OpTimeout, n.cfg.Slots)
 	}
 }
 
@@ -91,25 +95,50 @@ func (n *Node) release(i int32) {
 	n.free <- i
 }
 
-// await waits for a blocking slot's completion, then frees the slot. On
-// OpTimeout it abandons the slot (the progress goroutine frees it if the
-// completion ever comes) and fails the peer: its writes may be lost.
-func (n *Node) await(i int32, p *path) (uint64, error) {
+// await waits for a blocking slot's completion, then frees the slot.
+//
+// It gives up without the completion when the path fails (PeerFailed, or
+// another operation's failed completion or timeout) and, with the error
+// errs.ErrTimeout, after OpTimeout, failing the path. The slot is then
+// abandoned: libfabric may still complete it, so it is not reused until
+// its completion arrives (the progress goroutine frees it) or Close has
+// closed the endpoint. Abandoning is safe when libfabric touches only
+// memory the slot owns or keeps pinned: its bounce buffer (a Get's dst is
+// filled from it only by a completion that finds the slot still posted,
+// so never after the Get returned) or a pinned source being written.
+// A read straight into the caller's pinned buffer (big) is not: the NIC
+// may write dst after the call returned. Such a read (abandon false)
+// keeps waiting on a failed path for its completion (providers complete
+// it in error once the connection to the peer breaks), OpTimeout or Close.
+func (n *Node) await(i int32, p *path, abandon bool) (uint64, error) {
 	s := &n.slots[i]
+	// Read before the slot can be abandoned: afterwards its next owner
+	// writes them.
+	op, which := s.op, s.which
+	var dead <-chan struct{}
+	if abandon {
+		dead = p.dead
+	}
 	s.timer.Reset(n.cfg.OpTimeout)
 	select {
 	case <-s.done:
 		s.timer.Stop()
+	case <-dead:
+		s.timer.Stop()
+		if s.state.CompareAndSwap(stPosted, stAbandoned) {
+			return 0, p.failedErr(op, "abandoned in flight: the path failed")
+		}
+		<-s.done // the completion won the race: take it
 	case <-s.timer.C:
 		if s.state.CompareAndSwap(stPosted, stAbandoned) {
-			n.lost[s.which].Add(1)
-			err := errs.New(s.op, n.cfg.Rank, p.peer, errs.ErrTimeout, "no completion within %v", n.cfg.OpTimeout)
+			n.lost[which].Add(1)
+			err := errs.New(op, n.cfg.Rank, p.peer, errs.ErrTimeout, "no completion within %v", n.cfg.OpTimeout)
 			p.failWith(err)
 			return 0, err
 		}
 		<-s.done
 	}
-	code, res, op := s.code, s.result, s.op
+	code, res := s.code, s.result
 	n.release(i)
 	if code != 0 {
 		return 0, n.completionErr(op, p, code)
@@ -219,8 +248,10 @@ func (n *Node) asyncFailed(s *slot, code int) {
 	n.asyncErr.CompareAndSwap(nil, &err)
 }
 
-// failSlots ends every posted operation at Close: waiters get
-// errs.ErrFinalized, buffers are released.
+// failSlots ends every posted operation at Close, after the endpoint is
+// closed (libfabric touches no buffer any more): waiters get
+// errs.ErrFinalized, pinned and registered caller buffers are released,
+// abandoned slots need nothing more.
 func (n *Node) failSlots() {
 	for i := range n.slots {
 		s := &n.slots[i]
@@ -228,14 +259,17 @@ func (n *Node) failSlots() {
 			s.big.release()
 			s.big = nil
 		}
-		switch s.state.Load() {
-		case stPosted:
-			if s.kind == kindBlock && s.state.CompareAndSwap(stPosted, stCompleting) {
+		if s.state.Load() != stPosted {
+			continue
+		}
+		switch s.kind {
+		case kindBlock:
+			if s.state.CompareAndSwap(stPosted, stCompleting) {
 				s.code = -1
 				s.done <- struct{}{}
-			} else if s.kind == kindAsyncGet {
-				n.nbiPending.Add(-1)
 			}
+		case kindAsyncGet:
+			n.nbiPending.Add(-1)
 		}
 	}
 	select {
