@@ -160,19 +160,7 @@ func TestPeerFailedEndsInFlight(t *testing.T) {
 // TestCloseEndsInFlight: Close ends a Get waiting on a peer that never
 // answers with ErrFinalized, after the endpoint is closed.
 func TestCloseEndsInFlight(t *testing.T) {
-	n := openZero(t)
-	peer := startPeerProc(t, n)
-	p := n.paths[1]
-	if err := p.Get(make([]byte, 8), 0); err != nil {
-		t.Fatal(err)
-	}
-	peer.stop(t)
-	res := make(chan error, 1)
-	base := n.issued[1].Load()
-	go func() { res <- p.Get(make([]byte, 64), 0) }()
-	for n.issued[1].Load() < base+1 {
-		runtime.Gosched()
-	}
+	n, _, res := getFromStoppedPeer(t, false)
 	n.Close()
 	if err := <-res; !errors.Is(err, errs.ErrFinalized) {
 		t.Fatalf("Get in flight at Close: %v", err)
@@ -184,19 +172,7 @@ func TestCloseEndsInFlight(t *testing.T) {
 // could still write dst); it ends with the provider's error when the peer
 // process dies and its connections break.
 func TestBigGetWaitsForItsCompletion(t *testing.T) {
-	n := openZero(t)
-	peer := startPeerProc(t, n)
-	p := n.paths[1]
-	if err := p.Get(make([]byte, 8), 0); err != nil {
-		t.Fatal(err)
-	}
-	peer.stop(t)
-	res := make(chan error, 1)
-	base := n.issued[1].Load()
-	go func() { res <- p.Get(make([]byte, 4*n.cfg.BounceSize), 0) }()
-	for n.issued[1].Load() < base+1 {
-		runtime.Gosched()
-	}
+	n, peer, res := getFromStoppedPeer(t, true)
 	n.PeerFailed(1)
 	select {
 	case err := <-res:
@@ -205,6 +181,32 @@ func TestBigGetWaitsForItsCompletion(t *testing.T) {
 	}
 	peer.kill(t)
 	expectFailed(t, <-res, 1)
+}
+
+// getFromStoppedPeer opens node 0, connects a peer process, stops it and
+// returns once a Get from it is in flight (64 bytes, or with big four
+// bounce buffers' worth, read straight into the caller's buffer); res
+// receives the Get's error.
+func getFromStoppedPeer(t *testing.T, big bool) (n *Node, peer *peerProc, res chan error) {
+	t.Helper()
+	n = openZero(t)
+	peer = startPeerProc(t, n)
+	p := n.paths[1]
+	if err := p.Get(make([]byte, 8), 0); err != nil {
+		t.Fatal(err)
+	}
+	peer.stop(t)
+	size := 64
+	if big {
+		size = 4 * n.cfg.BounceSize
+	}
+	res = make(chan error, 1)
+	base := n.issued[1].Load()
+	go func() { res <- p.Get(make([]byte, size), 0) }()
+	for n.issued[1].Load() < base+1 {
+		runtime.Gosched()
+	}
+	return n, peer, res
 }
 
 // openZero opens node 0 of a 2-node world whose waits would last a minute.
