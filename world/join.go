@@ -163,7 +163,8 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 		return nil, err
 	}
 	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
-		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid()}
+		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid(),
+		Wire: rdma.WireVersion}
 	if j.fab != nil {
 		mine.Fabric = j.fab.Address()
 	}
@@ -171,10 +172,8 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range recs {
-		if r.HeapSize != c.HeapSize {
-			return nil, j.fail(errs.ErrInvalidArgument, "PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, c.HeapSize)
-		}
+	if err := checkPeers(c.Rank, c.HeapSize, recs); err != nil {
+		return nil, err
 	}
 	if err := j.checkFabric(recs); err != nil {
 		return nil, err

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport/rdma"
 )
 
 // record is what each PE tells the others at the rendezvous.
@@ -22,6 +25,25 @@ type record struct {
 	// not know the field ignores it, and a fabric PE refuses a peer
 	// without it by name (checkFabric).
 	Fabric []byte `msgpack:"f,omitempty"`
+	// Wire is the network frame format the PE speaks (rdma.WireVersion).
+	// Optional too: an older build leaves it 0, which no build speaks.
+	Wire int `msgpack:"w,omitempty"`
+}
+
+// checkPeers refuses, naming the first PE that differs, a world whose PEs
+// disagree with this one (rank, heapSize) on what every PE must share.
+func checkPeers(rank int, heapSize int64, recs []record) error {
+	for _, r := range recs {
+		switch {
+		case r.HeapSize != heapSize:
+			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
+				"PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, heapSize)
+		case r.Wire != rdma.WireVersion:
+			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
+				"PE %d speaks network frame version %d, this PE %d: every PE must run the same goshmem build", r.Rank, r.Wire, rdma.WireVersion)
+		}
+	}
+	return nil
 }
 
 const recordVersion = 1

@@ -22,6 +22,11 @@ const (
 	maxHops    = 4      // a relay chain longer than this is a routing loop
 )
 
+// WireVersion is the frame format this build speaks. A node refuses frames
+// of another, so PEs compare it at start-up and refuse a mixed job there,
+// naming the PE, instead of failing its first data connection.
+const WireVersion = version
+
 // Frame op codes. Requests flow from the dialling node to the accepting
 // node; responses flow back on the same connection.
 const (
