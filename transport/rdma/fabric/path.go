@@ -262,62 +262,53 @@ func (p *path) bouncePut(off uint64, src []byte, op string) error {
 }
 
 // Get fills dst from the peer's heap at off.
-func (p *path) Get(dst []byte, off uint64) error {
-	if len(dst) == 0 {
-		return nil
-	}
-	if err := p.check("Get", off, len(dst)); err != nil {
-		return err
-	}
-	if err := p.readAfterWrite("Get"); err != nil {
-		return err
-	}
-	if len(dst) > p.n.cfg.BounceSize {
-		return p.big(off, dst, false, "Get")
-	}
-	i, err := p.n.acquire("Get", p)
-	if err != nil {
-		return err
-	}
-	s := p.setup(i, kindBlock, 1, "Get")
-	s.dst = dst
-	r := req{code: reqRead, buf: unsafe.Pointer(&s.bounce[0]), len: len(dst), desc: p.n.bounceDesc, off: off}
-	if err := p.post(i, "Get", &r); err != nil {
-		return err
-	}
-	_, err = p.n.await(i, p, true)
-	return err
-}
+func (p *path) Get(dst []byte, off uint64) error { return p.get(dst, off, false, "Get") }
 
 // GetNBI starts a get that the next Quiet completes. Gets larger than
 // BounceSize complete before GetNBI returns (allowed: NBI only permits
 // returning early).
-func (p *path) GetNBI(dst []byte, off uint64) error {
+func (p *path) GetNBI(dst []byte, off uint64) error { return p.get(dst, off, true, "GetNBI") }
+
+// get reads dst through a slot's bounce buffer, or straight into dst past
+// BounceSize; with nbi the next Quiet waits for the bounce read instead.
+func (p *path) get(dst []byte, off uint64, nbi bool, op string) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if err := p.check("GetNBI", off, len(dst)); err != nil {
+	if err := p.check(op, off, len(dst)); err != nil {
 		return err
 	}
-	if err := p.readAfterWrite("GetNBI"); err != nil {
+	if err := p.readAfterWrite(op); err != nil {
 		return err
 	}
 	if len(dst) > p.n.cfg.BounceSize {
-		return p.big(off, dst, false, "GetNBI")
+		return p.big(off, dst, false, op)
 	}
-	i, err := p.n.acquire("GetNBI", p)
+	i, err := p.n.acquire(op, p)
 	if err != nil {
 		return err
 	}
-	s := p.setup(i, kindAsyncGet, 1, "GetNBI")
+	kind := kindBlock
+	if nbi {
+		kind = kindAsyncGet
+	}
+	s := p.setup(i, kind, 1, op)
 	s.dst = dst
-	p.n.nbiPending.Add(1)
+	if nbi {
+		p.n.nbiPending.Add(1)
+	}
 	r := req{code: reqRead, buf: unsafe.Pointer(&s.bounce[0]), len: len(dst), desc: p.n.bounceDesc, off: off}
-	if err := p.post(i, "GetNBI", &r); err != nil {
-		p.n.nbiPending.Add(-1)
+	if err := p.post(i, op, &r); err != nil {
+		if nbi {
+			p.n.nbiPending.Add(-1)
+		}
 		return err
 	}
-	return nil
+	if nbi {
+		return nil
+	}
+	_, err = p.n.await(i, p, true)
+	return err
 }
 
 // big moves a buffer larger than BounceSize directly: it is pinned (and
