@@ -1,10 +1,12 @@
 package rdma
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +156,44 @@ func TestHostileAcksFailTheLane(t *testing.T) {
 				t.Fatalf("the error does not name the bad ack: %v", err)
 			}
 		})
+	}
+}
+
+// A sender whose frames keep the target's input from running dry still
+// gets acks: one every ackEvery frames, then one when the input runs dry.
+func TestAckEveryUnderContinuousInput(t *testing.T) {
+	n, err := Listen(Config{Rank: 1, NPEs: 2, Heap: make([]byte, 4096), Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	cli, srv := net.Pipe()
+	sc := &serverConn{n: n, raw: srv, c: srv, relayFail: -1, br: bufio.NewReaderSize(srv, 64<<10), bw: bufio.NewWriter(srv)}
+	done := make(chan error, 1)
+	go func() { done <- sc.loop() }()
+	const frames = 2*ackEvery + 44
+	var burst []byte
+	for i := range frames {
+		burst = append(burst, frame(header{op: opPut, dst: 1, off: uint64(i%64) * 8, flags: flagAck}, make([]byte, 8))...)
+	}
+	go cli.Write(burst) // one write: the server reads it all before it runs dry
+	var got []uint64
+	var hb [headerSize]byte
+	for len(got) == 0 || got[len(got)-1] < frames {
+		if _, err := io.ReadFull(cli, hb[:]); err != nil {
+			t.Fatal(err)
+		}
+		h, err := decodeHeader(hb[:])
+		if err != nil || h.op != opAck {
+			t.Fatalf("answer %+v, %v; want acks only", h, err)
+		}
+		got = append(got, h.operand)
+	}
+	if want := []uint64{ackEvery, 2 * ackEvery, frames}; !slices.Equal(got, want) {
+		t.Fatalf("acks %v, want %v", got, want)
+	}
+	cli.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("server loop: %v", err)
 	}
 }
