@@ -136,7 +136,6 @@ func LoadTLS(caFile, certFile, keyFile, crlFile string) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// resolve applies opts over the environment's settings.
 // defaultBusyPoll is how long a network read polls its socket before it
 // parks, unless SHMEM_BUSY_POLL says otherwise. Polling is what OpenSHMEM
 // implementations do (UCX over TCP polls always); goshmem bounds it: a poll
@@ -146,6 +145,7 @@ func LoadTLS(caFile, certFile, keyFile, crlFile string) (*tls.Config, error) {
 // two PE processes: get 8 B 16-20 µs polling vs 45-72 µs parked.
 const defaultBusyPoll = 50 * time.Microsecond
 
+// resolve applies opts over the environment's settings.
 func resolve(opts []Option) (*options, error) {
 	o := &options{raw: opts, heapSize: DefaultHeapSize, timeout: 60 * time.Second, busyPoll: defaultBusyPoll}
 	if v := os.Getenv(bootstrap.EnvSymmetricSize); v != "" {

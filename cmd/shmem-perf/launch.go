@@ -45,25 +45,18 @@ func launch(c config, args []string, stdout, stderr io.Writer) error {
 	// Bound like shmemrun's and oshrun's PEs (one CPU each, unless they
 	// park: affinity.Bind), so that the comparison with OSHMEM is like for
 	// like.
-	var cpus [][]int
-	if bind, _ := affinity.Bind(c.bind, os.Getenv); bind {
-		if all, err := affinity.Allowed(); err == nil {
-			cpus = affinity.Plan(c.np, all)
-		}
-	}
+	cpus := affinity.ForJob(c.bind, c.np, os.Getenv)
 	cmds := make([]*exec.Cmd, c.np)
 	for r := range cmds {
 		cmd := exec.Command(self, args...)
 		cmd.Env = append(os.Environ(), envChild+"=1", "SHMEM_RANK="+strconv.Itoa(r),
 			"SHMEM_NPES="+strconv.Itoa(c.np), "SHMEM_UNIQUE_ID="+uid.String())
 		cmd.Stdout, cmd.Stderr = stdout, stderr
-		var err error
+		var mine []int
 		if cpus != nil {
-			err = affinity.Start(cmd, cpus[r])
-		} else {
-			err = cmd.Start()
+			mine = cpus[r]
 		}
-		if err != nil {
+		if err := affinity.Start(cmd, mine); err != nil {
 			for _, started := range cmds[:r] {
 				_ = started.Process.Kill()
 			}

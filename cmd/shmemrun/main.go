@@ -72,13 +72,9 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		log:    errSink,
 		sigs:   sigs,
 	}
-	if bind, _ := affinity.Bind(c.BindTo, os.Getenv); bind {
-		if cpus, err := affinity.Allowed(); err == nil {
-			s.cpus = affinity.Plan(c.NP, cpus)
-		}
-		if c.Verbose && s.cpus != nil {
-			fmt.Fprintf(stderr, "shmemrun: PEs bound to CPUs %v\n", s.cpus)
-		}
+	s.cpus = affinity.ForJob(c.BindTo, c.NP, os.Getenv)
+	if c.Verbose && s.cpus != nil {
+		fmt.Fprintf(stderr, "shmemrun: PEs bound to CPUs %v\n", s.cpus)
 	}
 	status := s.run()
 	n, err := udma.Reap(job)

@@ -118,13 +118,11 @@ func (s *supervisor) start(rank int, ends chan<- end) (*pe, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A grandchild that keeps the output pipes open must not hold Wait.
 	cmd.WaitDelay = s.c.Grace + time.Second
-	var err error
+	var cpus []int
 	if s.cpus != nil {
-		err = affinity.Start(cmd, s.cpus[rank])
-	} else {
-		err = cmd.Start()
+		cpus = s.cpus[rank]
 	}
-	if err != nil {
+	if err := affinity.Start(cmd, cpus); err != nil {
 		return nil, err
 	}
 	if s.c.Verbose {

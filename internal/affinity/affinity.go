@@ -69,11 +69,27 @@ func Plan(np int, cpus []int) [][]int {
 	return plan
 }
 
-// Start starts cmd bound to cpus. The child inherits the CPU mask of the
+// ForJob returns the CPUs of each of np PEs a launcher starts with mode
+// (see Bind), or nil when they stay unbound.
+func ForJob(mode string, np int, getenv func(string) string) [][]int {
+	if bind, _ := Bind(mode, getenv); !bind {
+		return nil
+	}
+	cpus, err := Allowed()
+	if err != nil {
+		return nil
+	}
+	return Plan(np, cpus)
+}
+
+// Start starts cmd bound to cpus, or unbound when cpus is empty. The child inherits the CPU mask of the
 // thread that forks it, so the fork runs on a thread locked to a goroutine
 // that sets its own mask first; the goroutine ends without unlocking, which
 // makes the runtime discard the thread rather than reuse it with that mask.
 func Start(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
