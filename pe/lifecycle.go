@@ -108,14 +108,19 @@ func (p *PE) Destroy() error {
 
 // GlobalExit ends the world on every PE with status: their blocking calls
 // return an error matching ErrFinalized that carries status (see
-// ExitStatus), and a launcher's processes exit with it.
+// ExitStatus), and a launcher's processes exit with it. After Finalize it
+// does nothing.
 func (p *PE) GlobalExit(status int) {
 	env, err := actors.Wrap(&actors.GlobalExit{Rank: p.MyPE(), Status: status})
-	if err != nil {
+	if err != nil || p.s.finalized.Load() {
 		return
 	}
+	post := p.s.cfg.Post
+	if post == nil {
+		post = func(pid *actor.PID, msg any) bool { p.s.cfg.System.Root.Send(pid, msg); return true }
+	}
 	for _, pid := range p.s.cfg.Peers {
-		p.s.cfg.System.Root.Send(pid, env)
+		post(pid, env)
 	}
 }
 

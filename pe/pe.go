@@ -43,6 +43,12 @@ type Config struct {
 	Coordinator *actor.PID
 	// Peers are the PE actors of every rank, for failure and exit fan-out.
 	Peers []*actor.PID
+	// Post sends a message to another process's actor from outside an
+	// actor (GlobalExit's fan-out), and reports whether it went. Default:
+	// System.Root.Send. A backend whose remote layer shuts down at Release
+	// passes one that drops messages from then on, because a send racing
+	// that shutdown panics inside protoactor.
+	Post func(pid *actor.PID, msg any) bool
 	// Timeout bounds each control-plane agreement (allocation, team
 	// creation). Default 10 minutes: long enough for a PE that computes
 	// before its next collective call, while failures end waits sooner.

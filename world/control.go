@@ -46,8 +46,15 @@ type control struct {
 	conns *controlConns
 
 	// send delivers a control message; the remote layer's Send, replaced
-	// in tests.
+	// in tests. Callers go through post, never send directly.
 	send func(pid *actor.PID, msg any)
+	// sendMu orders posts against close: protoactor's remote layer panics
+	// when a message meets its endpoint supervisor mid-shutdown (a nil
+	// endpoint, upstream), so close waits for posts under way and later
+	// posts are dropped. A failure notice from a timer (lost) can fire
+	// during Finalize at any moment.
+	sendMu  sync.RWMutex
+	closing bool
 
 	mu      sync.Mutex
 	byAddr  map[string]int
@@ -231,8 +238,20 @@ func (c *control) onFailure(rank int, reason string, origin int) {
 		c.log.Info("forwarding a failure notice", "failed", rank, "detected_by", origin, "to", len(tell))
 	}
 	for _, pid := range tell {
-		c.send(pid, env)
+		c.post(pid, env)
 	}
+}
+
+// post sends msg to pid unless the control plane has begun to close, and
+// reports whether it did.
+func (c *control) post(pid *actor.PID, msg any) bool {
+	c.sendMu.RLock()
+	defer c.sendMu.RUnlock()
+	if c.closing {
+		return false
+	}
+	c.send(pid, msg)
+	return true
 }
 
 // noticeTargets returns who this PE tells that rank failed: the peers
@@ -283,6 +302,9 @@ func (c *control) awaitGone(except int, d time.Duration) {
 }
 
 func (c *control) close() error {
+	c.sendMu.Lock()
+	c.closing = true
+	c.sendMu.Unlock()
 	if c.sub != nil && c.rank == 0 {
 		select {
 		case <-c.allGone:

@@ -230,7 +230,7 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	j.p, err = pe.Start(pe.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.waitBell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
+		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure, Post: j.ctl.post,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
 	})
 	if err != nil {
