@@ -50,10 +50,12 @@ func (s *state) markFailed(rank int, reason string, origin int) {
 	if s.failed[rank].CompareAndSwap(nil, &reason) {
 		s.nFailed.Add(1)
 		s.log.Warn("PE failed", "failed", rank, "reason", reason, "detected_by", origin)
-		s.bell.Ring()
+		// The hook first: it tells the other PEs, and a waiter woken by
+		// the ring may finalize at once, after which they may not hear.
 		if s.cfg.OnFailure != nil {
 			s.cfg.OnFailure(rank, reason, origin)
 		}
+		s.bell.Ring()
 	}
 }
 

@@ -218,11 +218,11 @@ func (c *control) declare(rank int, addr string) {
 // detector cannot connect to.
 func (c *control) onFailure(rank int, reason string, origin int) {
 	c.mu.Lock()
-	p, node := c.p, c.node
+	node := c.node
 	c.mu.Unlock()
-	if p != nil && p.Check("watch") != nil {
-		return // finalizing or exited: sends could outlive the remote layer
-	}
+	// No check for Finalize here: the detector's own waiters may wake on
+	// this failure and finalize before the flood below is posted, and the
+	// others must still hear of it (post drops what comes too late).
 	if node != nil {
 		node.PeerFailed(rank)
 	}
@@ -302,9 +302,6 @@ func (c *control) awaitGone(except int, d time.Duration) {
 }
 
 func (c *control) close() error {
-	c.sendMu.Lock()
-	c.closing = true
-	c.sendMu.Unlock()
 	if c.sub != nil && c.rank == 0 {
 		select {
 		case <-c.allGone:
@@ -323,6 +320,11 @@ func (c *control) close() error {
 	if c.coord != nil {
 		_ = c.sys.Root.StopFuture(c.coord).Wait()
 	}
+	// Only now: rank 0 lingers above so that its last notices reach the
+	// others, and a detector's flood may still be posting.
+	c.sendMu.Lock()
+	c.closing = true
+	c.sendMu.Unlock()
 	// Writers still connecting would hold remote.Shutdown up to its 10 s
 	// limit and outlive it: fail their attempts first. Then close what
 	// protoactor leaves open (see controlConns).

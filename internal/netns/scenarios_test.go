@@ -108,7 +108,7 @@ func checkFailure(t *testing.T, l *launch, breakIt func(ps []*proc) error, survi
 		}
 		at, line := failedAt(t, p)
 		if !strings.Contains(line, named) {
-			t.Errorf("PE %d's error does not name %q: %s", r, named, line)
+			t.Errorf("PE %d's error does not name %q: %s; output:\n%s", r, named, line, p.output())
 		}
 		d := at.Sub(broke)
 		t.Logf("PE %d noticed the failure after %v: %s", r, d, line)
