@@ -5,6 +5,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/goshmem/shmem/internal/secure"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/pathbench"
 )
@@ -61,6 +62,22 @@ func BenchmarkRawTCPPingPong(b *testing.B) {
 
 // BenchmarkPath runs the suite every provider shares (pathbench).
 func BenchmarkPath(b *testing.B) { pathbench.Run(b, benchPath) }
+
+// BenchmarkPathTLS runs the suite over TLS with the job's certificate, as
+// worlds run by default. Both ends share this process's CPUs, so the 1 MiB
+// figures are bound by AES-GCM (sealing and opening on the same cores);
+// crypto/tls allocates a small reader per record it reads, which shows
+// in allocs/op and is not ours to remove.
+func BenchmarkPathTLS(b *testing.B) {
+	srv, cli, err := secure.JobConfigs([]byte("a job secret long enough for the key"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pathbench.Run(b, func(b *testing.B, heap int) (transport.Path, transport.Engine) {
+		w := newWorld(b, 2, heap, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, cli })
+		return w.path(0, 1), w.nodes[0].Engine()
+	})
+}
 
 // BenchmarkRawTCPStream1MiB is the bandwidth floor: 1 MiB writes on a bare
 // loopback socket, drained by a reader goroutine.
