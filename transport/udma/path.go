@@ -41,14 +41,14 @@ func (p *Path) Put(off uint64, src []byte) error {
 		p.bell.Ring()
 		return nil
 	}
-	copy(p.mem[off:off+uint64(len(src))], src)
+	transport.Copy(p.mem[off:off+uint64(len(src))], src)
 	p.publish()
 	return nil
 }
 
 // Get copies from the peer's heap at off into dst.
 func (p *Path) Get(dst []byte, off uint64) error {
-	copy(dst, p.mem[off:off+uint64(len(dst))])
+	transport.Copy(dst, p.mem[off:off+uint64(len(dst))])
 	return nil
 }
 
@@ -74,7 +74,7 @@ func (p *Path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand 
 // PutSignal copies src, then updates the signal word with an atomic that
 // orders after the copy.
 func (p *Path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op transport.SignalOp) error {
-	copy(p.mem[off:off+uint64(len(src))], src)
+	transport.Copy(p.mem[off:off+uint64(len(src))], src)
 	transport.ApplySignal(p.mem, sigOff, value, op)
 	p.bell.Ring()
 	return nil

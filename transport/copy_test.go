@@ -1,0 +1,53 @@
+package transport
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestCopy(t *testing.T) {
+	for _, n := range []int{0, 1, 7, copyPiece - 1, copyPiece, copyPiece + 3, 3*copyPiece + 5, cachedCopyMax, cachedCopyMax + 1} {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(i*31 + i>>9)
+		}
+		dst := make([]byte, n+16)
+		for i := range dst {
+			dst[i] = 0xEE
+		}
+		Copy(dst[8:], src)
+		if !bytes.Equal(dst[8:8+n], src) {
+			t.Fatalf("%d bytes: copy differs", n)
+		}
+		if !bytes.Equal(dst[:8], bytes.Repeat([]byte{0xEE}, 8)) || !bytes.Equal(dst[8+n:], bytes.Repeat([]byte{0xEE}, 8)) {
+			t.Fatalf("%d bytes: wrote outside the destination", n)
+		}
+	}
+}
+
+// BenchmarkCopy compares Copy with a single copy at sizes around memmove's
+// non-temporal switch; run it where the heaps live (go test -bench Copy).
+func BenchmarkCopy(b *testing.B) {
+	for _, n := range []int{1 << 20, 4 << 20, 16 << 20} {
+		src, dst := make([]byte, n), make([]byte, n)
+		for i := range src { // else every read hits the zero page
+			src[i], dst[i] = byte(i), byte(i>>8)
+		}
+		b.Run(sizeName(n)+"/Copy", func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				Copy(dst, src)
+			}
+		})
+		b.Run(sizeName(n)+"/copy", func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				copy(dst, src)
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	return string(rune('0'+n>>20/10)) + string(rune('0'+n>>20%10)) + "MiB"
+}
