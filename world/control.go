@@ -97,8 +97,10 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 		// protoactor leaves open (see controlConns). Keepalive notices a
 		// host that vanished without a reset; it is off in gRPC by default
 		// (NOTES.md). gRPC raises a client interval below 10 s to 10 s, so
-		// the client side notices after 10 s + 2 s; the server side (2 s +
-		// 2 s above) and the data paths notice sooner.
+		// alone it noticed after 10 s + 2 s on the client side; the
+		// kernel's probes (controlKeepAlive) end such a connection in about
+		// 4 s. The server side's end does not reach protoactor as a lost
+		// endpoint, so each side relies on its own client connection.
 		remote.WithDialOptions(append(c.conns.dialOptions(), grpc.WithTransportCredentials(dialCreds),
 			grpc.WithPerRPCCredentials(tokenCreds{token: token, secure: serverTLS != nil}),
 			grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 2 * time.Second, Timeout: 2 * time.Second, PermitWithoutStream: true}),

@@ -76,6 +76,16 @@ func (t *controlConns) dialOptions() []grpc.DialOption {
 	return []grpc.DialOption{grpc.WithContextDialer(t.dial), grpc.WithStreamInterceptor(t.intercept)}
 }
 
+// controlKeepAlive has the kernel probe an idle control connection after
+// 2 s. gRPC raises its own client pings to one per 10 s at least, and a
+// connection to a host that was cut off, idle or not, would end only at the
+// next ping's timeout (12 s, measured); with the probe it ends within about
+// 4 s, because gRPC also sets TCP_USER_TIMEOUT (its 2 s ping timeout) on
+// the socket, which bounds how long a probe may go unanswered. Probes are
+// answered by the peer's kernel, so a busy or stopped PE process does not
+// trip them.
+var controlKeepAlive = net.KeepAliveConfig{Enable: true, Idle: 2 * time.Second, Interval: time.Second, Count: 2}
+
 var errControlClosing = status.Error(codes.Unavailable, "goshmem: the control plane is closing")
 
 // dial opens a control-plane socket, cancelled when t closes. It hands
@@ -94,7 +104,7 @@ func (t *controlConns) dial(ctx context.Context, addr string) (net.Conn, error) 
 	defer cancel()
 	stop := context.AfterFunc(t.life, cancel)
 	defer stop()
-	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	conn, err := (&net.Dialer{KeepAliveConfig: controlKeepAlive}).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}

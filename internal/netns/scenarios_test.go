@@ -2,7 +2,9 @@ package netns_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,6 +95,16 @@ func failureCase(t *testing.T, n *netns.Net, victim int, breakIt func(ps []*proc
 // cleanly and leaks nothing, and that its error names named and comes
 // within detectBound. It returns the PEs' processes.
 func checkFailure(t *testing.T, l *launch, breakIt func(ps []*proc) error, survivors []int, named string) []*proc {
+	each := make(map[int]string, len(survivors))
+	for _, r := range survivors {
+		each[r] = named
+	}
+	return checkFailureNamed(t, l, breakIt, each)
+}
+
+// checkFailureNamed is checkFailure where each survivor's error names
+// what named gives for it.
+func checkFailureNamed(t *testing.T, l *launch, breakIt func(ps []*proc) error, named map[int]string) []*proc {
 	ps := l.startAll(t)
 	awaitReady(t, ps)
 	broke := time.Now()
@@ -100,15 +112,15 @@ func checkFailure(t *testing.T, l *launch, breakIt func(ps []*proc) error, survi
 		t.Fatal(err)
 	}
 	var worst time.Duration
-	for _, r := range survivors {
+	for _, r := range slices.Sorted(maps.Keys(named)) {
 		p := ps[r]
 		if c := p.wait(t, procTimeout); c != exitPEFailed {
 			t.Errorf("PE %d exited %d, want %d (ErrPEFailed, clean Finalize, no leaks); output:\n%s", r, c, exitPEFailed, p.output())
 			continue
 		}
 		at, line := failedAt(t, p)
-		if !strings.Contains(line, named) {
-			t.Errorf("PE %d's error does not name %q: %s; output:\n%s", r, named, line, p.output())
+		if !strings.Contains(line, named[r]) {
+			t.Errorf("PE %d's error does not name %q: %s; output:\n%s", r, named[r], line, p.output())
 		}
 		d := at.Sub(broke)
 		t.Logf("PE %d noticed the failure after %v: %s", r, d, line)
@@ -136,14 +148,18 @@ func TestHostsCutLink(t *testing.T) {
 
 // TestHostsCutLinkNotice: a world formed by unique ID (no gossip, so no
 // memberlist detection), PE 3's host cut off while PEs 0, 1 and 2 keep
-// reading from it. Only rank 0 holds a control connection to PE 3: PEs 1
-// and 2 learn of the failure from rank 0's notice alone, and it must end
-// their pending reads too (their data connections, cut without a reset,
-// would only time out after 30 s, or hang in a dial).
+// reading from it and PE 3 reads from PE 0. Only rank 0 holds a control
+// connection to PE 3: PEs 1 and 2 learn of the failure from rank 0's
+// notice alone, and it must end their pending reads too (their data
+// connections, cut without a reset, would only time out after 30 s, or
+// hang in a dial). PE 3, cut off, must end too, blaming PE 0: its control
+// connection to rank 0 is idle, and only the kernel's keepalive probes
+// end it within seconds (controlKeepAlive; gRPC alone took 12 s).
 func TestHostsCutLinkNotice(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
 	l := newLaunch(t, n, []int{0, 1, 2, 3}, "wait", false, "TEST_VICTIM=3", "TEST_READERS=1")
-	checkFailure(t, l, func([]*proc) error { return n.CutHost(3) }, []int{0, 1, 2}, "-> PE 3)")
+	checkFailureNamed(t, l, func([]*proc) error { return n.CutHost(3) },
+		map[int]string{0: "-> PE 3)", 1: "-> PE 3)", 2: "-> PE 3)", 3: "-> PE 0)"})
 }
 
 func TestHostsPartition(t *testing.T) {
