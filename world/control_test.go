@@ -13,8 +13,8 @@ import (
 
 // TestPostRacingClose sends failure notices to a peer's actor while the
 // control plane closes, as a failure timer firing during Finalize does.
-// Every post either goes before close begins or is dropped; none reaches
-// protoactor's remote layer mid-shutdown, where it panics (CI saw
+// Every post either goes before the remote layer starts to shut down or is
+// dropped; none reaches it mid-shutdown, where it panics (CI saw
 // "interface {} is nil, not *remote.endpoint").
 func TestPostRacingClose(t *testing.T) {
 	noLeaks(t)
