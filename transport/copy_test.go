@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -33,21 +34,17 @@ func BenchmarkCopy(b *testing.B) {
 		for i := range src { // else every read hits the zero page
 			src[i], dst[i] = byte(i), byte(i>>8)
 		}
-		b.Run(sizeName(n)+"/Copy", func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dMiB/Copy", n>>20), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
 				Copy(dst, src)
 			}
 		})
-		b.Run(sizeName(n)+"/copy", func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dMiB/copy", n>>20), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
 				copy(dst, src)
 			}
 		})
 	}
-}
-
-func sizeName(n int) string {
-	return string(rune('0'+n>>20/10)) + string(rune('0'+n>>20%10)) + "MiB"
 }
