@@ -69,7 +69,9 @@
 // Puts: errs.ErrPEFailed after PeerFailed) without their completions: the
 // slot is abandoned, and reused only once libfabric completes it or Close
 // has closed the endpoint, so the late completion writes only the slot's
-// bounce buffer, never a Get's dst. A read larger than BounceSize, which
+// bounce buffer, never a Get's dst. A GetNBI from a failed peer is skipped
+// the same way: Quiet stops waiting for it, and its late completion is not
+// copied to dst (Node.copyOut). A read larger than BounceSize, which
 // the NIC writes into dst directly, is not abandoned: it waits for its
 // completion (the provider fails it when the connection breaks),
 // OpTimeout or Close. Close closes the endpoint first, then fails the

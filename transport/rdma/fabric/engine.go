@@ -36,14 +36,16 @@ func (e *engine) Fence() error {
 // target and every GetNBI has filled its buffer. It fails with
 // errs.ErrTimeout (naming the peers with outstanding writes) after
 // OpTimeout, or with the first asynchronous failure since the last Quiet.
+// After a peer failed it still waits for the GetNBIs from live peers, and
+// those from the failed peer never write their buffers after it returns.
 func (e *engine) Quiet() error {
 	n := e.n
 	err := n.quietWrites("Quiet")
 	if err == nil {
 		err = n.waitCounter(1, "Quiet")
 	}
-	if err == nil && n.nbiPending.Load() > 0 {
-		err = n.waitNBI()
+	if (err == nil || errors.Is(err, errs.ErrPEFailed)) && n.nbiPending.Load() > 0 {
+		err = errors.Join(err, n.waitNBI())
 	}
 	if ae := n.asyncErr.Swap(nil); ae != nil {
 		err = errors.Join(*ae, err)
@@ -174,11 +176,13 @@ func (n *Node) outstanding() (int, string) {
 }
 
 // waitNBI waits for the GetNBI copies that the progress goroutine makes
-// after their read completions.
+// after their read completions: on a live path until all are made, on a
+// failed one only for a copy under way (later ones are skipped, copyOut),
+// since a dead peer may never complete its reads.
 func (n *Node) waitNBI() error {
 	t := time.NewTimer(n.cfg.OpTimeout)
 	defer t.Stop()
-	for n.nbiPending.Load() > 0 {
+	for n.nbiOutstanding() {
 		select {
 		case <-n.nbiDone:
 		case <-n.done:
@@ -188,4 +192,23 @@ func (n *Node) waitNBI() error {
 		}
 	}
 	return nil
+}
+
+// nbiOutstanding reports whether a GetNBI may still write its buffer and
+// Quiet must wait for it (see waitNBI).
+func (n *Node) nbiOutstanding() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.paths {
+		switch {
+		case p == nil:
+		case p.failed.Load() != nil:
+			if p.copying.Load() > 0 {
+				return true
+			}
+		case p.nbi.Load() > 0:
+			return true
+		}
+	}
+	return false
 }

@@ -157,6 +157,38 @@ func TestPeerFailedEndsInFlight(t *testing.T) {
 	}
 }
 
+// TestPeerFailedAbandonsGetNBI: a GetNBI in flight to a peer that never
+// answers ends at the next Quiet with ErrPEFailed naming it once the peer
+// is marked failed, and its late completion, which still frees the slot,
+// does not write dst: the caller may be reusing it after that Quiet.
+func TestPeerFailedAbandonsGetNBI(t *testing.T) {
+	n := openZero(t)
+	peer := startPeerProc(t, n)
+	p := n.paths[1]
+	if err := p.Get(make([]byte, 8), 0); err != nil {
+		t.Fatal(err)
+	}
+	peer.stop(t)
+	dst := make([]byte, 64)
+	for i := range dst {
+		dst[i] = 0xAA
+	}
+	if err := p.GetNBI(dst, 0); err != nil {
+		t.Fatal(err)
+	}
+	n.PeerFailed(1)
+	expectFailed(t, n.Engine().Quiet(), 1)
+	peer.resume(t) // the late completion comes now and frees the slot
+	for len(n.free) < n.cfg.Slots {
+		runtime.Gosched()
+	}
+	for i, b := range dst {
+		if b != 0xAA {
+			t.Fatalf("dst[%d] = %#x written after Quiet reported the failure", i, b)
+		}
+	}
+}
+
 // TestCloseEndsInFlight: Close ends a Get waiting on a peer that never
 // answers with ErrFinalized, after the endpoint is closed.
 func TestCloseEndsInFlight(t *testing.T) {

@@ -230,7 +230,8 @@ func (n *Node) Engine() transport.Engine { return &n.eng }
 // errs.ErrPEFailed naming it, and so do the blocking operations waiting
 // for a completion from it (Get, fetching atomics, large Puts), at once;
 // their completion slots stay reserved until libfabric completes them or
-// Close. Reads straight into a caller's buffer larger than BounceSize are
+// Close. Its pending GetNBIs no longer hold Quiet up and never fill their
+// buffers. Reads straight into a caller's buffer larger than BounceSize are
 // the exception: they wait for their completion (the provider fails them
 // when the connection breaks), OpTimeout or Close, since the NIC may write
 // that buffer until then.

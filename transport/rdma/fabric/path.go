@@ -30,6 +30,12 @@ type path struct {
 	dead      chan struct{} // closed when failed is set: wakes the path's waiters (await, acquire)
 	fenceSeen atomic.Uint64 // the node's fence epoch this path has honoured
 	lastW     atomic.Uint64 // global sequence number of this path's last write
+
+	// nbi counts this path's GetNBIs not yet finished (copied out, or
+	// skipped because the path failed); copying counts completions between
+	// their failure check and the end of their copy (see Node.copyOut).
+	nbi     atomic.Int64
+	copying atomic.Int32
 }
 
 // writeFlags ask for delivery completion: a counted write is in the peer's
@@ -45,6 +51,7 @@ func (p *path) fail(sentinel error, op, format string, args ...any) {
 func (p *path) failWith(err error) {
 	if p.failed.CompareAndSwap(nil, &err) {
 		close(p.dead)
+		p.n.nbiChanged() // a Quiet waiting for this path's GetNBIs stops waiting
 	}
 }
 
@@ -246,7 +253,7 @@ func (p *path) post(i int32, op string, r *req) error {
 
 func (p *path) setup(i int32, kind, which uint8, op string) *slot {
 	s := &p.n.slots[i]
-	s.kind, s.which, s.width, s.peer, s.op, s.code = kind, which, 0, p.peer, op, 0
+	s.kind, s.which, s.width, s.path, s.op, s.code = kind, which, 0, p, op, 0
 	return s
 }
 
@@ -295,11 +302,13 @@ func (p *path) get(dst []byte, off uint64, nbi bool, op string) error {
 	s := p.setup(i, kind, 1, op)
 	s.dst = dst
 	if nbi {
+		p.nbi.Add(1)
 		p.n.nbiPending.Add(1)
 	}
 	r := req{code: reqRead, buf: unsafe.Pointer(&s.bounce[0]), len: len(dst), desc: p.n.bounceDesc, off: off}
 	if err := p.post(i, op, &r); err != nil {
 		if nbi {
+			p.nbi.Add(-1)
 			p.n.nbiPending.Add(-1)
 		}
 		return err

@@ -32,7 +32,7 @@ type slot struct {
 	timer  *time.Timer
 	bounce []byte // C memory, BounceSize bytes
 	dst    []byte // where a get's bounce data goes
-	peer   int
+	path   *path  // the path that posted it
 	op     string
 	big    *leak // pinned/registered caller buffer of a large transfer
 }
@@ -90,7 +90,7 @@ func (n *Node) acquire(op string, p *path) (int32, error) {
 
 func (n *Node) release(i int32) {
 	s := &n.slots[i]
-	s.dst, s.op, s.big = nil, "", nil
+	s.dst, s.op, s.big, s.path = nil, "", nil, nil
 	s.state.Store(stFree)
 	n.free <- i
 }
@@ -206,20 +206,47 @@ func (n *Node) complete(i, code int) {
 		}
 		s.done <- struct{}{}
 	case kindAsyncPut, kindAsyncGet:
-		if code == 0 && s.kind == kindAsyncGet {
-			n.finishData(s)
+		get, p := s.kind == kindAsyncGet, s.path
+		if code == 0 && get {
+			n.copyOut(s)
 		}
 		if code != 0 {
 			n.asyncFailed(s, code)
 		}
-		get := s.kind == kindAsyncGet
 		n.release(int32(i))
-		if get && n.nbiPending.Add(-1) == 0 {
-			select {
-			case n.nbiDone <- struct{}{}:
-			default:
-			}
+		if get {
+			n.nbiFinished(p)
 		}
+	}
+}
+
+// copyOut copies a GetNBI's data to its destination unless its path has
+// failed: the Quiet that reported the failure may have returned already,
+// and its caller may be reusing dst. copying brackets the check and the
+// copy, so that waitNBI, once it has seen the failure, can wait for a copy
+// that checked before it (both sides use sequentially consistent atomics:
+// either the copy sees the failure, or waitNBI sees the copy).
+func (n *Node) copyOut(s *slot) {
+	p := s.path
+	p.copying.Add(1)
+	if p.failed.Load() == nil {
+		n.finishData(s)
+	}
+	p.copying.Add(-1)
+}
+
+// nbiFinished counts a GetNBI of p as finished and wakes a waiting Quiet.
+func (n *Node) nbiFinished(p *path) {
+	p.nbi.Add(-1)
+	n.nbiPending.Add(-1)
+	n.nbiChanged()
+}
+
+// nbiChanged wakes waitNBI to look again.
+func (n *Node) nbiChanged() {
+	select {
+	case n.nbiDone <- struct{}{}:
+	default:
 	}
 }
 
@@ -236,14 +263,12 @@ func (n *Node) finishData(s *slot) {
 }
 
 func (n *Node) asyncFailed(s *slot, code int) {
-	n.mu.Lock()
-	p := n.paths[s.peer]
-	n.mu.Unlock()
+	p := s.path
 	var err error
-	if p != nil && code > 0 {
+	if code > 0 {
 		err = n.completionErr(s.op, p, code)
 	} else {
-		err = errs.New(s.op, n.cfg.Rank, s.peer, errs.ErrFinalized, "node closed")
+		err = errs.New(s.op, n.cfg.Rank, p.peer, errs.ErrFinalized, "node closed")
 	}
 	n.asyncErr.CompareAndSwap(nil, &err)
 }
@@ -269,13 +294,11 @@ func (n *Node) failSlots() {
 				s.done <- struct{}{}
 			}
 		case kindAsyncGet:
+			s.path.nbi.Add(-1)
 			n.nbiPending.Add(-1)
 		}
 	}
-	select {
-	case n.nbiDone <- struct{}{}:
-	default:
-	}
+	n.nbiChanged()
 }
 
 // leak holds a large caller buffer that libfabric reads or writes directly:
