@@ -106,7 +106,7 @@ func (n *Node) waitCounter(which int, op string) error {
 		if left <= 0 {
 			n.exit()
 			target, who := n.outstanding()
-			return errs.New(op, n.cfg.Rank, target, errs.ErrTimeout, "%d of %d %s operations incomplete after %v (%s)",
+			return errs.New(op, n.rank(), target, errs.ErrTimeout, "%d of %d %s operations incomplete after %v (%s)",
 				issued-ok-bad-lost, issued, [2]string{"write", "read"}[which], n.cfg.OpTimeout, who)
 		}
 		ms := min(left, 100*time.Millisecond).Milliseconds()
@@ -130,7 +130,7 @@ func (n *Node) failedOutstanding(which int, op string) error {
 			continue
 		}
 		if e := p.failed.Load(); e != nil {
-			return &errs.Error{Op: op, PE: n.cfg.Rank, Target: p.peer,
+			return &errs.Error{Op: op, PE: n.rank(), Target: p.peer,
 				Detail: fmt.Sprintf("%s operations outstanding with a failed PE", [2]string{"write", "read"}[which]), Err: *e}
 		}
 	}
@@ -147,7 +147,7 @@ func (n *Node) counterErrors(which int, bad uint64, op string) error {
 		}
 		if n.errSeen[which].CompareAndSwap(seen, bad) {
 			target, who := n.outstanding()
-			return errs.New(op, n.cfg.Rank, target, errs.ErrPEFailed, "%d %s operations failed (%s)",
+			return errs.New(op, n.rank(), target, errs.ErrPEFailed, "%d %s operations failed (%s)",
 				bad-seen, [2]string{"write", "read"}[which], who)
 		}
 	}
@@ -186,9 +186,9 @@ func (n *Node) waitNBI() error {
 		select {
 		case <-n.nbiDone:
 		case <-n.done:
-			return errs.New("Quiet", n.cfg.Rank, errs.NoPE, errs.ErrFinalized, "node closed")
+			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrFinalized, "node closed")
 		case <-t.C:
-			return errs.New("Quiet", n.cfg.Rank, errs.NoPE, errs.ErrTimeout, "%d GetNBI copies pending after %v", n.nbiPending.Load(), n.cfg.OpTimeout)
+			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrTimeout, "%d GetNBI copies pending after %v", n.nbiPending.Load(), n.cfg.OpTimeout)
 		}
 	}
 	return nil

@@ -26,6 +26,7 @@ const Available = true
 // Close (or Engine().Close) releases it.
 type Node struct {
 	cfg    Config
+	me     atomic.Int64 // this node's rank: cfg.Rank, or what SetRank set
 	log    *slog.Logger
 	c      *C.gf_node // C memory: libfabric keeps pointers into the contexts it owns
 	prov   string
@@ -83,6 +84,7 @@ func Open(cfg Config) (*Node, error) {
 		nbiDone: make(chan struct{}, 1),
 		paths:   make([]*path, c.NPEs), failed: make([]bool, c.NPEs)}
 	n.eng.n = n
+	n.me.Store(int64(c.Rank))
 	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))
 	if n.c == nil {
 		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrOutOfMemory, "allocating the node")
@@ -125,13 +127,46 @@ func Open(cfg Config) (*Node, error) {
 	return n, nil
 }
 
+// rank is this node's rank, as errors and its Address name it.
+func (n *Node) rank() int { return int(n.me.Load()) }
+
+// SetRank gives the node its rank when it was opened before ranks were
+// known (gossip start-up registers the heap before the exchange that
+// assigns them): its Address and errors name r from then on. It must come
+// before Connect; it fails with errs.ErrInvalidArgument for a rank outside
+// the world or once a peer is connected.
+func (n *Node) SetRank(r int) error {
+	if r < 0 || r >= n.cfg.NPEs {
+		return errs.New("fabric.SetRank", n.rank(), errs.NoPE, errs.ErrInvalidArgument, "rank %d of %d PEs", r, n.cfg.NPEs)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.paths {
+		if p != nil {
+			return errs.New("fabric.SetRank", n.rank(), p.peer, errs.ErrInvalidArgument, "PE %d is connected already", p.peer)
+		}
+	}
+	a, err := DecodeAddress(n.self)
+	if err != nil {
+		return err
+	}
+	a.Rank = r
+	b, err := a.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	n.me.Store(int64(r))
+	n.self = b
+	return nil
+}
+
 func (n *Node) initAddress() error {
 	var buf [MaxEPName]byte
 	l := C.size_t(len(buf))
 	if rc := C.gf_getname(n.c, unsafe.Pointer(&buf[0]), &l); rc != 0 {
-		return errs.New("fabric.Open", n.cfg.Rank, errs.NoPE, errs.ErrBootstrap, "fi_getname: %s", fiStrerror(int(rc)))
+		return errs.New("fabric.Open", n.rank(), errs.NoPE, errs.ErrBootstrap, "fi_getname: %s", fiStrerror(int(rc)))
 	}
-	a := Address{Rank: n.cfg.Rank, Provider: n.prov, HeapSize: uint64(len(n.cfg.Heap)),
+	a := Address{Rank: n.rank(), Provider: n.prov, HeapSize: uint64(len(n.cfg.Heap)),
 		Key: uint64(C.gf_heap_key(n.c)), EP: buf[:l]}
 	if len(n.cfg.Heap) > 0 {
 		a.HeapBase = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(n.cfg.Heap))))
@@ -148,7 +183,11 @@ func (n *Node) initAddress() error {
 func (n *Node) Provider() string { return n.prov }
 
 // Address returns the bytes a peer passes to Connect to reach this node.
-func (n *Node) Address() []byte { return append([]byte(nil), n.self...) }
+func (n *Node) Address() []byte {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]byte(nil), n.self...)
+}
 
 // Connect makes the peers reachable: peers[r] is rank r's Address (nil for a
 // rank this node will not talk to; this node's own entry may be included).
@@ -157,7 +196,7 @@ func (n *Node) Address() []byte { return append([]byte(nil), n.self...) }
 // ranks before it connected.
 func (n *Node) Connect(peers [][]byte) error {
 	if len(peers) > n.cfg.NPEs {
-		return errs.New("fabric.Connect", n.cfg.Rank, errs.NoPE, errs.ErrInvalidArgument, "%d addresses for %d PEs", len(peers), n.cfg.NPEs)
+		return errs.New("fabric.Connect", n.rank(), errs.NoPE, errs.ErrInvalidArgument, "%d addresses for %d PEs", len(peers), n.cfg.NPEs)
 	}
 	for r, b := range peers {
 		if b == nil {
@@ -172,7 +211,7 @@ func (n *Node) Connect(peers [][]byte) error {
 
 func (n *Node) connect(r int, b []byte) error {
 	bad := func(sentinel error, format string, args ...any) error {
-		return errs.New("fabric.Connect", n.cfg.Rank, r, sentinel, format, args...)
+		return errs.New("fabric.Connect", n.rank(), r, sentinel, format, args...)
 	}
 	a, err := DecodeAddress(b)
 	if err != nil {
@@ -213,14 +252,14 @@ func (n *Node) connect(r int, b []byte) error {
 // a rank outside the world or one not connected yet.
 func (n *Node) Path(peer int) (transport.Path, error) {
 	if peer < 0 || peer >= n.cfg.NPEs {
-		return nil, errs.New("fabric.Path", n.cfg.Rank, peer, errs.ErrInvalidArgument, "no PE %d in a world of %d", peer, n.cfg.NPEs)
+		return nil, errs.New("fabric.Path", n.rank(), peer, errs.ErrInvalidArgument, "no PE %d in a world of %d", peer, n.cfg.NPEs)
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if p := n.paths[peer]; p != nil {
 		return p, nil
 	}
-	return nil, errs.New("fabric.Path", n.cfg.Rank, peer, errs.ErrInvalidArgument, "PE %d not connected", peer)
+	return nil, errs.New("fabric.Path", n.rank(), peer, errs.ErrInvalidArgument, "PE %d not connected", peer)
 }
 
 // Engine returns the engine that fences and quiets every path of the node.
@@ -288,7 +327,7 @@ func (n *Node) enter(op string, peer int) error {
 	n.life.RLock()
 	if n.closed.Load() {
 		n.life.RUnlock()
-		return errs.New(op, n.cfg.Rank, peer, errs.ErrFinalized, "node closed")
+		return errs.New(op, n.rank(), peer, errs.ErrFinalized, "node closed")
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func (p *path) atomic(op transport.AtomicOp, width int, off uint64, operand, con
 func (p *path) casLoop(op transport.AtomicOp, width int, off uint64, operand uint64, name string) (uint64, error) {
 	w := wi(width)
 	if !p.n.atom.cswap[w] {
-		return 0, errs.New(name, p.n.cfg.Rank, p.peer, errs.ErrInvalidArgument,
+		return 0, errs.New(name, p.n.rank(), p.peer, errs.ErrInvalidArgument,
 			"provider %s implements neither atomic op %d nor compare-and-swap on %d-byte words", p.n.prov, op, width)
 	}
 	var old uint64
@@ -60,7 +60,7 @@ func (p *path) casLoop(op transport.AtomicOp, width int, off uint64, operand uin
 			return old, nil
 		}
 		if time.Now().After(deadline) {
-			return 0, errs.New(name, p.n.cfg.Rank, p.peer, errs.ErrTimeout, "compare-and-swap loop for op %d lost every race for %v", op, p.n.cfg.OpTimeout)
+			return 0, errs.New(name, p.n.rank(), p.peer, errs.ErrTimeout, "compare-and-swap loop for op %d lost every race for %v", op, p.n.cfg.OpTimeout)
 		}
 		old = got
 	}
@@ -131,7 +131,7 @@ func (p *path) injectAtomic(fop, dt C.int, off, operand uint64, op string) error
 
 func (p *path) checkAtomic(op transport.AtomicOp, width int, off uint64, name string) error {
 	if !op.Valid() || (width != 4 && width != 8) || off%uint64(width) != 0 {
-		return errs.New(name, p.n.cfg.Rank, p.peer, errs.ErrInvalidArgument, "atomic op %d width %d at offset %d", op, width, off)
+		return errs.New(name, p.n.rank(), p.peer, errs.ErrInvalidArgument, "atomic op %d width %d at offset %d", op, width, off)
 	}
 	return p.check(name, off, width)
 }
@@ -143,7 +143,7 @@ func (p *path) checkAtomic(op transport.AtomicOp, width int, off uint64, name st
 // (FI_ORDER_WAW or FI_FENCE semantics differ between providers).
 func (p *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op transport.SignalOp) error {
 	if !op.Valid() {
-		return errs.New("PutSignal", p.n.cfg.Rank, p.peer, errs.ErrInvalidArgument, "signal op %d", op)
+		return errs.New("PutSignal", p.n.rank(), p.peer, errs.ErrInvalidArgument, "signal op %d", op)
 	}
 	if err := p.checkAtomic(transport.AtomicSet, 8, sigOff, "PutSignal"); err != nil {
 		return err

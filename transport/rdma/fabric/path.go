@@ -43,7 +43,7 @@ type path struct {
 const writeFlags = C.FI_DELIVERY_COMPLETE
 
 func (p *path) fail(sentinel error, op, format string, args ...any) {
-	p.failWith(errs.New(op, p.n.cfg.Rank, p.peer, sentinel, format, args...))
+	p.failWith(errs.New(op, p.n.rank(), p.peer, sentinel, format, args...))
 }
 
 // failWith records the path's first failure and wakes every operation
@@ -58,17 +58,17 @@ func (p *path) failWith(err error) {
 // failedErr is the error of an operation ended by the path's failure: it
 // wraps the failure (errs.ErrPEFailed after PeerFailed) and names the peer.
 func (p *path) failedErr(op, detail string) error {
-	return &errs.Error{Op: op, PE: p.n.cfg.Rank, Target: p.peer, Detail: detail, Err: *p.failed.Load()}
+	return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: detail, Err: *p.failed.Load()}
 }
 
 // check refuses operations on a failed path and ranges outside the peer's
 // registered heap (the provider would fail them less clearly, or not at all).
 func (p *path) check(op string, off uint64, n int) error {
 	if e := p.failed.Load(); e != nil {
-		return &errs.Error{Op: op, PE: p.n.cfg.Rank, Target: p.peer, Detail: "path failed earlier", Err: *e}
+		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "path failed earlier", Err: *e}
 	}
 	if !transport.InRange(p.size, off, n) {
-		return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, p.size)
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, p.size)
 	}
 	return nil
 }
@@ -117,13 +117,13 @@ func (p *path) again(deadline *time.Time, op string) error {
 	if e := p.failed.Load(); e != nil {
 		// A peer that is gone can keep the queue full (rxm retrying the
 		// connection) until OpTimeout; PeerFailed ends the wait.
-		return &errs.Error{Op: op, PE: p.n.cfg.Rank, Target: p.peer, Detail: "path failed while the provider queue was full", Err: *e}
+		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "path failed while the provider queue was full", Err: *e}
 	}
 	now := time.Now()
 	if deadline.IsZero() {
 		*deadline = now.Add(p.n.cfg.OpTimeout)
 	} else if now.After(*deadline) {
-		return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrTimeout, "provider queue full for %v", p.n.cfg.OpTimeout)
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrTimeout, "provider queue full for %v", p.n.cfg.OpTimeout)
 	}
 	runtime.Gosched()
 	return p.n.enter(op, p.peer)
@@ -151,7 +151,7 @@ func (p *path) retry(op, call string, post func() C.ssize_t) error {
 }
 
 func (p *path) postErr(op, call string, rc C.ssize_t) error {
-	return errs.New(op, p.n.cfg.Rank, p.peer, errs.ErrPEFailed, "%s: %s", call, fiStrerror(int(rc)))
+	return errs.New(op, p.n.rank(), p.peer, errs.ErrPEFailed, "%s: %s", call, fiStrerror(int(rc)))
 }
 
 // Put writes src to the peer's heap at off and returns once src is
@@ -346,7 +346,7 @@ func (p *path) big(off uint64, buf []byte, write bool, op string) error {
 		n.exit()
 		if rc != 0 {
 			l.release()
-			return errs.New(op, n.cfg.Rank, p.peer, errs.ErrOutOfMemory, "fi_mr_reg of %d bytes: %s", len(buf), fiStrerror(int(rc)))
+			return errs.New(op, n.rank(), p.peer, errs.ErrOutOfMemory, "fi_mr_reg of %d bytes: %s", len(buf), fiStrerror(int(rc)))
 		}
 		l.desc = desc
 	}

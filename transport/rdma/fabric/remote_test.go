@@ -4,8 +4,10 @@ package fabric
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
 
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -56,5 +58,55 @@ func TestNoRemoteWriteEvents(t *testing.T) {
 	}
 	if w.nodes[0].OnRemoteWrite(func() {}) {
 		t.Fatal("OnRemoteWrite started a watcher without remote-write events")
+	}
+}
+
+// TestSetRank: a node opened before its rank was known takes it later;
+// its address names the new rank, which a peer's Connect then accepts at
+// that index, and the rank cannot change once a peer is connected.
+func TestSetRank(t *testing.T) {
+	prov, node := testProvider()
+	open := func() *Node {
+		n, err := Open(Config{Rank: 0, NPEs: 2, Heap: mmapHeap(t, 4096), Provider: prov, Node: node, Logger: quietLog()})
+		if errors.Is(err, errs.ErrBootstrap) {
+			t.Skipf("libfabric provider %q unusable here: %v", prov, err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { n.Close() })
+		return n
+	}
+	a, b := open(), open()
+	if err := b.SetRank(2); !isInvalid(err) {
+		t.Fatalf("rank 2 of 2: %v", err)
+	}
+	if err := b.SetRank(1); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := DecodeAddress(b.Address()); err != nil || got.Rank != 1 {
+		t.Fatalf("address after SetRank(1): rank %d, %v", got.Rank, err)
+	}
+	if err := a.Connect([][]byte{nil, b.Address()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Connect([][]byte{a.Address()}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.Path(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Put(8, []byte("renamed")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Engine().Quiet(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b.cfg.Heap[8:15]); got != "renamed" {
+		t.Fatalf("put through the renamed node's address landed as %q", got)
+	}
+	if err := b.SetRank(0); !isInvalid(err) {
+		t.Fatalf("SetRank after Connect: %v", err)
 	}
 }

@@ -80,11 +80,11 @@ func (n *Node) acquire(op string, p *path) (int32, error) {
 	case i := <-n.free:
 		return i, nil
 	case <-n.done:
-		return -1, errs.New(op, n.cfg.Rank, p.peer, errs.ErrFinalized, "node closed")
+		return -1, errs.New(op, n.rank(), p.peer, errs.ErrFinalized, "node closed")
 	case <-p.dead:
 		return -1, p.failedErr(op, "path failed while waiting for a completion slot")
 	case <-t.C:
-		return -1, errs.New(op, n.cfg.Rank, p.peer, errs.ErrTimeout, "no completion slot free within %v (%d in flight)", n.cfg.OpTimeout, n.cfg.Slots)
+		return -1, errs.New(op, n.rank(), p.peer, errs.ErrTimeout, "no completion slot free within %v (%d in flight)", n.cfg.OpTimeout, n.cfg.Slots)
 	}
 }
 
@@ -132,7 +132,7 @@ func (n *Node) await(i int32, p *path, abandon bool) (uint64, error) {
 	case <-s.timer.C:
 		if s.state.CompareAndSwap(stPosted, stAbandoned) {
 			n.lost[which].Add(1)
-			err := errs.New(op, n.cfg.Rank, p.peer, errs.ErrTimeout, "no completion within %v", n.cfg.OpTimeout)
+			err := errs.New(op, n.rank(), p.peer, errs.ErrTimeout, "no completion within %v", n.cfg.OpTimeout)
 			p.failWith(err)
 			return 0, err
 		}
@@ -150,9 +150,9 @@ func (n *Node) await(i int32, p *path, abandon bool) (uint64, error) {
 // (a provider error on a reliable endpoint means the peer is unreachable).
 func (n *Node) completionErr(op string, p *path, code int) error {
 	if code < 0 || n.closed.Load() {
-		return errs.New(op, n.cfg.Rank, p.peer, errs.ErrFinalized, "node closed")
+		return errs.New(op, n.rank(), p.peer, errs.ErrFinalized, "node closed")
 	}
-	err := errs.New(op, n.cfg.Rank, p.peer, errs.ErrPEFailed, "completion error: %s", fiStrerror(code))
+	err := errs.New(op, n.rank(), p.peer, errs.ErrPEFailed, "completion error: %s", fiStrerror(code))
 	p.failWith(err)
 	return err
 }
@@ -171,7 +171,7 @@ func (n *Node) progress() {
 		k := int(C.gf_poll(n.c, 100, &idx[0], &code[0], 64))
 		if k < 0 {
 			if !logged {
-				n.log.Error("fabric: reading the completion queue failed", "rank", n.cfg.Rank, "err", fiStrerror(k))
+				n.log.Error("fabric: reading the completion queue failed", "rank", n.rank(), "err", fiStrerror(k))
 				logged = true
 			}
 			continue
@@ -185,7 +185,7 @@ func (n *Node) progress() {
 func (n *Node) complete(i, code int) {
 	if i < 0 || i >= len(n.slots) {
 		if code != 0 { // an inject operation failed: Quiet reports it through the counters
-			n.log.Debug("fabric: completion error without context", "rank", n.cfg.Rank, "err", fiStrerror(code))
+			n.log.Debug("fabric: completion error without context", "rank", n.rank(), "err", fiStrerror(code))
 		}
 		return
 	}
@@ -268,7 +268,7 @@ func (n *Node) asyncFailed(s *slot, code int) {
 	if code > 0 {
 		err = n.completionErr(s.op, p, code)
 	} else {
-		err = errs.New(s.op, n.cfg.Rank, p.peer, errs.ErrFinalized, "node closed")
+		err = errs.New(s.op, n.rank(), p.peer, errs.ErrFinalized, "node closed")
 	}
 	n.asyncErr.CompareAndSwap(nil, &err)
 }
