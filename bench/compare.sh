@@ -96,5 +96,5 @@ $(oshrun --version 2>/dev/null | head -n1 | grep -o '[0-9][0-9.]*' || echo '?') 
 INTRO
 notes=()
 [[ -f $NOTES ]] && notes=(-notes "$NOTES")
-go run ./bench/report -in "$OUT" -out BENCHMARKS.md -png bench/plot.png -intro "$tmp/intro.md" "${notes[@]}"
+bench/report.sh -in "$OUT" -out BENCHMARKS.md -png bench/plot.png -intro "$tmp/intro.md" "${notes[@]}"
 echo "compare.sh: wrote $OUT, BENCHMARKS.md, bench/plot.png in ${elapsed} s" >&2

@@ -151,6 +151,6 @@ Rows \`tcp-hosts\`, \`tcp-hosts-tls\` and \`tcp-hosts-park\` come from \`bench/n
 INTRO
     notes=()
     [[ -f $NOTES ]] && notes=(-notes "$NOTES")
-    go run ./bench/report -in "$OUT" -out BENCHMARKS.md -png bench/plot.png -intro "$tmp/intro.md" "${notes[@]}"
+    bench/report.sh -in "$OUT" -out BENCHMARKS.md -png bench/plot.png -intro "$tmp/intro.md" "${notes[@]}"
     echo "netns.sh: wrote BENCHMARKS.md, bench/plot.png" >&2
 fi

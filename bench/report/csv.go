@@ -2,7 +2,7 @@
 // BENCHMARKS.md (median latency and bandwidth per message size, with
 // goshmem/oshmem ratios) and a PNG of latency and bandwidth against size.
 //
-//	go run ./bench/report -in a.csv,b.csv -out BENCHMARKS.md -png bench/plot.png
+//	bench/report.sh -in a.csv,b.csv -out BENCHMARKS.md -png bench/plot.png
 package main
 
 import (
