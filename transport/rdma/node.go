@@ -38,6 +38,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goshmem/shmem/internal/admit"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
@@ -48,6 +49,7 @@ type Node struct {
 	cfg Config
 	log *slog.Logger
 	ln  net.Listener
+	acc *admit.Acceptor // ln's accept loop: retries EMFILE, bounds unauthenticated connections
 	eng engine
 	wg  sync.WaitGroup
 
@@ -79,6 +81,7 @@ func Listen(cfg Config) (*Node, error) {
 	n := &Node{cfg: c, log: c.Logger, ln: ln,
 		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}}
 	n.eng.n = n
+	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger})
 	if c.BusyPoll > 0 {
 		n.poll = newPollBudget(c.BusyPoll)
 	}
@@ -204,14 +207,12 @@ func (n *Node) Close() error {
 func (n *Node) acceptLoop() {
 	defer n.wg.Done()
 	for {
-		raw, err := n.ln.Accept()
+		// Only a closed listener ends the loop: admit retries the rest.
+		raw, admitted, err := n.acc.Accept()
 		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				n.log.Error("rdma: accept failed; no longer serving", "rank", n.cfg.Rank, "err", err)
-			}
 			return
 		}
-		sc := &serverConn{n: n, raw: raw, relayFail: -1}
+		sc := &serverConn{n: n, raw: raw, admitted: admitted, relayFail: -1}
 		n.mu.Lock()
 		if n.closed {
 			n.mu.Unlock()

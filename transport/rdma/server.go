@@ -18,10 +18,11 @@ import (
 // sends to the local heap (or relays them) and writes the responses, in the
 // order the requests came.
 type serverConn struct {
-	n   *Node
-	raw net.Conn
-	c   net.Conn
-	br  *bufio.Reader
+	n        *Node
+	raw      net.Conn
+	admitted func() // frees the connection's place among the unauthenticated
+	c        net.Conn
+	br       *bufio.Reader
 
 	wmu sync.Mutex // guards bw, wdl and ob: relayed answers come from other goroutines
 	bw  *bufio.Writer
@@ -42,10 +43,12 @@ func (sc *serverConn) serve() {
 	defer n.wg.Done()
 	defer n.dropServer(sc)
 	defer sc.raw.Close()
+	defer sc.admitted()
 	if err := sc.handshake(); err != nil {
-		n.log.Warn("rdma: refused connection", "rank", n.cfg.Rank, "remote", sc.raw.RemoteAddr().String(), "reason", err)
+		n.acc.Refused("refused connection", "rank", n.cfg.Rank, "remote", sc.raw.RemoteAddr().String(), "reason", err)
 		return
 	}
+	sc.admitted()
 	if sc.rec == nil {
 		sc.lw = newLowWater(sc.raw)
 	}

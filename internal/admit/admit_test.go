@@ -1,0 +1,140 @@
+package admit
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// flakyListener fails its first n Accepts with EMFILE, as a process out of
+// descriptors does, then behaves.
+type flakyListener struct {
+	net.Listener
+	mu    sync.Mutex
+	fails int
+}
+
+func (f *flakyListener) Accept() (net.Conn, error) {
+	f.mu.Lock()
+	if f.fails > 0 {
+		f.fails--
+		f.mu.Unlock()
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: syscall.EMFILE}
+	}
+	f.mu.Unlock()
+	return f.Listener.Accept()
+}
+
+func listen(t *testing.T) net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// An EMFILE is retried: the connection that comes after it is served.
+func TestAcceptSurvivesEMFILE(t *testing.T) {
+	ln := &flakyListener{Listener: listen(t), fails: 3}
+	var logged bytes.Buffer
+	a := New(ln, Config{Name: "test", Logger: slog.New(slog.NewTextHandler(&logged, nil)), LogEvery: time.Hour})
+	done := make(chan error, 1)
+	go func() {
+		c, admitted, err := a.Accept()
+		if err == nil {
+			admitted()
+			c.Write([]byte("ok"))
+			c.Close()
+		}
+		done <- err
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(c)
+	c.Close()
+	if err := <-done; err != nil || string(got) != "ok" {
+		t.Fatalf("after EMFILE: %q, %v", got, err)
+	}
+	ln.Close()
+	if _, _, err := a.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Accept on a closed listener: %v", err)
+	}
+	// Three failures, one line: the rest fall within LogEvery.
+	if n := strings.Count(logged.String(), "accept failed"); n != 1 {
+		t.Fatalf("%d log lines for 3 accept errors:\n%s", n, logged.String())
+	}
+}
+
+// Beyond MaxPending unadmitted connections, a new one evicts the oldest
+// (closed before a byte is read); admitted connections do not count.
+func TestAcceptBoundsPending(t *testing.T) {
+	ln := listen(t)
+	defer ln.Close()
+	a := New(ln, Config{MaxPending: 2})
+	type acc struct {
+		c        net.Conn
+		admitted func()
+	}
+	accepted := make(chan acc)
+	go func() {
+		for {
+			c, admitted, err := a.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- acc{c, admitted}
+		}
+	}()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c1 := dial()
+	a1 := <-accepted
+	a1.admitted() // authenticated: no longer pending
+	c2, c3 := dial(), dial()
+	a2, a3 := <-accepted, <-accepted
+	c4 := dial()
+	a4 := <-accepted
+	// The fourth evicted the oldest pending one, the second: its client
+	// reads EOF, while the admitted first stays open.
+	c2.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := c2.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("oldest pending connection: read %v, want EOF", err)
+	}
+	if _, err := a1.c.Write([]byte("x")); err != nil {
+		t.Fatalf("admitted connection: %v", err)
+	}
+	if a.Pending() != 2 {
+		t.Fatalf("pending %d, want 2", a.Pending())
+	}
+	a2.admitted() // the evicted owner's call finds it gone
+	if a.Pending() != 2 {
+		t.Fatalf("pending %d after the evicted one's admitted, want 2", a.Pending())
+	}
+	for _, c := range []net.Conn{c1, c2, c3, c4, a1.c, a2.c, a3.c, a4.c} {
+		c.Close()
+	}
+	a3.admitted()
+	a4.admitted()
+	ln.Close()
+	for range accepted {
+	}
+}
