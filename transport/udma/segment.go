@@ -189,9 +189,11 @@ func osErr(what string, err error) error {
 // bytes, mapped read/write and shared. The caller owns the name: it should
 // Unlink it once every peer has opened it, and Close it at the end.
 //
-// Pages are allocated when first touched. Create refuses a heap larger than
-// the free space of /dev/shm, but peers filling /dev/shm later can still make
-// a first touch fault (SIGBUS); size /dev/shm for all PEs of the host.
+// The segment's pages are reserved in /dev/shm when it is created
+// (fallocate), so PEs that together overfill /dev/shm (Docker's 64 MiB
+// default is the common case) get errs.ErrOutOfMemory here, naming the size
+// and the free space, instead of a SIGBUS at a later first touch. The cost:
+// the whole heap is committed memory from Init on, as OSHMEM's is.
 func Create(job string, rank int, heapSize int) (*Segment, error) {
 	const op = "udma.Create"
 	if err := checkArgs(op, job, rank, heapSize); err != nil {
@@ -216,8 +218,15 @@ func Create(job string, rank int, heapSize int) (*Segment, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return fail("stat", err)
 	}
-	if err := unix.Ftruncate(fd, int64(size)); err != nil {
-		return fail("truncate", err)
+	if err := reserve(fd, size); err != nil {
+		if errors.Is(err, unix.ENOSPC) {
+			_ = unix.Unlink(path)
+			_, free, _ := ShmInfo()
+			return nil, errs.New(op, rank, errs.NoPE, errs.ErrOutOfMemory,
+				"reserving a segment of %d bytes in %s: %d bytes free (the PEs of this host need more together; enlarge %s or shrink SHMEM_SYMMETRIC_SIZE)",
+				size, Dir, free, Dir)
+		}
+		return fail("reserve", err)
 	}
 	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
@@ -238,6 +247,18 @@ func Create(job string, rank int, heapSize int) (*Segment, error) {
 	// Publishes the fields above: a reader that sees ready sees them.
 	atomic.StoreUint32(word(mem, hdrReady), 1)
 	return s, nil
+}
+
+// reserve sizes the segment file to size bytes with its pages allocated, so
+// that running out of space is an error now rather than a fault at first
+// touch; where the file system cannot allocate (EOPNOTSUPP) it falls back
+// to a sparse file.
+func reserve(fd, size int) error {
+	err := unix.Fallocate(fd, 0, 0, int64(size))
+	if errors.Is(err, unix.EOPNOTSUPP) {
+		err = unix.Ftruncate(fd, int64(size))
+	}
+	return err
 }
 
 // Open maps rank's segment of job, created by a peer on this host. It
