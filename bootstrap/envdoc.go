@@ -6,7 +6,7 @@ package bootstrap
 const EnvTable = `| Variable | Read by | Meaning |
 |---|---|---|
 | ` + "`SHMEM_RANK`" + ` | Init | this PE's number (goshmem launcher; wins over all launchers below) |
-| ` + "`SHMEM_NPES`" + ` | Init | number of PEs, 1..1048576 |
+| ` + "`SHMEM_NPES`" + ` | Init | number of PEs, 1..65536 |
 | ` + "`SHMEM_LOCAL_RANK`" + ` | Init | PE number on this node (optional) |
 | ` + "`SHMEM_LOCAL_SIZE`" + ` | Init | PEs on this node (optional) |
 | ` + "`SHMEM_UNIQUE_ID`" + ` | Init | unique ID token (` + "`gsu1.…`" + `) naming the rank-0 rendezvous |

@@ -8,9 +8,12 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// MaxNPEs bounds the PE count accepted from the environment, so a typo such
-// as WORLD_SIZE=4e9 is an error rather than a giant allocation later.
-const MaxNPEs = 1 << 20
+// MaxNPEs is goshmem's one limit on a world's size, enforced here (the
+// environment), by shmemrun's -np, by the rendezvous and by gossip: a typo
+// such as WORLD_SIZE=4e9 is an error rather than a giant allocation later,
+// and a world that one part accepts is never refused by another. 65536 PEs
+// keep rank 0's rendezvous table bounded (MaxRecord per PE).
+const MaxNPEs = 1 << 16
 
 // Launch sources, in the order DetectLaunch tries them.
 const (

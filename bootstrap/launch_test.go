@@ -48,7 +48,7 @@ func TestDetectLaunch(t *testing.T) {
 			Launch{Source: SourceSlurm, Rank: 0, NPEs: 2, LocalRank: -1, MasterAddr: "head-node:6000"}},
 		{"uid under ompi", env("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "2", "SHMEM_UNIQUE_ID", uid.String()),
 			Launch{Source: SourceOpenMPI, Rank: 0, NPEs: 2, LocalRank: -1, UID: uid.String()}},
-		{"max npes", env("SHMEM_RANK", "1048575", "SHMEM_NPES", "1048576"),
+		{"max npes", env("SHMEM_RANK", "65535", "SHMEM_NPES", "65536"),
 			Launch{Source: SourceGoshmem, Rank: MaxNPEs - 1, NPEs: MaxNPEs, LocalRank: -1}},
 	}
 	for _, c := range cases {
@@ -91,6 +91,7 @@ func TestDetectLaunchErrors(t *testing.T) {
 		{"npes missing", env("SHMEM_RANK", "0"), []string{"SHMEM_NPES", "is not"}},
 		{"npes zero", env("SHMEM_RANK", "0", "SHMEM_NPES", "0"), []string{"SHMEM_NPES=0", "outside [1,"}},
 		{"npes too big", env("SHMEM_RANK", "0", "SHMEM_NPES", "1048577"), []string{"SHMEM_NPES", "outside"}},
+		{"npes one over the limit", env("SHMEM_RANK", "0", "SHMEM_NPES", "65537"), []string{"SHMEM_NPES", "outside [1, 65536]"}},
 		{"npes huge", env("SHMEM_RANK", "0", "SHMEM_NPES", "99999999999999999999999"), []string{"SHMEM_NPES", "not a decimal"}},
 		{"npes float", env("RANK", "0", "WORLD_SIZE", "4e9"), []string{"WORLD_SIZE", "not a decimal"}},
 		{"local rank beyond local size", env("SHMEM_RANK", "0", "SHMEM_NPES", "4", "SHMEM_LOCAL_RANK", "2", "SHMEM_LOCAL_SIZE", "2"), []string{"SHMEM_LOCAL_RANK=2", "outside [0, 1]"}},

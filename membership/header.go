@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/goshmem/shmem/bootstrap"
 )
 
 // header is what every process carries in its memberlist metadata: who it
@@ -27,7 +29,7 @@ const (
 	headerFixed  = 3 + 1 + 1 + 4 + 4 + 8 + 32 + 1 + 1 // magic fmt flags hint npes inc hash jobLen verLen
 	maxIDLen     = 64                                 // JobID and Version each
 	metaMaxSize  = 512                                // memberlist.MetaMaxSize; Create and UpdateNode panic above it
-	maxNPEs      = 1 << 20
+	maxNPEs      = bootstrap.MaxNPEs                  // the one world-size limit
 	noHint       = -1
 	hintNoneWire = 0xFFFFFFFF
 )

@@ -14,6 +14,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
 )
@@ -21,8 +22,9 @@ import (
 // MaxRecord is the largest record a rank may contribute.
 const MaxRecord = 64 << 10
 
-// MaxNPEs bounds the world size the wire format is asked to carry.
-const MaxNPEs = 1 << 16
+// MaxNPEs bounds the world size the wire format is asked to carry: the one
+// limit of bootstrap.MaxNPEs.
+const MaxNPEs = bootstrap.MaxNPEs
 
 // DefaultTimeout is used when Config.Timeout is zero. A launcher starts the
 // processes of a job over many hosts seconds apart (image pulls, slow node
