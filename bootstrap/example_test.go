@@ -41,7 +41,7 @@ func ExampleParseSize() {
 	// 536870912 false
 	// 2147483648 false
 	// 1073741824 false
-	// 0 true
+	// 1610612736 false
 }
 
 func ExampleParseUniqueID() {

@@ -14,9 +14,11 @@ const EnvSymmetricSize = "SHMEM_SYMMETRIC_SIZE"
 // digits, then optionally a unit k, m, g or t (case-insensitive, binary:
 // 1k = 1024), an optional 'i' after the unit (1GiB), and an optional
 // trailing b or B. Surrounding spaces are ignored. "512", "512b", "64k",
-// "2G", "1TiB" parse; negatives, fractions, signs, inner spaces, an empty
+// "2G", "1TiB" parse, and so does a decimal fraction before a unit ("1.5g",
+// at most 9 fraction digits, rounded down to whole bytes); negatives, signs,
+// a fraction without a unit (a part of a byte), inner spaces, an empty
 // string and values above math.MaxInt64 are errors wrapping
-// errs.ErrInvalidArgument.
+// errs.ErrInvalidArgument that say which of these it was.
 func ParseSize(s string) (int64, error) {
 	bad := func(format string, args ...any) (int64, error) {
 		return 0, errs.New("ParseSize", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, format, args...)
@@ -32,6 +34,22 @@ func ParseSize(s string) (int64, error) {
 	digits, suffix := t[:i], strings.ToLower(t[i:])
 	if digits == "" {
 		return bad("size %q does not start with a decimal number", s)
+	}
+	var frac string
+	if strings.HasPrefix(suffix, ".") {
+		j := 1
+		for j < len(suffix) && suffix[j] >= '0' && suffix[j] <= '9' {
+			j++
+		}
+		frac, suffix = suffix[1:j], suffix[j:]
+		switch {
+		case frac == "":
+			return bad("size %q has a point but no digits after it", s)
+		case len(frac) > 9:
+			return bad("size %q has more than 9 fraction digits", s)
+		case suffix == "" || suffix[0] == 'b':
+			return bad("size %q has a fraction of a byte: give a unit (k, m, g, t) or whole bytes", s)
+		}
 	}
 	var shift uint
 	if suffix != "" {
@@ -64,5 +82,19 @@ func ParseSize(s string) (int64, error) {
 	if n > math.MaxInt64>>shift {
 		return bad("size %q overflows int64", s)
 	}
-	return int64(n << shift), nil
+	n <<= shift
+	if frac != "" {
+		// frac/10^len(frac) of a unit, in bytes, rounded down: at most
+		// 9 digits times 2^40 fits in a uint64.
+		var f, scale uint64 = 0, 1
+		for j := 0; j < len(frac); j++ {
+			f, scale = f*10+uint64(frac[j]-'0'), scale*10
+		}
+		add := (f << shift) / scale
+		if n > math.MaxInt64-add {
+			return bad("size %q overflows int64", s)
+		}
+		n += add
+	}
+	return int64(n), nil
 }

@@ -38,6 +38,12 @@ func TestParseSize(t *testing.T) {
 		{"9223372036854775807b", math.MaxInt64},
 		{"8388607t", 8388607 << 40},
 		{"8589934591g", 8589934591 << 30},
+		{"1.5g", 3 << 29},
+		{"1.5GiB", 3 << 29},
+		{"0.5k", 512},
+		{"2.25m", 9 << 18},
+		{"0.001k", 1},
+		{"1.000000001k", 1024},
 	}
 	for _, c := range cases {
 		got, err := ParseSize(c.in)
@@ -49,7 +55,7 @@ func TestParseSize(t *testing.T) {
 
 func TestParseSizeRejects(t *testing.T) {
 	for _, in := range []string{
-		"", " ", "-1", "-1k", "+1", "1.5g", "1e9", "0x10", "1 k", "k", "b", "kb",
+		"", " ", "-1", "-1k", "+1", "1.5", "1.5b", "1.g", "1.1234567891k", "1e9", "0x10", "1 k", "k", "b", "kb",
 		"1kk", "1bb", "1ib", "1i", "1p", "1kiB2", "1gbyte", "12 34", "1_000",
 		"9223372036854775808",  // MaxInt64 + 1
 		"99999999999999999999", // would wrap uint64 in a naive loop
