@@ -17,8 +17,8 @@ const (
 	maxBackoff   = time.Second
 )
 
-func join(ctx context.Context, cfg Config, deadline time.Time, record []byte) ([][]byte, error) {
-	ctx, cancel := context.WithDeadline(ctx, deadline)
+func join(parent context.Context, cfg Config, deadline time.Time, record []byte) ([][]byte, error) {
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	fail := func(sentinel error, detail string, args ...any) error {
 		return errs.New("Rendezvous", cfg.Rank, 0, sentinel, detail, args...)
@@ -53,11 +53,30 @@ func join(ctx context.Context, cfg Config, deadline time.Time, record []byte) ([
 	if _, err := c.Write(hello); err != nil {
 		return nil, stopped(err, "send hello")
 	}
+	// Registered: rank 0, which started before this hello, answers every
+	// registered rank by its own deadline, at most Timeout from now, with
+	// the table or a verdict that names the ranks that never arrived. So
+	// this rank waits for that verdict rather than timing out first with
+	// nothing to say (ranks started before rank 0 have earlier deadlines).
+	stop()
+	verdict := time.Now().Add(cfg.Timeout + replyTimeout)
+	if d, ok := parent.Deadline(); ok && d.Before(verdict) {
+		verdict = d
+	}
+	c.SetDeadline(verdict)
+	stopVerdict := context.AfterFunc(parent, func() { raw.Close() })
+	defer stopVerdict()
+	waiting := func(err error) error {
+		if parent.Err() != nil || time.Now().After(verdict) {
+			return ctxErr(parent, cfg.Rank, 0, "rank 0 at %s sent no table and no verdict within %v of this rank's hello: rank 0 is stuck or its host unreachable", cfg.Addr, cfg.Timeout+replyTimeout)
+		}
+		return fail(errs.ErrBootstrap, "rank 0 at %s: receive the table: %v", cfg.Addr, err)
+	}
 	out := make([][]byte, cfg.NPEs)
 	for i := range out {
 		f, err := readFrame(c)
 		if err != nil {
-			return nil, stopped(err, "receive the table")
+			return nil, waiting(err)
 		}
 		switch {
 		case f.kind == kindReject:

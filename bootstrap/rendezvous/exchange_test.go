@@ -296,3 +296,31 @@ func TestTLSMismatchesRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestAuthFailureNamedInVerdict: rank 2 runs with another job secret. Rank
+// 0's verdict names rank 2 missing and says a connection failed
+// authentication, and rank 1, started before rank 0 (so its own deadline
+// comes first), gets that verdict instead of timing out with nothing to say.
+func TestAuthFailureNamedInVerdict(t *testing.T) {
+	ln := listen(t)
+	logs := newLogSink()
+	cfg := Config{Addr: ln.Addr().String(), NPEs: 3, Secret: secret, Timeout: 2 * time.Second}
+	one := cfg
+	one.Rank, one.Timeout = 1, time.Second
+	first := start(context.Background(), one, record(1))
+	srv := cfg
+	srv.Listener, srv.Logger = ln, slog.New(logs)
+	server := start(context.Background(), srv, record(0))
+	logs.waitFor(t, "rank arrived rank=1")
+	bad := cfg
+	bad.Rank, bad.Secret = 2, []byte("not-the-job-secret-at-all")
+	if _, err := Exchange(context.Background(), bad, record(2)); !errors.Is(err, errs.ErrTLS) {
+		t.Fatalf("rank 2 with a wrong secret: %v, want ErrTLS", err)
+	}
+	for rank, ch := range map[int]<-chan result{0: server, 1: first} {
+		r := <-ch
+		if r.err == nil || !strings.Contains(r.err.Error(), "rank 2") || !strings.Contains(r.err.Error(), "failed authentication") {
+			t.Errorf("rank %d: %v, want a verdict naming rank 2 and the failed authentication", rank, r.err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package rendezvous
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
@@ -33,6 +34,12 @@ type server struct {
 	mu      sync.Mutex
 	pending map[net.Conn]struct{} // connections not yet handed to the loop
 	closed  bool
+	// authFailed counts connections that failed authentication, and
+	// lastAuthFailure says who and why: a rank started with another
+	// SHMEM_JOB_SECRET or unique ID never arrives, and the verdict that
+	// names it missing must say that it tried.
+	authFailed      int
+	lastAuthFailure string
 }
 
 // maxPending bounds unauthenticated connections, so that a flood of idle
@@ -90,7 +97,7 @@ func (s *server) loop(tab *table) ([][]byte, error) {
 			s.cfg.Logger.Debug("rendezvous: rank arrived", "rank", a.hello.rank, "remote", a.remote)
 			registered = append(registered, a)
 		case <-timer.C:
-			err = ctxErr(s.ctx, 0, errs.NoPE, "%s never arrived at %s within %v", rankList(tab.missing()), s.addr, s.cfg.Timeout)
+			err = ctxErr(s.ctx, 0, errs.NoPE, "%s never arrived at %s within %v%s", rankList(tab.missing()), s.addr, s.cfg.Timeout, s.authNote())
 		case <-s.ctx.Done():
 			err = ctxErr(s.ctx, 0, errs.NoPE, "%s had not arrived", rankList(tab.missing()))
 		}
@@ -188,6 +195,10 @@ func (s *server) handle(raw net.Conn) {
 	}
 	if err := secure.Handshake(c, s.cfg.Secret, true, dl); err != nil {
 		refuse(err.Error())
+		s.mu.Lock()
+		s.authFailed++
+		s.lastAuthFailure = remote + ": " + err.Error()
+		s.mu.Unlock()
 		return
 	}
 	// From here the peer knows the secret: it gets told why it is refused.
@@ -212,6 +223,17 @@ func (s *server) handle(raw net.Conn) {
 		return
 	}
 	s.write(c, <-a.reply)
+}
+
+// authNote is what a timeout verdict adds about failed authentications.
+func (s *server) authNote() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.authFailed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d connection(s) failed authentication, the last from %s (a PE started with another SHMEM_JOB_SECRET, unique ID or TLS setting?)",
+		s.authFailed, s.lastAuthFailure)
 }
 
 func (s *server) write(c net.Conn, b []byte) {
