@@ -324,3 +324,34 @@ func TestAuthFailureNamedInVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestProbe: a probe authenticates, reads rank 0's progress and clock, and
+// is not counted as a rank; a probe with a wrong secret fails with ErrTLS;
+// the exchange then completes as if no probe had come.
+func TestProbe(t *testing.T) {
+	ln := listen(t)
+	logs := newLogSink()
+	cfg := Config{Addr: ln.Addr().String(), NPEs: 2, Secret: secret, Timeout: 20 * time.Second}
+	cert, pin, _ := secure.EphemeralCert()
+	cfg.ServerTLS, cfg.ClientTLS = secure.ServerConfig(cert), secure.ClientConfig(pin)
+	srv := cfg
+	srv.Listener, srv.Logger = ln, slog.New(logs)
+	server := start(context.Background(), srv, record(0))
+	res, err := Probe(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same host, same clock: the skew is within the round trip.
+	if res.Arrived != 1 || res.NPEs != 2 || res.Skew > res.RTT || -res.Skew > res.RTT {
+		t.Fatalf("probe: %+v", res)
+	}
+	bad := cfg
+	bad.Secret = []byte("not-the-job-secret-at-all")
+	if _, err := Probe(context.Background(), bad); !errors.Is(err, errs.ErrTLS) {
+		t.Fatalf("probe with a wrong secret: %v, want ErrTLS", err)
+	}
+	good := cfg
+	good.Rank = 1
+	checkTable(t, 1, <-start(context.Background(), good, record(1)), 2)
+	checkTable(t, 0, <-server, 2)
+}

@@ -12,9 +12,12 @@ import (
 //	header:  "GSRZ" | version (1 byte) | kind (1 byte) | 0 (2 bytes) | payload length (uint32 BE)
 //	hello, record payload: rank (uint32 BE) | npes (uint32 BE) | record bytes
 //	reject payload: a UTF-8 reason
+//	probe payload: 0 (uint32) | 0 (uint32)
+//	probe reply payload: ranks arrived (uint32 BE) | npes (uint32 BE) | rank 0's clock (int64 BE, Unix ns)
 //
 // A client sends one hello; the server answers with npes record frames in
-// rank order, or with one reject. Every length is checked against its bound
+// rank order, or with one reject. A diagnostic client (Probe) sends one
+// probe instead and gets one probe reply; it is never registered. Every length is checked against its bound
 // before anything is allocated.
 const (
 	frameMagic   = "GSRZ"
@@ -23,9 +26,12 @@ const (
 	rankHdrLen   = 8
 	maxReason    = 1024
 
-	kindHello  = 1
-	kindRecord = 2
-	kindReject = 3
+	kindHello      = 1
+	kindRecord     = 2
+	kindReject     = 3
+	kindProbe      = 4
+	kindProbeReply = 5
+	probeClockLen  = 8
 )
 
 type frame struct {
@@ -58,6 +64,10 @@ func parseHeader(h []byte) (kind byte, n int, err error) {
 		min, max = rankHdrLen, rankHdrLen+MaxRecord
 	case kindReject:
 		min, max = 0, maxReason
+	case kindProbe:
+		min, max = rankHdrLen, rankHdrLen
+	case kindProbeReply:
+		min, max = rankHdrLen+probeClockLen, rankHdrLen+probeClockLen
 	default:
 		return 0, 0, fmt.Errorf("unknown frame kind %d", kind)
 	}

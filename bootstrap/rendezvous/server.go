@@ -3,10 +3,12 @@ package rendezvous
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -40,6 +42,8 @@ type server struct {
 	// names it missing must say that it tried.
 	authFailed      int
 	lastAuthFailure string
+	// arrived is how many ranks the table holds, for probes.
+	arrived atomic.Int32
 }
 
 // maxPending bounds unauthenticated connections, so that a flood of idle
@@ -72,6 +76,7 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 	go s.accept(ln)
 	tab := newTable(cfg.NPEs)
 	tab.offer(0, uint32(cfg.NPEs), own)
+	s.arrived.Store(1)
 	res, err := s.loop(tab)
 	ln.Close()
 	s.shut()
@@ -95,6 +100,7 @@ func (s *server) loop(tab *table) ([][]byte, error) {
 				continue
 			}
 			s.cfg.Logger.Debug("rendezvous: rank arrived", "rank", a.hello.rank, "remote", a.remote)
+			s.arrived.Store(int32(tab.n))
 			registered = append(registered, a)
 		case <-timer.C:
 			err = ctxErr(s.ctx, 0, errs.NoPE, "%s never arrived at %s within %v%s", rankList(tab.missing()), s.addr, s.cfg.Timeout, s.authNote())
@@ -204,7 +210,7 @@ func (s *server) handle(raw net.Conn) {
 	// From here the peer knows the secret: it gets told why it is refused.
 	c.SetReadDeadline(dl)
 	f, err := readFrame(c)
-	if err == nil && f.kind != kindHello {
+	if err == nil && f.kind != kindHello && f.kind != kindProbe {
 		err = errKind(f.kind)
 	}
 	if err != nil {
@@ -215,6 +221,10 @@ func (s *server) handle(raw net.Conn) {
 	if !s.untrack(raw) {
 		return
 	}
+	if f.kind == kindProbe {
+		s.write(c, appendFrame(nil, s.probeReply()))
+		return
+	}
 	a := arrival{hello: f, remote: remote, reply: make(chan []byte, 1)}
 	select {
 	case s.arrivals <- a:
@@ -223,6 +233,13 @@ func (s *server) handle(raw net.Conn) {
 		return
 	}
 	s.write(c, <-a.reply)
+}
+
+// probeReply answers a Probe: how far the exchange is, and this host's
+// clock, from which the prober estimates the skew between the hosts.
+func (s *server) probeReply() frame {
+	return frame{kind: kindProbeReply, rank: uint32(s.arrived.Load()), npes: uint32(s.cfg.NPEs),
+		record: binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixNano()))}
 }
 
 // authNote is what a timeout verdict adds about failed authentications.

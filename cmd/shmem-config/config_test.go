@@ -161,7 +161,7 @@ func TestDiagnoseReal(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	for _, k := range []string{"version", "spec_version", "go_version", "cores", "shared_memory", "listen", "ucx", "rdma", "tls", "limits", "degraded", "next_steps"} {
+	for _, k := range []string{"version", "spec_version", "go_version", "cores", "shared_memory", "listen", "ucx", "rdma", "libfabric", "tls", "limits", "degraded", "next_steps"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("key %q missing", k)
 		}

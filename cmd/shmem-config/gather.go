@@ -2,16 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/bootstrap/rendezvous"
+	"github.com/goshmem/shmem/internal/secure"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
@@ -118,8 +122,12 @@ func rlim(v uint64) int64 {
 	return int64(v)
 }
 
-// gather builds the report of this host.
-func gather() Report {
+// probeTimeout bounds --uid's probe of rank 0.
+const probeTimeout = 10 * time.Second
+
+// gather builds the report of this host, probing uid's rank 0 if uid is
+// not nil.
+func gather(uid *bootstrap.UniqueID) Report {
 	major, minor := shmem.InfoGetVersion()
 	r := Report{
 		Version:     shmem.Version,
@@ -136,13 +144,74 @@ func gather() Report {
 	r.Shm = shmReport(total, free, infoErr, segs, listErr)
 	ifaces, ifErr := bootstrap.SystemIfaces()
 	r.Listen = listenReport(os.Getenv, ifaces, ifErr)
-	r.UCX = findUCX(ldconfig(), func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() })
+	ld := ldconfig()
+	r.UCX = findUCX(ld, func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() })
 	ents, _ := os.ReadDir("/sys/class/infiniband")
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
 	r.RDMA = rdmaReport(names)
+	fiOut, fiErr := fiInfo()
+	r.Libfabric = findFabric(ld, fiOut, fiErr)
+	if uid != nil {
+		r.Rendezvous = probeRendezvous(context.Background(), *uid, probeTimeout)
+	}
 	assess(&r)
 	return r
+}
+
+// findFabric looks for libfabric.so in `ldconfig -p` output and reads the
+// provider names from `fi_info -l` output (lines "name:" at column 0);
+// fiInfoErr says why fi_info could not run.
+func findFabric(ldconfigOut, fiInfoOut string, fiInfoErr error) FabricReport {
+	r := FabricReport{Providers: []string{}}
+	sc := bufio.NewScanner(strings.NewReader(ldconfigOut))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "libfabric.so") {
+			continue
+		}
+		if _, path, ok := strings.Cut(line, "=>"); ok {
+			r.Present, r.Path = true, strings.TrimSpace(path)
+			break
+		}
+	}
+	if fiInfoErr != nil {
+		r.Note = "no provider list: fi_info did not run (" + fiInfoErr.Error() + "); install libfabric-bin"
+		return r
+	}
+	sc = bufio.NewScanner(strings.NewReader(fiInfoOut))
+	for sc.Scan() {
+		line := sc.Text()
+		if name, ok := strings.CutSuffix(line, ":"); ok && name != "" && !strings.ContainsAny(name[:1], " \t") {
+			r.Providers = append(r.Providers, name)
+		}
+	}
+	r.Present = r.Present || len(r.Providers) > 0
+	return r
+}
+
+// probeRendezvous probes the rank 0 of uid (see rendezvous.Probe).
+func probeRendezvous(ctx context.Context, uid bootstrap.UniqueID, timeout time.Duration) *RendezvousReport {
+	rz := &RendezvousReport{Addr: uid.Addr, TLS: uid.TLS}
+	cfg := rendezvous.Config{Addr: uid.Addr, Secret: uid.Secret[:], Timeout: timeout}
+	if uid.TLS {
+		_, client, err := secure.JobConfigs(uid.Secret[:])
+		if err != nil {
+			rz.Error = err.Error()
+			return rz
+		}
+		cfg.ClientTLS = client
+	}
+	res, err := rendezvous.Probe(ctx, cfg)
+	if err != nil {
+		rz.Error = err.Error()
+		return rz
+	}
+	rz.Reachable = true
+	rz.RTTMicros = res.RTT.Microseconds()
+	rz.ClockSkewMillis = float64(res.Skew.Microseconds()) / 1000
+	rz.Arrived, rz.NPEs = res.Arrived, res.NPEs
+	return rz
 }

@@ -3,7 +3,11 @@
 //
 //	shmem-config --version    goshmem and OpenSHMEM versions
 //	shmem-config --diagnose   JSON: shared memory, rendezvous address,
-//	                          UCX, RDMA, TLS, limits, next steps
+//	                          UCX, RDMA, libfabric providers, TLS,
+//	                          limits, next steps
+//	shmem-config --diagnose --uid TOKEN|@FILE
+//	                          also: can this host reach and authenticate
+//	                          with that job's rank 0, and its clock skew
 //	shmem-config --reap       remove segments of dead jobs from /dev/shm
 //	shmem-config --env        the environment variables goshmem reads
 package main
@@ -18,6 +22,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/goshmem/shmem"
@@ -37,6 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	diagnose := fs.Bool("diagnose", false, "print a JSON report on this host")
 	reap := fs.Bool("reap", false, "remove the /dev/shm segments of jobs whose processes died")
 	env := fs.Bool("env", false, "print the environment variables goshmem reads (Markdown)")
+	uidArg := fs.String("uid", "", "with --diagnose: probe the rank 0 of this unique ID (the token, or @file holding it)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -63,9 +69,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *diagnose {
+		var uid *bootstrap.UniqueID
+		if *uidArg != "" {
+			u, err := readUID(*uidArg)
+			if err != nil {
+				fmt.Fprintf(stderr, "shmem-config: --uid: %v\n", err)
+				return 2
+			}
+			uid = &u
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(gather()); err != nil {
+		if err := enc.Encode(gather(uid)); err != nil {
 			fmt.Fprintf(stderr, "shmem-config: %v\n", err)
 			return 1
 		}
@@ -73,7 +88,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// readUID parses a unique ID given as its token or as @file.
+func readUID(arg string) (bootstrap.UniqueID, error) {
+	if path, ok := strings.CutPrefix(arg, "@"); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return bootstrap.UniqueID{}, err
+		}
+		arg = string(b)
+	}
+	return bootstrap.ParseUniqueID(strings.TrimSpace(arg))
+}
+
 func specVersion(major, minor int) string { return strconv.Itoa(major) + "." + strconv.Itoa(minor) }
+
+// fiInfo returns `fi_info -l`, libfabric's list of providers.
+func fiInfo() (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "fi_info", "-l").Output()
+	return string(out), err
+}
 
 // ldconfig returns `ldconfig -p`, or "" when it is missing or slow.
 func ldconfig() string {

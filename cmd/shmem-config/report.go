@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/goshmem/shmem"
 )
@@ -19,8 +20,12 @@ type Report struct {
 	Listen      ListenReport `json:"listen"`
 	UCX         UCXReport    `json:"ucx"`
 	RDMA        RDMAReport   `json:"rdma"`
-	TLS         TLSReport    `json:"tls"`
-	Limits      LimitsReport `json:"limits"`
+	Libfabric   FabricReport `json:"libfabric"`
+	// Rendezvous is set only with --uid: whether this host reaches the
+	// unique ID's rank 0, authenticates, and how far its clock is off.
+	Rendezvous *RendezvousReport `json:"rendezvous,omitempty"`
+	TLS        TLSReport         `json:"tls"`
+	Limits     LimitsReport      `json:"limits"`
 	// Degraded is true when something here stops or slows goshmem jobs;
 	// NextSteps says what to do, one action a line.
 	Degraded  bool     `json:"degraded"`
@@ -67,6 +72,40 @@ type RDMAReport struct {
 	Present bool     `json:"present"`
 	Devices []string `json:"devices"`
 }
+
+// FabricReport says whether libfabric (the cgo RDMA provider's library,
+// build tag goshmem_fabric) is installed and which providers it offers:
+// verbs means an RDMA NIC is usable, tcp or sockets only emulate one.
+type FabricReport struct {
+	Present bool   `json:"present"`
+	Path    string `json:"path,omitempty"`
+	// Providers are the names `fi_info -l` lists; empty with a Note when
+	// fi_info (Debian's libfabric-bin) is not installed.
+	Providers []string `json:"providers"`
+	Note      string   `json:"note,omitempty"`
+}
+
+// RendezvousReport is the outcome of probing a unique ID's rank 0: the
+// checks CANN SHMEM's FAQ has operators run by hand for an "inter-device
+// communication timeout".
+type RendezvousReport struct {
+	Addr      string `json:"addr"`
+	TLS       bool   `json:"tls"`
+	Reachable bool   `json:"reachable"` // connected and authenticated
+	// RTTMicros is the probe's round trip after authentication.
+	RTTMicros int64 `json:"rtt_us,omitempty"`
+	// ClockSkewMillis is rank 0's clock minus this host's, ± RTT/2.
+	ClockSkewMillis float64 `json:"clock_skew_ms"`
+	// Arrived of NPEs ranks had joined the exchange when probed.
+	Arrived int    `json:"arrived"`
+	NPEs    int    `json:"npes"`
+	Error   string `json:"error,omitempty"`
+}
+
+// maxSkew is the clock difference beyond which --diagnose degrades: logs
+// of the hosts no longer line up, and certificates (valid from their
+// creation on) look not yet valid to a host whose clock is behind.
+const maxSkew = time.Second
 
 // TLSReport states the TLS default and what changes it.
 type TLSReport struct {
@@ -130,6 +169,14 @@ func assess(r *Report) {
 		}
 		if !r.UCX.Present {
 			steps = append(steps, "RDMA devices exist but UCX (libucp.so) was not found: install UCX for the coming RDMA provider")
+		}
+	}
+	if rz := r.Rendezvous; rz != nil {
+		switch {
+		case !rz.Reachable:
+			degrade("this host cannot reach or authenticate with rank 0's rendezvous at %s (%s): check that rank 0 runs (it listens only while in Init), the firewall lets the port through, and every PE uses the same unique ID", rz.Addr, rz.Error)
+		case rz.ClockSkewMillis > float64(maxSkew.Milliseconds()) || -rz.ClockSkewMillis > float64(maxSkew.Milliseconds()):
+			degrade("this host's clock is %.0f ms off rank 0's: synchronize the clocks (chrony/NTP)", rz.ClockSkewMillis)
 		}
 	}
 	if steps == nil {
