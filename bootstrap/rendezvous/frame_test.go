@@ -71,6 +71,8 @@ func TestRankList(t *testing.T) {
 func FuzzReadFrame(f *testing.F) {
 	f.Add(appendFrame(nil, frame{kind: kindHello, rank: 1, npes: 2, record: []byte("r")}))
 	f.Add(appendFrame(nil, rejectFrame("why")))
+	f.Add(appendFrame(nil, frame{kind: kindProbe}))
+	f.Add(appendFrame(nil, frame{kind: kindProbeReply, rank: 1, npes: 2, record: make([]byte, probeClockLen)}))
 	f.Add(header(kindHello, 0xffffffff))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fr, err := readFrame(bytes.NewReader(data))
