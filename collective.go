@@ -132,7 +132,9 @@ func Collect[T Elem](t *Team, dst, src Sym[T]) error {
 
 // Alltoall sends block j of every member's src to member j, which stores
 // the block from member i as its dst block i (shmem_alltoall). Blocks are
-// src.Len()/t.NPEs() elements; dst.Len() must be at least src.Len(), and
+// src.Len()/t.NPEs() elements, and src.Len() must be a multiple of
+// t.NPEs() (else ErrInvalidArgument on every member: a remainder would be
+// lost); dst.Len() must be at least src.Len(), and
 // dst and src must not overlap.
 func Alltoall[T Elem](t *Team, dst, src Sym[T]) error {
 	const op = "Alltoall"
@@ -143,6 +145,11 @@ func Alltoall[T Elem](t *Team, dst, src Sym[T]) error {
 	np, size := t.NPEs(), int(elemSize[T]())
 	block := src.n / max(np, 1)
 	c := argCheck{p: p, op: op}
+	if np > 0 && src.n%np != 0 {
+		// A remainder would be dropped silently: every PE must send the
+		// same whole block to each member.
+		c.fail("source of %d elements is not a multiple of the team's %d PEs", src.n, np)
+	}
 	srcOff := c.off(src.check(p, op, errs.NoPE, 0, block*np))
 	if dst.n < block*np {
 		c.fail("destination of %d elements cannot hold %d blocks of %d", dst.n, np, block)

@@ -326,6 +326,12 @@ func TestCollectiveMismatch(t *testing.T) {
 		s, _ := shmem.Malloc[int64](p, 12)
 		return shmem.Alltoall(p.TeamWorld(), s.Slice(0, 6), s.Slice(3, 9))
 	})
+	// 6 elements over 4 PEs: a block of 1 would drop 2 elements silently.
+	errorsOnEvery(t, 4, shmem.ErrInvalidArgument, func(p *shmem.PE) error {
+		src, _ := shmem.Malloc[int64](p, 6)
+		dst, _ := shmem.Malloc[int64](p, 8)
+		return shmem.Alltoall(p.TeamWorld(), dst, src)
+	})
 	// After mismatches the team still works.
 	runSim(t, 3, func(p *shmem.PE) error {
 		s, _ := shmem.Malloc[int32](p, 4)
