@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/world"
 )
 
@@ -29,6 +29,9 @@ const DefaultHeapSize = 64 << 20
 // Init blocks until every PE has joined, ctx is done, or the start-up
 // timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks).
 func Init(ctx context.Context, opts ...Option) (*PE, error) {
+	if b, ok := backendOf(opts); ok {
+		return attach(ctx, b)
+	}
 	o, err := resolve(opts)
 	if err != nil {
 		return nil, err
@@ -40,11 +43,11 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return joinGossip(ctx, o)
 	}
 	if !o.haveUID && o.npes <= 1 {
-		w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
 		if err != nil {
 			return nil, err
 		}
-		return w.PEs[0], nil
+		return newPE(w.PEs[0]), nil
 	}
 	if !o.haveUID {
 		if o.uid, err = uidFromLaunch(ctx, o); err != nil {
@@ -84,7 +87,11 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	if o.exitProcess {
 		cfg.OnGlobalExit = func(status int) { os.Exit(status) }
 	}
-	return world.Join(ctx, cfg)
+	c, err := world.Join(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newPE(c), nil
 }
 
 // uidFromLaunch finds the unique ID a launcher's environment gives.

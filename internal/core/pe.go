@@ -3,9 +3,10 @@
 // control plane (lifecycle, failure and exit fan-out, heap agreement). The
 // root package shmem is a typed facade over it; backends (the simulator,
 // the launcher and unique-ID start-up, gossip) build PEs with Start.
-package pe
+package core
 
 import (
+	"context"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -15,8 +16,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/team"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -115,9 +116,9 @@ type state struct {
 
 	collMu   sync.Mutex // serializes collective calls and their sequence numbers
 	allocSeq uint64
-	world    *team.Team
-	shared   *team.Team
-	pool     *team.Pool
+	world    *coll.Team
+	shared   *coll.Team
+	pool     *coll.Pool
 }
 
 type exitInfo struct{ rank, status int }
@@ -162,16 +163,16 @@ func Start(cfg Config) (*PE, error) {
 	for i := range world {
 		world[i] = i
 	}
-	slots := team.PoolSlots(cfg.NPEs, cfg.Heap.Size())
-	base, err := p.reserve(int(int64(slots) * team.SlotBytes(cfg.NPEs) / 8))
+	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
+	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
 	if err != nil {
 		return nil, err
 	}
-	s.pool = team.NewPool(base, cfg.NPEs, slots)
-	if s.world, err = team.NewRoot(p, "world", world, 0); err != nil {
+	s.pool = coll.NewPool(base, cfg.NPEs, slots)
+	if s.world, err = coll.NewRoot(p, "world", world, 0); err != nil {
 		return nil, err
 	}
-	if s.shared, err = team.NewRoot(p, "shared", append([]int(nil), cfg.Shared...), 1); err != nil {
+	if s.shared, err = coll.NewRoot(p, "shared", append([]int(nil), cfg.Shared...), 1); err != nil {
 		return nil, err
 	}
 
@@ -215,13 +216,13 @@ func (p *PE) Local() []byte { return p.s.local }
 func (p *PE) Logger() *slog.Logger { return p.s.log }
 
 // TeamWorld returns the team of all PEs.
-func (p *PE) TeamWorld() *team.Team { return p.s.world }
+func (p *PE) TeamWorld() *coll.Team { return p.s.world }
 
 // TeamShared returns the team of the PEs whose memory Ptr reaches.
-func (p *PE) TeamShared() *team.Team { return p.s.shared }
+func (p *PE) TeamShared() *coll.Team { return p.s.shared }
 
 // TeamPool returns the PE's pool of team slots.
-func (p *PE) TeamPool() *team.Pool { return p.s.pool }
+func (p *PE) TeamPool() *coll.Pool { return p.s.pool }
 
 // ActorRoot returns the root context of the PE's actor system, on which
 // team actors run.
@@ -288,3 +289,8 @@ func (p *PE) Check(op string) error {
 	}
 	return nil
 }
+
+// Backend makes one PE of a world that was built outside shmem.Init's own
+// start-up (the simulator builds every PE of its world at once); Init
+// wraps the PE it returns in the public handle.
+type Backend func(ctx context.Context) (*PE, error)

@@ -2,7 +2,7 @@
 // each with its own slot of sync words and scratch in the symmetric heap,
 // and the barrier and collectives that run over them. Teams reach the data
 // path and the control plane only through the Runtime their PE gives them.
-package team
+package coll
 
 import (
 	"sync"
