@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/bootstrap/rendezvous"
 	"github.com/goshmem/shmem/heap"
@@ -230,7 +231,13 @@ func (j *joiner) join(ctx context.Context) (*core.PE, error) {
 	j.p, err = core.Start(core.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.waitBell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure, Post: j.ctl.post,
+		Send: func(r int, m any) bool {
+			// protoactor's remote layer carries protobuf only: the
+			// message travels in its msgpack envelope.
+			env, err := actors.Wrap(m)
+			return err == nil && r >= 0 && r < len(peers) && j.ctl.post(peers[r], env)
+		},
+		Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
 	})
 	if err != nil {

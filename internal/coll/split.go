@@ -1,15 +1,11 @@
 package coll
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/bits"
 	"strconv"
-	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
 )
 
 // SplitStrided makes the team of the parent's PEs start, start+stride, ...
@@ -101,52 +97,23 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 	if err := t.usable(op); err != nil {
 		return nil, err
 	}
+	if err := t.number(op, team.KindSplit); err != nil {
+		return nil, err
+	}
 	t.splits++
 	seq := t.splits
-	payload := make([]byte, 8*(len(params)+1))
-	for i, v := range params {
-		binary.LittleEndian.PutUint64(payload[8*i:], uint64(v))
-	}
-	binary.LittleEndian.PutUint64(payload[8*len(params):], t.pool.free())
-	all, err := t.rt.Agree(op, "team/"+t.id, seq, t.members, t.me, payload)
+	all, err := t.rt.Agree(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()))
 	if err != nil {
 		return nil, err
 	}
-	mine := payload[:8*len(params)]
-	free := make([]uint64, len(all))
-	var differ []int
-	for i, b := range all {
-		if len(b) != len(payload) || string(b[:len(mine)]) != string(mine) {
-			differ = append(differ, t.members[i])
-			continue
-		}
-		free[i] = binary.LittleEndian.Uint64(b[len(mine):])
-	}
-	if len(differ) > 0 {
-		return nil, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
-			"PEs %v passed other arguments than this PE (collective calls must match on every member of team %s)", differ, t.id)
-	}
-	lists, err := build(len(t.members))
-	if err != nil {
-		return nil, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "%v", err)
-	}
-	// Each new team takes the lowest slot free on all of its members; a
-	// slot given to one team is no longer free on its members, so teams
-	// that share a PE (Split2D's rows and columns) get different slots.
-	// Every member computes this from the same bitmaps, so all agree.
-	slots := make([]int, len(lists))
-	for i, l := range lists {
-		mask := ^uint64(0)
-		for _, j := range l {
-			mask &= free[j]
-		}
-		if mask == 0 {
-			return nil, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrOutOfMemory,
-				"no team slot is free on every member of the new team (%d slots per PE; destroy teams to reuse them)", t.pool.Slots())
-		}
-		slots[i] = bits.TrailingZeros64(mask)
-		for _, j := range l {
-			free[j] &^= 1 << slots[i]
+	lists, berr := build(len(t.members))
+	var slots []int
+	for _, e := range t.a.Step(team.SplitAgreed{Op: op, Params: params, Payloads: all, Lists: lists, BuildErr: berr, Slots: t.pool.Slots()}) {
+		switch e := e.(type) {
+		case team.Failed:
+			return nil, e.Err
+		case team.SplitPlan:
+			slots = e.Slots
 		}
 	}
 	out := make([]*Team, len(lists))
@@ -165,9 +132,7 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 			// and only this PE's creations (serialized) take slots.
 			return nil, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "team slot %d was taken meanwhile", slots[i])
 		}
-		nt := newTeam(t.rt, t.id+"/"+strconv.FormatUint(seq, 10)+"."+strconv.Itoa(i), world, slots[i], false)
-		t.pool.track(nt, t.rt.ActorRoot().Spawn(actorProps(nt)))
-		out[i] = nt
+		out[i] = newTeam(t.rt, t.a.ID()+"/"+strconv.FormatUint(seq, 10)+"."+strconv.Itoa(i), world, slots[i], false)
 	}
 	return out, nil
 }
@@ -175,7 +140,7 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 // Destroy ends the team (shmem_team_destroy): it is collective over the
 // team, so it first synchronizes the members (no member still writes into
 // the team's slot after that), then zeroes and returns the slot to the
-// pool and stops the team's actor. Destroying a team twice does nothing;
+// pool. Destroying a team twice does nothing;
 // TeamWorld and TeamShared cannot be destroyed (ErrInvalidArgument).
 func (t *Team) Destroy() error {
 	const op = "Destroy"
@@ -184,79 +149,23 @@ func (t *Team) Destroy() error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.destroyed {
+	if t.a.Destroyed() {
 		return nil
 	}
 	if t.root {
-		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s cannot be destroyed", t.id)
+		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s cannot be destroyed", t.a.ID())
 	}
-	err := t.rt.Quiet()
+	err := t.number(op, team.KindDestroy)
+	if err == nil {
+		err = t.rt.Quiet()
+	}
 	if err == nil {
 		err = t.sync(op)
 	}
-	t.destroyed = true
-	if err == nil {
-		// After a failed sync a peer may still write into the slot, so it
-		// is not reused; the PE is failing anyway.
-		t.pool.release(t.rt.Local(), t.slot)
-	}
-	if pid := t.pool.untrack(t); pid != nil {
-		_ = t.rt.ActorRoot().StopFuture(pid).Wait()
+	for _, e := range t.a.Step(team.Destroyed{Err: err}) {
+		if r, ok := e.(team.Release); ok {
+			t.pool.release(t.rt.Local(), r.Slot)
+		}
 	}
 	return err
-}
-
-// timeoutInfo bounds a query to a team actor, which lives in this process
-// and answers at once unless the actor system is shutting down.
-const timeoutInfo = 10 * time.Second
-
-// Info is what a team's actor answers about its team.
-type Info struct {
-	ID      string
-	Slot    int
-	Members []int // world ranks, team order
-	Me      int
-}
-
-// infoRequest asks a team actor for its Info. Team actors are local to
-// their PE, so the message never leaves the process.
-type infoRequest struct{}
-
-// actorProps returns the actor that owns a team's identity on one member:
-// its slot and membership. The data path never consults it; it answers
-// queries (Info) and its lifetime is the team's.
-func actorProps(t *Team) *actor.Props {
-	info := Info{ID: t.id, Slot: t.slot, Members: append([]int(nil), t.members...), Me: t.me}
-	return actor.PropsFromFunc(func(ctx actor.Context) {
-		if _, ok := ctx.Message().(infoRequest); ok {
-			ctx.Respond(info)
-		}
-	})
-}
-
-// Info asks the team's actor what it knows about the team. TeamWorld and
-// TeamShared have no actor; their Info comes from the team itself.
-func (t *Team) Info() (Info, error) {
-	const op = "TeamInfo"
-	if t == nil {
-		return Info{}, t.usable(op)
-	}
-	if t.root {
-		return Info{ID: t.id, Slot: t.slot, Members: append([]int(nil), t.members...), Me: t.me}, nil
-	}
-	t.pool.mu.Lock()
-	pid := t.pool.actors[t]
-	t.pool.mu.Unlock()
-	if pid == nil {
-		return Info{}, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s was destroyed", t.id)
-	}
-	res, err := t.rt.ActorRoot().RequestFuture(pid, infoRequest{}, timeoutInfo).Result()
-	if err != nil {
-		return Info{}, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrTimeout, "team actor: %v", err)
-	}
-	info, ok := res.(Info)
-	if !ok {
-		return Info{}, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team actor answered %T", res)
-	}
-	return info, nil
 }

@@ -1,25 +1,22 @@
 package core
 
 import (
-	"bytes"
-
-	"github.com/vmihailenco/msgpack/v5"
-
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
 )
 
-// HeapOp applies one collective heap operation: every PE must call it with
-// the same request in the same order. The PEs first agree through the
-// coordinator (which also makes the call a synchronization point), then each
-// applies the request to its own heap through its heap actor; the allocator
-// being deterministic, every PE gets the same offset. A request that differs
-// on any PE fails with ErrInvalidArgument on every PE, naming them. A PE
-// that rejected its own arguments before getting here passes the zero
-// Request: it joins the agreement (so the others fail with it instead of
-// waiting, and every PE's collective order stays the same) and nothing is
-// applied anywhere.
+// HeapOp runs one collective heap call through the PE's heap actor: every
+// PE must call it with the same request in the same order. The actor
+// proposes the request, the PEs agree through the coordinator (which also
+// makes the call a synchronization point), and the actor judges the
+// proposals and applies the request; the allocator being deterministic,
+// every PE gets the same offset. A request that differs on any PE fails
+// with ErrInvalidArgument on every PE, naming them. A PE that rejected its
+// own arguments before getting here passes the zero Request: it joins the
+// agreement (so the others fail with it instead of waiting, and every
+// PE's collective order stays the same) and nothing is applied anywhere.
 func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	if err := p.Check(op); err != nil {
 		return heap.Result{}, err
@@ -30,43 +27,25 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 			return heap.Result{}, err
 		}
 	}
+	// The collective order is the heap actor's mailbox: one call at a time.
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	p.s.allocSeq++
-	payload, err := msgpack.Marshal(&req)
-	if err != nil {
+	if err := p.s.world.Number(op, team.KindAlloc); err != nil {
 		return heap.Result{}, err
 	}
-	all, err := p.Agree(op, "heap", p.s.allocSeq, p.s.world.Members(), p.MyPE(), payload)
-	if err != nil {
-		return heap.Result{}, err
-	}
-	refusal, _ := msgpack.Marshal(&heap.Request{})
-	var differ, refused []int
-	for r, b := range all {
-		switch {
-		case bytes.Equal(b, refusal):
-			refused = append(refused, r)
-		case !bytes.Equal(b, all[0]):
-			differ = append(differ, r)
+	effects := p.s.heap.Step(heap.Begin{Op: op, Req: req})
+	for len(effects) > 0 {
+		switch e := effects[0].(type) {
+		case heap.Propose:
+			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
+			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
+		case heap.Done:
+			return e.Result, e.Err
+		default:
+			effects = effects[1:]
 		}
 	}
-	if len(refused) > 0 {
-		return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
-			"PEs %v rejected their arguments (collective calls must match on every PE)", refused)
-	}
-	if len(differ) > 0 {
-		return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
-			"PEs %v asked for a different %s than PE 0 (collective calls must match on every PE)", differ, req.Kind)
-	}
-	res, err := heap.ApplyVia(p.s.cfg.System.Root, p.s.heapPID, req, p.s.cfg.Timeout)
-	if err != nil {
-		return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrTimeout, "heap actor: %v", err)
-	}
-	if res.Err != nil {
-		return res, errs.New(op, p.MyPE(), errs.NoPE, res.Err, "%s of %d bytes in a heap of %d", req.Kind, req.Size, p.Heap().Size())
-	}
-	return res, nil
+	return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "the heap actor ended the call without a result")
 }
 
 // Agree contributes payload to the gather round (domain, seq) of the group

@@ -101,7 +101,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		p, err := Start(Config{
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
-			Shared: shared, System: w.system, Coordinator: w.coord, Peers: peers,
+			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 		})
 		if err != nil {
@@ -128,6 +128,19 @@ func (w *LocalWorld) Fail(rank int, reason string) {
 	}
 }
 
+// send returns the Config.Send of the world's PEs: the PEs share one
+// actor system, so a notice goes to the peer's mailbox as it is.
+func (w *LocalWorld) send(peers []*actor.PID) func(int, any) bool {
+	root := w.system.Root
+	return func(rank int, msg any) bool {
+		if rank < 0 || rank >= len(peers) {
+			return false
+		}
+		root.Send(peers[rank], msg)
+		return true
+	}
+}
+
 // Close finalizes any PE that has not finalized (without the collective
 // barrier), stops the actors and unmaps every heap. No PE may be used after.
 func (w *LocalWorld) Close() error {
@@ -138,10 +151,8 @@ func (w *LocalWorld) Close() error {
 	}
 	if w.system != nil {
 		for _, p := range w.PEs {
-			for _, pid := range []*actor.PID{p.s.pePID, p.s.heapPID} {
-				if pid != nil {
-					_ = w.system.Root.StopFuture(pid).Wait()
-				}
+			if p.s.pePID != nil {
+				_ = w.system.Root.StopFuture(p.s.pePID).Wait()
 			}
 		}
 		if w.coord != nil {

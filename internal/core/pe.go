@@ -18,6 +18,7 @@ import (
 	"github.com/goshmem/shmem/heap"
 	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -38,18 +39,18 @@ type Config struct {
 	// ascending, this PE included.
 	Shared []int
 	// System is the actor system this PE's actors run on. Start spawns
-	// "pe-<rank>" and "heap-<rank>" on it; PEActor and HeapActor name them.
+	// "pe-<rank>" on it (PEActor names it).
 	System *actor.ActorSystem
 	// Coordinator is the world's gather coordinator (actors.Coordinator).
 	Coordinator *actor.PID
-	// Peers are the PE actors of every rank, for failure and exit fan-out.
-	Peers []*actor.PID
-	// Post sends a message to another process's actor from outside an
-	// actor (GlobalExit's fan-out), and reports whether it went. Default:
-	// System.Root.Send. A backend whose remote layer shuts down at Release
-	// passes one that drops messages from then on, because a send racing
-	// that shutdown panics inside protoactor.
-	Post func(pid *actor.PID, msg any) bool
+	// Send delivers msg (an *actors.GlobalExit or *actors.PEFailed, as a
+	// Go value) to the PE actor of world rank, this PE's own included,
+	// and reports whether it went: GlobalExit's fan-out and rank 0's relay
+	// of it. How it travels is the backend's business (a local mailbox,
+	// the remote layer's envelope, a control lane). It must not block; a
+	// backend whose transport shuts down at Release drops messages from
+	// then on.
+	Send func(rank int, msg any) bool
 	// Timeout bounds each control-plane agreement (allocation, team
 	// creation). Default 10 minutes: long enough for a PE that computes
 	// before its next collective call, while failures end waits sooner.
@@ -108,11 +109,15 @@ type state struct {
 	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
-	exited    atomic.Pointer[exitInfo]
-	nFailed   atomic.Int32
-	failed    []atomic.Pointer[string] // reason by rank, nil while alive
+	// exited, nFailed and failed publish the PE actor's state to the hot
+	// path; only the actor's effects (apply) write them.
+	exited  atomic.Pointer[exitInfo]
+	nFailed atomic.Int32
+	failed  []atomic.Pointer[string] // reason by rank, nil while alive
+	actor   peActor
 
-	pePID, heapPID *actor.PID
+	pePID *actor.PID
+	heap  *heap.Actor // owns the allocator; driven under collMu
 
 	collMu   sync.Mutex // serializes collective calls and their sequence numbers
 	allocSeq uint64
@@ -123,16 +128,15 @@ type state struct {
 
 type exitInfo struct{ rank, status int }
 
-// PEActor and HeapActor name the actors Start spawns for rank.
-func PEActor(rank int) string   { return "pe-" + strconv.Itoa(rank) }
-func HeapActor(rank int) string { return "heap-" + strconv.Itoa(rank) }
+// PEActor names the actor Start spawns for rank: where peers send notices.
+func PEActor(rank int) string { return "pe-" + strconv.Itoa(rank) }
 
 // Start makes the PE that cfg describes and spawns its actors.
 func Start(cfg Config) (*PE, error) {
 	const op = "Init"
-	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || len(cfg.Peers) != cfg.NPEs {
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || cfg.Send == nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
-			"rank %d of %d with %d paths and %d peers", cfg.Rank, cfg.NPEs, len(cfg.Paths), len(cfg.Peers))
+			"rank %d of %d with %d paths (and a Send: %v)", cfg.Rank, cfg.NPEs, len(cfg.Paths), cfg.Send != nil)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute
@@ -144,6 +148,7 @@ func Start(cfg Config) (*PE, error) {
 	s := &state{
 		cfg: cfg, log: log.With("pe", cfg.Rank), paths: cfg.Paths,
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 	}
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
@@ -177,11 +182,7 @@ func Start(cfg Config) (*PE, error) {
 	}
 
 	root := cfg.System.Root
-	if s.heapPID, err = root.SpawnNamed(heap.Props(cfg.Heap), HeapActor(cfg.Rank)); err != nil {
-		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning heap actor: %v", err)
-	}
 	if s.pePID, err = root.SpawnNamed(actorProps(s), PEActor(cfg.Rank)); err != nil {
-		root.Stop(s.heapPID)
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning PE actor: %v", err)
 	}
 	return p, nil
@@ -190,11 +191,15 @@ func Start(cfg Config) (*PE, error) {
 // reserve allocates n zeroed 8-byte words for internal use without agreement.
 // The heap is a fresh mapping, so the words are zero.
 func (p *PE) reserve(n int) (uint64, error) {
-	r := p.s.cfg.Heap.Apply(heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign})
-	if r.Err != nil {
-		return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, r.Err, "reserving team resources")
+	for _, e := range p.s.heap.Step(heap.Reserve{Req: heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign}}) {
+		if d, ok := e.(heap.Done); ok {
+			if d.Err != nil {
+				return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, d.Err, "reserving team resources")
+			}
+			return uint64(d.Result.Off), nil
+		}
 	}
-	return uint64(r.Off), nil
+	return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, errs.ErrBootstrap, "the heap actor made no reservation")
 }
 
 // MyPE returns this PE's rank in the world.

@@ -1,0 +1,81 @@
+package team
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// SplitPayload is what a member contributes to a split's agreement: the
+// split's parameters (which must match on every member) and the bitmap of
+// team slots free on that member.
+func SplitPayload(params []int64, free uint64) []byte {
+	b := make([]byte, 8*(len(params)+1))
+	for i, v := range params {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+	}
+	binary.LittleEndian.PutUint64(b[8*len(params):], free)
+	return b
+}
+
+// SplitAgreed is the outcome of a split's agreement round on this team:
+// every member's SplitPayload in team order, this member's Params, and the
+// new teams' member lists (indices into this team) as the split defines
+// them, or BuildErr when the parameters define no teams. Op names the API
+// call, Slots the pool's capacity, for errors.
+type SplitAgreed struct {
+	Op       string
+	Params   []int64
+	Payloads [][]byte
+	Lists    [][]int
+	BuildErr error
+	Slots    int
+}
+
+// SplitPlan is an effect: new team i of the split takes slot Slots[i].
+// Every member computes the same plan from the same payloads.
+type SplitPlan struct{ Slots []int }
+
+// planSplit judges a split's agreement: members that passed other
+// parameters fail it on every member (ErrInvalidArgument naming them), and
+// so do parameters that define no teams (BuildErr); else each new team takes the lowest slot free on all of its members. A
+// slot given to one team is no longer free on its members, so teams that
+// share a PE (Split2D's rows and columns) get different slots. No common
+// free slot is ErrOutOfMemory.
+func (a *Actor) planSplit(m SplitAgreed) []any {
+	mine := SplitPayload(m.Params, 0)
+	n := len(mine) - 8
+	free := make([]uint64, len(m.Payloads))
+	var differ []int
+	for i, b := range m.Payloads {
+		if len(b) != len(mine) || string(b[:n]) != string(mine[:n]) {
+			differ = append(differ, a.members[i])
+			continue
+		}
+		free[i] = binary.LittleEndian.Uint64(b[n:])
+	}
+	if len(differ) > 0 {
+		return []any{Failed{errs.New(m.Op, a.self(), errs.NoPE, errs.ErrInvalidArgument,
+			"PEs %v passed other arguments than this PE (collective calls must match on every member of team %s)", differ, a.id)}}
+	}
+	if m.BuildErr != nil {
+		return []any{Failed{errs.New(m.Op, a.self(), errs.NoPE, errs.ErrInvalidArgument, "%v", m.BuildErr)}}
+	}
+	slots := make([]int, len(m.Lists))
+	for i, l := range m.Lists {
+		mask := ^uint64(0)
+		for _, j := range l {
+			mask &= free[j]
+		}
+		if mask == 0 {
+			return []any{Failed{errs.New(m.Op, a.self(), errs.NoPE, errs.ErrOutOfMemory,
+				"no team slot is free on every member of the new team (%d slots per PE; destroy teams to reuse them)", m.Slots)}}
+		}
+		slots[i] = bits.TrailingZeros64(mask)
+		for _, j := range l {
+			free[j] &^= 1 << slots[i]
+		}
+	}
+	return []any{SplitPlan{slots}}
+}
