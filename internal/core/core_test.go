@@ -153,8 +153,12 @@ func TestHeapOpAgreement(t *testing.T) {
 		t.Errorf("PEs got different objects: %+v", res)
 	}
 	for name, req := range map[string]func(r int) heap.Request{
-		"sizes":   func(r int) heap.Request { return heap.Request{Kind: heap.KindAlloc, Size: int64(8 * (r + 1)), Align: heap.MinAlign} },
-		"refusal": func(r int) heap.Request { return map[bool]heap.Request{true: {}, false: {Kind: heap.KindAlloc, Size: 8, Align: heap.MinAlign}}[r == 1] },
+		"sizes": func(r int) heap.Request {
+			return heap.Request{Kind: heap.KindAlloc, Size: int64(8 * (r + 1)), Align: heap.MinAlign}
+		},
+		"refusal": func(r int) heap.Request {
+			return map[bool]heap.Request{true: {}, false: {Kind: heap.KindAlloc, Size: 8, Align: heap.MinAlign}}[r == 1]
+		},
 	} {
 		for r, err := range w.each(func(p *PE) error { _, err := p.HeapOp("Malloc", req(p.MyPE())); return err }) {
 			if !errors.Is(err, errs.ErrInvalidArgument) {
