@@ -1,8 +1,10 @@
-// Package pe is the processing element: one member of a world, with its
-// symmetric heap, a data path to every peer, and the actors that carry its
-// control plane (lifecycle, failure and exit fan-out, heap agreement). The
-// root package shmem is a typed facade over it; backends (the simulator,
-// the launcher and unique-ID start-up, gossip) build PEs with Start.
+// Package core is the PE runtime: one member of a live world, with its
+// symmetric heap, a data path to every peer, waits, the lifecycle (Finalize,
+// GlobalExit, contexts), and the drivers of its actors (package pe's PE
+// actor, package heap's heap actor; teams drive theirs in internal/coll).
+// The root package shmem is the typed, checked facade over it; backends
+// (the simulator, the launcher and unique-ID start-up, gossip) build PEs
+// with Start, or NewLocalWorld for a world in one process.
 package core
 
 import (
