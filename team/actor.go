@@ -140,12 +140,11 @@ func (a *Actor) Destroyed() bool { return a.destroyed }
 func (a *Actor) Step(m any) []any {
 	switch m := m.(type) {
 	case Begin:
-		if a.destroyed {
-			return []any{Failed{errs.New(m.Op, a.self(), errs.NoPE, errs.ErrInvalidArgument, "team %s was destroyed", a.id)}}
+		op, err := a.Begin(m)
+		if err != nil {
+			return []any{Failed{err}}
 		}
-		a.ops++
-		a.kinds[a.ops%window] = m.Kind
-		return []any{Started{Op{Seq: a.ops, Kind: m.Kind}}}
+		return []any{Started{op}}
 	case Observe:
 		if err := a.compare(m); err != nil {
 			return []any{Failed{err}}
@@ -164,6 +163,17 @@ func (a *Actor) Step(m any) []any {
 		}
 	}
 	return nil
+}
+
+// Begin is Step(Begin) returning its effect as values, without
+// allocating: the form a runtime uses on every barrier and collective.
+func (a *Actor) Begin(m Begin) (Op, error) {
+	if a.destroyed {
+		return Op{}, errs.New(m.Op, a.self(), errs.NoPE, errs.ErrInvalidArgument, "team %s was destroyed", a.id)
+	}
+	a.ops++
+	a.kinds[a.ops%window] = m.Kind
+	return Op{Seq: a.ops, Kind: m.Kind}, nil
 }
 
 // compare checks a peer's report against this member's own operation of

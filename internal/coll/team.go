@@ -133,12 +133,8 @@ func (t *Team) Number(op string, k team.Kind) error {
 
 // number steps the team actor into operation op of kind k; t.mu is held.
 func (t *Team) number(op string, k team.Kind) error {
-	for _, e := range t.a.Step(team.Begin{Kind: k, Op: op}) {
-		if f, ok := e.(team.Failed); ok {
-			return f.Err
-		}
-	}
-	return nil
+	_, err := t.a.Begin(team.Begin{Kind: k, Op: op})
+	return err
 }
 
 // Ops returns how many operations the team has numbered on this PE.
