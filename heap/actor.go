@@ -2,7 +2,6 @@ package heap
 
 import (
 	"bytes"
-	"fmt"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -72,9 +71,6 @@ type Done struct {
 	Err    error
 }
 
-// refusal is the proposal of a PE that rejected its own arguments.
-var refusal = mustMarshal(&Request{})
-
 // Step takes one message and returns its effects.
 func (a *Actor) Step(m any) []any {
 	switch m := m.(type) {
@@ -114,7 +110,11 @@ func (a *Actor) judge(call Begin, m Agreed) Done {
 		return Done{Err: m.Err}
 	}
 	// Every PE compares with PE 0's proposal, so all give the same verdict
-	// and the same message.
+	// and the same message. A refusal is the zero Request's encoding.
+	refusal, err := msgpack.Marshal(&Request{})
+	if err != nil {
+		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}
+	}
 	var differ, refused []int
 	for r, b := range m.Payloads {
 		switch {
@@ -138,12 +138,4 @@ func (a *Actor) judge(call Begin, m Agreed) Done {
 			"%s of %d bytes in a heap of %d", call.Req.Kind, call.Req.Size, a.h.Size())}
 	}
 	return Done{Result: res}
-}
-
-func mustMarshal(v any) []byte {
-	b, err := msgpack.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("heap: encoding %T: %v", v, err)) // a fixed value: cannot fail
-	}
-	return b
 }

@@ -116,11 +116,9 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 // Fail tells every PE of the world that rank failed, as a failure detector
 // would. The coordinator aborts the agreements rank was part of.
 func (w *LocalWorld) Fail(rank int, reason string) {
-	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason})
-	if err != nil {
-		return
-	}
-	w.system.Root.Send(w.coord, env)
+	// The coordinator shares this process's actor system: the notice goes
+	// as it is, no envelope.
+	w.system.Root.Send(w.coord, &actors.PEFailed{Rank: rank, Reason: reason})
 	for _, p := range w.PEs {
 		if p.MyPE() != rank {
 			p.NotifyFailed(rank, reason)
