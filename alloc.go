@@ -37,14 +37,14 @@ func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
 	size := int64(n) * int64(elemSize[T]())
-	if size/int64(elemSize[T]()) != int64(n) || size > p.Heap().Size() {
-		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap", n, elemSize[T](), p.Heap().Size()))
+	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Size() {
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap", n, elemSize[T](), p.c.Heap().Size()))
 	}
-	res, err := p.HeapOp(op, heap.Request{Kind: heap.KindAlloc, Size: size, Align: align})
+	res, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindAlloc, Size: size, Align: align})
 	if err != nil {
 		return Sym[T]{}, err
 	}
-	return Sym[T]{world: p.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, nil
+	return Sym[T]{world: p.c.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, nil
 }
 
 // Realloc resizes s to n elements on every PE, keeping the contents up to
@@ -62,16 +62,16 @@ func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
 	size := int64(n) * int64(elemSize[T]())
-	if size/int64(elemSize[T]()) != int64(n) || size > p.Heap().Size() {
-		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap", n, p.Heap().Size()))
+	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Size() {
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap", n, p.c.Heap().Size()))
 	}
-	res, err := p.HeapOp(op, heap.Request{Kind: heap.KindRealloc, Size: size, Slot: s.slot, Gen: s.gen})
+	res, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindRealloc, Size: size, Slot: s.slot, Gen: s.gen})
 	if err != nil {
 		return Sym[T]{}, err
 	}
 	// Each PE copies its contents when the object moves; no PE may put
 	// into the new object before every PE has done so.
-	return Sym[T]{world: p.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, p.SyncAll()
+	return Sym[T]{world: p.c.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, p.SyncAll()
 }
 
 // Free releases s on every PE (shmem_free). Collective; it completes the
@@ -84,7 +84,7 @@ func Free[T Elem](p *PE, s Sym[T]) error {
 	if s.off != objectStart(p, s) {
 		return refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "Sym is a slice, not a whole object"))
 	}
-	_, err := p.HeapOp(op, heap.Request{Kind: heap.KindFree, Slot: s.slot, Gen: s.gen})
+	_, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindFree, Slot: s.slot, Gen: s.gen})
 	return err
 }
 
@@ -92,12 +92,12 @@ func Free[T Elem](p *PE, s Sym[T]) error {
 // PE rejected, so that the other PEs fail too instead of waiting for it and
 // the collective order stays the same everywhere; it returns err.
 func refuse(p *PE, op string, err error) error {
-	_, _ = p.HeapOp(op, heap.Request{})
+	_, _ = p.c.HeapOp(op, heap.Request{})
 	return err
 }
 
 func objectStart[T Elem](p *PE, s Sym[T]) uint64 {
-	o, _ := p.Heap().Lookup(s.slot, s.gen)
+	o, _ := p.c.Heap().Lookup(s.slot, s.gen)
 	return uint64(o.Off)
 }
 

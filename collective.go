@@ -3,8 +3,8 @@ package shmem
 import (
 	"reflect"
 
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/team"
 )
 
 // The collectives below are collective over a team: every member calls
@@ -17,14 +17,10 @@ import (
 
 // teamPE returns the PE behind t.
 func teamPE(t *Team, op string) (*PE, error) {
-	if t == nil {
-		return nil, errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "nil team")
+	if t == nil || t.p == nil {
+		return nil, nilTeam(op)
 	}
-	p, ok := t.Runtime().(*PE)
-	if !ok {
-		return nil, errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "team without a PE")
-	}
-	return p, nil
+	return t.p, nil
 }
 
 // typeCode identifies T among Elem types for the argument comparison.
@@ -82,8 +78,8 @@ func Broadcast[T Elem](t *Team, dst, src Sym[T], root int) error {
 	if srcOff != dstOff && overlap(srcOff, n*size, dstOff, n*size) {
 		c.fail("source and destination overlap without being the same")
 	}
-	a := team.Args{Kind: team.KindBroadcast, Type: typeCode[T](), Elem: size, Count: n, Root: root, DstOff: dst.off, DstLen: dst.n, Err: c.err}
-	return t.Broadcast(a, dstOff, srcOff, n*size)
+	a := coll.Args{Kind: coll.KindBroadcast, Type: typeCode[T](), Elem: size, Count: n, Root: root, DstOff: dst.off, DstLen: dst.n, Err: c.err}
+	return t.t.Broadcast(a, dstOff, srcOff, n*size)
 }
 
 // FCollect concatenates every member's src (the same length on all) into
@@ -105,8 +101,8 @@ func FCollect[T Elem](t *Team, dst, src Sym[T]) error {
 	if overlap(srcOff, n*size, dstOff, n*np*size) {
 		c.fail("source and destination overlap")
 	}
-	a := team.Args{Kind: team.KindFCollect, Type: typeCode[T](), Elem: size, Count: n, DstOff: dst.off, DstLen: dst.n, Err: c.err}
-	return t.FCollect(a, dstOff, srcOff, n*size)
+	a := coll.Args{Kind: coll.KindFCollect, Type: typeCode[T](), Elem: size, Count: n, DstOff: dst.off, DstLen: dst.n, Err: c.err}
+	return t.t.FCollect(a, dstOff, srcOff, n*size)
 }
 
 // Collect concatenates every member's src into dst in team order
@@ -126,8 +122,8 @@ func Collect[T Elem](t *Team, dst, src Sym[T]) error {
 	if overlap(srcOff, n*size, dstOff, dst.n*size) {
 		c.fail("source and destination overlap")
 	}
-	a := team.Args{Kind: team.KindCollect, Type: typeCode[T](), Elem: size, DstOff: dst.off, DstLen: dst.n, Err: c.err}
-	return t.Collect(a, dstOff, dst.n*size, srcOff, n*size)
+	a := coll.Args{Kind: coll.KindCollect, Type: typeCode[T](), Elem: size, DstOff: dst.off, DstLen: dst.n, Err: c.err}
+	return t.t.Collect(a, dstOff, dst.n*size, srcOff, n*size)
 }
 
 // Alltoall sends block j of every member's src to member j, which stores
@@ -158,8 +154,8 @@ func Alltoall[T Elem](t *Team, dst, src Sym[T]) error {
 	if overlap(srcOff, block*np*size, dstOff, block*np*size) {
 		c.fail("source and destination overlap")
 	}
-	a := team.Args{Kind: team.KindAlltoall, Type: typeCode[T](), Elem: size, Count: block, DstOff: dst.off, DstLen: dst.n, Err: c.err}
-	return t.Alltoall(a, dstOff, srcOff, block*size)
+	a := coll.Args{Kind: coll.KindAlltoall, Type: typeCode[T](), Elem: size, Count: block, DstOff: dst.off, DstLen: dst.n, Err: c.err}
+	return t.t.Alltoall(a, dstOff, srcOff, block*size)
 }
 
 // Alltoalls is Alltoall with strides in elements (shmem_alltoalls): n
@@ -195,7 +191,7 @@ func Alltoalls[T Elem](t *Team, dst, src Sym[T], dstStride, srcStride, n int) er
 	if overlap(srcOff, ss*size, dstOff, ds*size) {
 		c.fail("source and destination overlap")
 	}
-	a := team.Args{Kind: team.KindAlltoalls, Type: typeCode[T](), Elem: size, Count: n, DStride: dstStride, SStride: srcStride,
+	a := coll.Args{Kind: coll.KindAlltoalls, Type: typeCode[T](), Elem: size, Count: n, DStride: dstStride, SStride: srcStride,
 		DstOff: dst.off, DstLen: dst.n, Err: c.err}
-	return t.Alltoalls(a, dstOff, srcOff)
+	return t.t.Alltoalls(a, dstOff, srcOff)
 }

@@ -2,13 +2,11 @@ package shmem
 
 import (
 	"context"
-	"crypto/sha256"
 	"os"
-	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/world"
 )
 
@@ -29,6 +27,9 @@ const DefaultHeapSize = 64 << 20
 // Init blocks until every PE has joined, ctx is done, or the start-up
 // timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks).
 func Init(ctx context.Context, opts ...Option) (*PE, error) {
+	if b, ok := backendOf(opts); ok {
+		return attach(ctx, b)
+	}
 	o, err := resolve(opts)
 	if err != nil {
 		return nil, err
@@ -40,11 +41,11 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return joinGossip(ctx, o)
 	}
 	if !o.haveUID && o.npes <= 1 {
-		w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
 		if err != nil {
 			return nil, err
 		}
-		return w.PEs[0], nil
+		return newPE(w.PEs[0]), nil
 	}
 	if !o.haveUID {
 		if o.uid, err = uidFromLaunch(ctx, o); err != nil {
@@ -84,7 +85,11 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	if o.exitProcess {
 		cfg.OnGlobalExit = func(status int) { os.Exit(status) }
 	}
-	return world.Join(ctx, cfg)
+	c, err := world.Join(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newPE(c), nil
 }
 
 // uidFromLaunch finds the unique ID a launcher's environment gives.
@@ -96,63 +101,20 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 	case l.MasterAddr != "" && l.Secret != "":
 		// torchrun-style: every rank derives the same ID from the master
 		// address and the job secret it was given.
-		return uidFromSecret(l.MasterAddr, l.Secret, !o.tlsOff)
+		return bootstrap.UniqueIDFromSecret(l.MasterAddr, l.Secret, !o.tlsOff)
 	case l.UIDFile != "":
 		if l.Rank == 0 {
 			uid, err := GetUniqueID(o.raw...)
 			if err != nil {
 				return uid, err
 			}
-			return uid, writeUIDFile(l.UIDFile, uid)
+			return uid, bootstrap.WriteUniqueIDFile(l.UIDFile, uid)
 		}
-		return readUIDFile(ctx, l.UIDFile, o.timeout)
+		return bootstrap.ReadUniqueIDFile(ctx, l.UIDFile, o.timeout)
 	}
 	return UniqueID{}, errs.New("Init", l.Rank, errs.NoPE, errs.ErrBootstrap,
 		"%s gave rank %d of %d but no rendezvous: set SHMEM_UNIQUE_ID, SHMEM_UID_FILE, or MASTER_ADDR/MASTER_PORT with SHMEM_JOB_SECRET",
 		l.Source, l.Rank, l.NPEs)
-}
-
-func uidFromSecret(addr, secret string, useTLS bool) (UniqueID, error) {
-	uid := UniqueID{Version: bootstrap.UniqueIDVersion, Addr: addr, Secret: sha256.Sum256([]byte("goshmem job secret v1\x00" + secret)), TLS: useTLS}
-	if err := pinJobCert(&uid); err != nil {
-		return uid, err
-	}
-	return uid, uid.Validate()
-}
-
-func writeUIDFile(path string, uid UniqueID) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(uid.String()+"\n"), 0o600); err != nil {
-		return errs.New("Init", 0, errs.NoPE, errs.ErrBootstrap, "writing the unique ID to %s: %v", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return errs.New("Init", 0, errs.NoPE, errs.ErrBootstrap, "writing the unique ID to %s: %v", path, err)
-	}
-	return nil
-}
-
-func readUIDFile(ctx context.Context, path string, timeout time.Duration) (UniqueID, error) {
-	deadline := time.Now().Add(timeout)
-	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
-			return bootstrap.ParseUniqueID(string(trimNL(b)))
-		}
-		if time.Now().After(deadline) {
-			return UniqueID{}, errs.New("Init", errs.NoPE, 0, errs.ErrTimeout, "PE 0 wrote no unique ID to %s within %v", path, timeout)
-		}
-		select {
-		case <-ctx.Done():
-			return UniqueID{}, errs.New("Init", errs.NoPE, 0, errs.ErrBootstrap, "%v", ctx.Err())
-		case <-time.After(delay):
-		}
-	}
-}
-
-func trimNL(b []byte) []byte {
-	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // joinGossip forms the world by gossip. The job secret (WithJobSecret or
@@ -167,7 +129,7 @@ func joinGossip(ctx context.Context, o *options) (*PE, error) {
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
 			"WithSeeds needs npes >= 1 (got %d) and a job secret (WithJobSecret or %s)", o.npes, bootstrap.EnvJobSecret)
 	}
-	uid, err := uidFromSecret(o.seeds[0], secret, !o.tlsOff)
+	uid, err := bootstrap.UniqueIDFromSecret(o.seeds[0], secret, !o.tlsOff)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func SetLock(p *PE, l Sym[int64]) error {
 		if uint32(cur) == ticket {
 			return nil
 		}
-		if err := p.Check(op); err != nil {
+		if err := p.c.Check(op); err != nil {
 			return err
 		}
 		backoff(attempt)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
 )
@@ -35,6 +36,9 @@ type options struct {
 	// libfabric provider, domain and node to use (WithFabric)
 	rdma                              string
 	fabricProv, fabricDom, fabricNode string
+	// a backend that makes the PE (WithBackend); Init then ignores the rest
+	backend     core.Backend
+	haveBackend bool
 }
 
 // WithHeapSize sets the symmetric heap size in bytes; it wins over
@@ -188,7 +192,9 @@ func resolve(opts []Option) (*options, error) {
 		o.exitProcess = l.Source == bootstrap.SourceGoshmem
 	}
 	for _, f := range opts {
-		f(o)
+		if f != nil {
+			f(o)
+		}
 	}
 	if o.logger == nil {
 		lg, _, err := bootstrap.LoggerFromEnv(os.Getenv, os.Stdout, os.Stderr)

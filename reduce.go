@@ -3,8 +3,8 @@ package shmem
 import (
 	"reflect"
 
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/team"
 )
 
 // Reduce combines src.Len() elements of every member's src with op and
@@ -31,8 +31,8 @@ func Reduce[T Elem](t *Team, op Op, dst, src Sym[T]) error {
 	if srcOff != dstOff && overlap(srcOff, n*size, dstOff, n*size) {
 		c.fail("source and destination overlap without being the same")
 	}
-	a := team.Args{Kind: team.KindReduce, Type: typeCode[T](), Elem: size, Count: n, Op: int(op), DstOff: dst.off, DstLen: dst.n, Err: c.err}
-	return t.Reduce(a, dstOff, srcOff, n*size, f)
+	a := coll.Args{Kind: coll.KindReduce, Type: typeCode[T](), Elem: size, Count: n, Op: int(op), DstOff: dst.off, DstLen: dst.n, Err: c.err}
+	return t.t.Reduce(a, dstOff, srcOff, n*size, f)
 }
 
 type kernelError string
@@ -42,7 +42,7 @@ func (e kernelError) Error() string { return string(e) }
 // combiner returns the kernel that folds a byte view of T elements into
 // another with op. Each kernel is one loop over typed slices: no call per
 // element.
-func combiner[T Elem](op Op) (team.Combine, error) {
+func combiner[T Elem](op Op) (coll.Combine, error) {
 	switch any(*new(T)).(type) {
 	case Float16:
 		return halfKernel(op, func(u uint16) float32 { return Float16(u).Float32() }, func(f float32) uint16 { return uint16(NewFloat16(f)) })
@@ -119,7 +119,7 @@ type unsigned interface {
 	~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
-func bitK[U unsigned](op Op) team.Combine {
+func bitK[U unsigned](op Op) coll.Combine {
 	return func(d, s []byte) {
 		n := len(d) / int(elemSize[U]())
 		dd, ss := asElems[U](d, n), asElems[U](s, n)
@@ -142,7 +142,7 @@ func bitK[U unsigned](op Op) team.Combine {
 
 // halfKernel computes a 16-bit float reduction in float32, rounding back
 // after each operation as a half-precision unit would.
-func halfKernel(op Op, load func(uint16) float32, store func(float32) uint16) (team.Combine, error) {
+func halfKernel(op Op, load func(uint16) float32, store func(float32) uint16) (coll.Combine, error) {
 	var f func(a, b float32) float32
 	switch op {
 	case OpSum:

@@ -160,7 +160,7 @@ func SignalFetch(p *PE, sig Sym[uint64]) uint64 {
 	if err != nil {
 		return 0
 	}
-	return transport.Load64(p.Local(), off)
+	return transport.Load64(p.c.Local(), off)
 }
 
 // SignalWaitUntil waits until the caller's sig element 0 compares true
@@ -174,9 +174,9 @@ func SignalWaitUntil(p *PE, sig Sym[uint64], cmp Cmp, v uint64) (uint64, error) 
 	if err != nil {
 		return 0, err
 	}
-	local := p.Local()
+	local := p.c.Local()
 	var seen uint64
-	err = p.WaitLocal(op, func() bool {
+	err = p.c.WaitLocal(op, func() bool {
 		seen = transport.Load64(local, off)
 		return compare(seen, cmp, v)
 	})

@@ -1,19 +1,9 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/pe"
-	"github.com/goshmem/shmem/team"
 )
-
-// PE is one processing element of a world (or a context on one). Its
-// methods (MyPE, NPEs, Fence, Quiet, BarrierAll, SyncAll, Finalize,
-// CreateCtx, Destroy, GlobalExit, Accessible, TeamWorld, TeamShared) are
-// documented in package pe.
-type PE = pe.PE
-
-// Team is an ordered subset of a world's PEs; see package team.
-type Team = team.Team
 
 // The error sentinels; every error of the package matches one with errors.Is.
 var (
@@ -28,7 +18,7 @@ var (
 
 // ExitStatus reports the status of the GlobalExit that ended the world err
 // comes from.
-func ExitStatus(err error) (status int, ok bool) { return pe.ExitStatus(err) }
+func ExitStatus(err error) (status int, ok bool) { return core.ExitStatus(err) }
 
 // Elem is what may live in symmetric memory.
 type Elem interface {

@@ -41,14 +41,14 @@ func (s Sym[T]) Local(p *PE) []T {
 	if _, err := s.checkLocal(p, "Local", 0, s.n); err != nil || s.n == 0 {
 		return nil
 	}
-	return asElems[T](p.Local()[s.off:], s.n)
+	return asElems[T](p.c.Local()[s.off:], s.n)
 }
 
 // check validates an access of count elements of s starting at element
 // first, on behalf of op addressed to PE target, and returns the byte
 // offset of element first. It allocates nothing unless it fails.
 func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error) {
-	if s.world != p.WorldID() {
+	if s.world != p.c.WorldID() {
 		if s.world == 0 {
 			return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "zero or invalid Sym")
 		}
@@ -58,7 +58,7 @@ func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error
 		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,
 			"elements [%d, %d+%d) outside a symmetric object of %d", first, first, count, s.n)
 	}
-	if _, ok := p.Heap().Lookup(s.slot, s.gen); !ok {
+	if _, ok := p.c.Heap().Lookup(s.slot, s.gen); !ok {
 		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym was freed")
 	}
 	return s.off + uint64(first)*elemSize[T](), nil
@@ -67,7 +67,7 @@ func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error
 // checkLocal is check for calls that touch only the caller's own heap, which
 // Finalize may have unmapped: they do not go through p.Path, which checks.
 func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
-	if err := p.Check(op); err != nil {
+	if err := p.c.Check(op); err != nil {
 		return 0, err
 	}
 	return s.check(p, op, p.MyPE(), first, count)
@@ -76,7 +76,7 @@ func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
 // target validates s for count elements from first and returns the path to
 // pe and the byte offset.
 func (s Sym[T]) target(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
-	path, err := p.Path(op, pe)
+	path, err := p.c.Path(op, pe)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/internal/secure"
 )
 
 // UniqueID names a world for unique-ID start-up (aclshmemx_uniqueid_t):
@@ -44,7 +43,7 @@ func GetUniqueID(opts ...Option) (UniqueID, error) {
 		}
 		addr = net.JoinHostPort(ch.Host, strconv.Itoa(port))
 	}
-	// The pin is a placeholder until pinJobCert derives it from the secret
+	// The pin is a placeholder until PinJobCert derives it from the secret
 	// that NewUniqueID draws.
 	var pin [32]byte
 	if !o.tlsOff {
@@ -54,21 +53,9 @@ func GetUniqueID(opts ...Option) (UniqueID, error) {
 	if err != nil {
 		return uid, err
 	}
-	if err := pinJobCert(&uid); err != nil {
+	if err := bootstrap.PinJobCert(&uid); err != nil {
 		return uid, err
 	}
 	o.logger.Debug("unique ID made", "addr", addr, "source", ch.Source, "reason", ch.Reason, "port", strconv.Itoa(int(ch.Port)))
 	return uid, uid.Validate()
-}
-
-// pinJobCert sets uid's pin to the job certificate that its secret derives,
-// or clears it when TLS is off.
-func pinJobCert(uid *UniqueID) error {
-	uid.Pin = [32]byte{}
-	if !uid.TLS {
-		return nil
-	}
-	_, pin, err := secure.JobCert(uid.Secret[:])
-	uid.Pin = pin
-	return err
 }

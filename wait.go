@@ -8,9 +8,9 @@ import (
 // loadLocal atomically reads the caller's element at byte offset off.
 func loadLocal[T Integer](p *PE, off uint64) T {
 	if elemSize[T]() == 4 {
-		return fromBits[T](uint64(transport.Load32(p.Local(), off)))
+		return fromBits[T](uint64(transport.Load32(p.c.Local(), off)))
 	}
-	return fromBits[T](transport.Load64(p.Local(), off))
+	return fromBits[T](transport.Load64(p.c.Local(), off))
 }
 
 // WaitUntil blocks until the caller's ivar element 0 compares true with v
@@ -22,7 +22,7 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 	if err != nil {
 		return err
 	}
-	return p.WaitLocal(op, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
+	return p.c.WaitLocal(op, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
 }
 
 // Test reports whether the caller's ivar element 0 compares true with v
@@ -39,7 +39,7 @@ func waitArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status 
 	if status != nil && len(status) < ivars.n {
 		return 0, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "status has %d entries for %d variables", len(status), ivars.n)
 	}
-	if err := p.Check(op); err != nil {
+	if err := p.c.Check(op); err != nil {
 		return 0, err
 	}
 	return ivars.check(p, op, p.MyPE(), 0, n)
@@ -70,7 +70,7 @@ func WaitUntilAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) e
 		return err
 	}
 	var buf [8]int
-	return p.WaitLocal(op, func() bool {
+	return p.c.WaitLocal(op, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
 		return len(idx) == live
 	})
@@ -86,7 +86,7 @@ func WaitUntilAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (
 	}
 	found := -1
 	var buf [8]int
-	err = p.WaitLocal(op, func() bool {
+	err = p.c.WaitLocal(op, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
 		if len(idx) > 0 {
 			found = idx[0]
@@ -106,7 +106,7 @@ func WaitUntilSome[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) 
 		return nil, err
 	}
 	var found []int
-	err = p.WaitLocal(op, func() bool {
+	err = p.c.WaitLocal(op, func() bool {
 		var live int
 		found, live = satisfied(p, off, ivars.n, status, cmp, v, found[:0])
 		return len(found) > 0 || live == 0

@@ -1,27 +1,26 @@
 package actors
 
 import (
+	"cmp"
 	"fmt"
-	"log/slog"
 	"slices"
-	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/types/known/wrapperspb"
-
-	"github.com/goshmem/shmem/internal/errs"
 )
 
-// Wrap encodes m into the envelope every inter-PE message travels in.
-// protoactor's remote layer only carries protobuf messages (NOTES.md), so the
-// msgpack bytes ride in a BytesValue; local sends use the same envelope so
-// that one code path serves both.
-func Wrap(m any) (*wrapperspb.BytesValue, error) {
-	b, err := Encode(m)
-	if err != nil {
-		return nil, err
-	}
-	return wrapperspb.Bytes(b), nil
+// Coordinator is the agreement coordinator: it gathers one payload from
+// each member of a group and answers every member with all of them, in
+// group-rank order. One coordinator serves a world (it runs on world rank
+// 0); the agreement behind collective allocation, team creation and
+// Finalize rests on it. A member that fails aborts every round it belongs
+// to, so no member waits forever for it, and a round that starts after the
+// failure is refused at once.
+//
+// Coordinator is a pure state machine: Step takes one message and returns
+// the replies to send, touching nothing else. The zero value is ready.
+// It is not safe for concurrent use; its actor (NewCoordinator) feeds it
+// one message at a time.
+type Coordinator struct {
+	rounds map[roundKey]*round
+	failed map[int]string // world rank -> reason
 }
 
 type roundKey struct {
@@ -32,134 +31,99 @@ type roundKey struct {
 type round struct {
 	members  []int
 	payloads [][]byte
-	senders  []*actor.PID
+	senders  []any // by group rank; nil until that member contributed
 	got      int
 }
 
-// Coordinator gathers one payload from each member of a group and answers
-// every member with all of them, in group-rank order. One coordinator serves
-// a world; it runs on world rank 0. A member that fails aborts the rounds it
-// belongs to, so no member waits forever for it.
-type Coordinator struct {
-	log    *slog.Logger
-	rounds map[roundKey]*round
-	failed map[int]string
+// Reply is a message the coordinator sends: Msg to To, which is the
+// sender a Gather came from (an opaque handle to the coordinator, such as
+// an actor's PID).
+type Reply struct {
+	To  any
+	Msg *GatherReply
 }
 
-// NewCoordinator returns the props of a coordinator actor.
-func NewCoordinator(log *slog.Logger) *actor.Props {
-	return actor.PropsFromProducer(func() actor.Actor {
-		return &Coordinator{log: log, rounds: map[roundKey]*round{}, failed: map[int]string{}}
-	})
-}
-
-// Receive handles Gather and PEFailed envelopes.
-func (c *Coordinator) Receive(ctx actor.Context) {
-	env, ok := ctx.Message().(*wrapperspb.BytesValue)
-	if !ok {
-		return
-	}
-	m, err := Decode(env.Value)
-	if err != nil {
-		c.log.Warn("coordinator dropped a message", "err", err)
-		return
+// Step handles one message and returns the replies it causes, in a
+// deterministic order. from is the sender of a Gather, to which its reply
+// goes; a Gather without a sender is dropped (nobody to answer). A
+// *PEFailed aborts the rounds its rank belongs to. Other messages are
+// ignored.
+func (c *Coordinator) Step(from any, m any) []Reply {
+	if c.rounds == nil {
+		c.rounds, c.failed = map[roundKey]*round{}, map[int]string{}
 	}
 	switch m := m.(type) {
 	case *Gather:
-		c.gather(ctx, m)
-	case *PEFailed:
-		c.failed[m.Rank] = m.Reason
-		for k, r := range c.rounds {
-			if slices.Contains(r.members, m.Rank) {
-				c.finish(ctx, k, r, &GatherReply{Err: "PE failed: " + m.Reason, Failed: m.Rank})
-			}
+		if from == nil {
+			return nil
 		}
+		return c.gather(from, m)
+	case *PEFailed:
+		return c.peFailed(m)
 	}
+	return nil
 }
 
-func (c *Coordinator) gather(ctx actor.Context, g *Gather) {
-	sender := ctx.Sender()
-	if sender == nil {
-		return
+func (c *Coordinator) peFailed(m *PEFailed) []Reply {
+	if _, known := c.failed[m.Rank]; known {
+		return nil // a notice that arrives again (flooding, several detectors)
 	}
+	c.failed[m.Rank] = m.Reason
+	var keys []roundKey
+	for k, r := range c.rounds {
+		if slices.Contains(r.members, m.Rank) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b roundKey) int {
+		return cmp.Or(cmp.Compare(a.domain, b.domain), cmp.Compare(a.seq, b.seq))
+	})
+	var out []Reply
+	for _, k := range keys {
+		out = append(out, c.finish(k, &GatherReply{Err: "PE failed: " + m.Reason, Failed: m.Rank})...)
+	}
+	return out
+}
+
+func (c *Coordinator) gather(from any, g *Gather) []Reply {
 	if g.N <= 0 || g.Rank < 0 || g.Rank >= g.N || len(g.Members) != g.N {
-		c.reply(ctx, sender, &GatherReply{Err: fmt.Sprintf("bad round %s/%d: rank %d of %d", g.Domain, g.Seq, g.Rank, g.N), Failed: -1})
-		return
+		return []Reply{{from, &GatherReply{Err: fmt.Sprintf("bad round %s/%d: rank %d of %d", g.Domain, g.Seq, g.Rank, g.N), Failed: -1}}}
 	}
 	for _, m := range g.Members {
 		if reason, dead := c.failed[m]; dead {
-			c.reply(ctx, sender, &GatherReply{Err: "PE failed: " + reason, Failed: m})
-			return
+			return []Reply{{from, &GatherReply{Err: "PE failed: " + reason, Failed: m}}}
 		}
 	}
 	k := roundKey{g.Domain, g.Seq}
 	r := c.rounds[k]
 	if r == nil {
-		r = &round{members: g.Members, payloads: make([][]byte, g.N), senders: make([]*actor.PID, g.N)}
+		r = &round{members: g.Members, payloads: make([][]byte, g.N), senders: make([]any, g.N)}
 		c.rounds[k] = r
 	}
-	if len(r.members) != g.N || !slices.Equal(r.members, g.Members) || r.senders[g.Rank] != nil {
-		c.finish(ctx, k, r, &GatherReply{Err: fmt.Sprintf("round %s/%d: members disagree on the group (rank %d)", g.Domain, g.Seq, g.Rank), Failed: -1})
-		c.reply(ctx, sender, &GatherReply{Err: "group mismatch", Failed: -1})
-		return
+	if !slices.Equal(r.members, g.Members) || r.senders[g.Rank] != nil {
+		out := c.finish(k, &GatherReply{Err: fmt.Sprintf("round %s/%d: members disagree on the group (rank %d)", g.Domain, g.Seq, g.Rank), Failed: -1})
+		return append(out, Reply{from, &GatherReply{Err: "group mismatch", Failed: -1}})
 	}
 	r.payloads[g.Rank] = g.Payload
-	r.senders[g.Rank] = sender
+	r.senders[g.Rank] = from
 	if r.got++; r.got == g.N {
-		c.finish(ctx, k, r, &GatherReply{Payloads: r.payloads, Failed: -1})
+		return c.finish(k, &GatherReply{Payloads: r.payloads, Failed: -1})
 	}
+	return nil
 }
 
-func (c *Coordinator) finish(ctx actor.Context, k roundKey, r *round, reply *GatherReply) {
+// finish ends round k, answering every member that contributed with reply.
+func (c *Coordinator) finish(k roundKey, reply *GatherReply) []Reply {
+	r := c.rounds[k]
 	delete(c.rounds, k)
-	env, err := Wrap(reply)
-	if err != nil {
-		env, _ = Wrap(&GatherReply{Err: err.Error(), Failed: -1})
-	}
+	var out []Reply
 	for _, s := range r.senders {
 		if s != nil {
-			ctx.Send(s, env)
+			out = append(out, Reply{s, reply})
 		}
 	}
+	return out
 }
 
-func (c *Coordinator) reply(ctx actor.Context, to *actor.PID, reply *GatherReply) {
-	if env, err := Wrap(reply); err == nil {
-		ctx.Send(to, env)
-	}
-}
-
-// RunGather contributes g to its round at the coordinator and returns every
-// member's payload. op and me name the caller in errors.
-func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	env, err := Wrap(g)
-	if err != nil {
-		return nil, err
-	}
-	res, err := root.RequestFuture(coord, env, timeout).Result()
-	if err != nil {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
-	}
-	renv, ok := res.(*wrapperspb.BytesValue)
-	if !ok {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
-	}
-	m, err := Decode(renv.Value)
-	if err != nil {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "%v", err)
-	}
-	reply, ok := m.(*GatherReply)
-	if !ok {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", m)
-	}
-	if reply.Err != "" {
-		if reply.Failed >= 0 {
-			return nil, errs.New(op, me, reply.Failed, errs.ErrPEFailed, "%s", reply.Err)
-		}
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "%s", reply.Err)
-	}
-	if len(reply.Payloads) != g.N {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %d payloads, want %d", len(reply.Payloads), g.N)
-	}
-	return reply.Payloads, nil
-}
+// Pending returns how many rounds are waiting for contributions.
+func (c *Coordinator) Pending() int { return len(c.rounds) }

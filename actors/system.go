@@ -1,8 +1,12 @@
-// Package actors is goshmem's control plane on protoactor-go: the actor
-// system a world runs on, the versioned msgpack messages PEs exchange, and
-// the coordinator actor that gathers one contribution from every member of a
-// group (the agreement behind collective allocation, team creation and
-// finalize). Nothing on the data path passes through here.
+// Package actors holds what crosses between PEs' control planes: the
+// versioned msgpack messages PEs exchange (Gather, GatherReply, PEFailed,
+// GlobalExit) and the agreement coordinator, which gathers one contribution
+// from every member of a group (the agreement behind collective
+// allocation, team creation and finalize) as a pure state machine
+// (Coordinator.Step). Its protoactor-go glue (the actor system, the
+// coordinator's actor, RunGather) is here too; it reaches no world by
+// itself: a live world's actor system and PIDs never leave internal
+// packages. Nothing on the data path passes through here.
 package actors
 
 import (

@@ -1,30 +1,141 @@
 package heap
 
 import (
-	"time"
+	"bytes"
 
-	"github.com/asynkron/protoactor-go/actor"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/goshmem/shmem/internal/errs"
 )
 
-// applyMsg asks the heap actor to apply one agreed Request. It never leaves
-// the process: the agreement that precedes it is what crosses PEs.
-type applyMsg struct{ req Request }
-
-// Props returns the props of the actor that owns h's allocator: every change
-// to h goes through its mailbox, one at a time.
-func Props(h *Heap) *actor.Props {
-	return actor.PropsFromFunc(func(ctx actor.Context) {
-		if m, ok := ctx.Message().(*applyMsg); ok {
-			ctx.Respond(h.Apply(m.req))
-		}
-	})
+// Actor is the heap actor of one PE: it owns the PE's Heap (allocator and
+// object table) and runs the collective allocation agreement. An
+// allocation, free or realloc is collective: every PE proposes its Request
+// (Begin), the PEs gather every proposal (the runtime's agreement round,
+// which also makes the call a synchronization point), and each PE's actor
+// judges the same proposals the same way (Agreed): all equal, it applies
+// the request, and the allocator being deterministic every PE gets the same
+// offset; any difference fails on every PE, naming the PEs that differ.
+//
+// Actor is a pure state machine: Step reaches nothing but its Heap. It is
+// not safe for concurrent use; the runtime feeds it one message at a time,
+// in the PE's collective order.
+type Actor struct {
+	h    *Heap
+	rank int // the PE's rank, for errors
+	seq  uint64
+	cur  *Begin // the call whose agreement is under way, or nil
 }
 
-// ApplyVia sends req to the heap actor pid and waits for its Result.
-func ApplyVia(root *actor.RootContext, pid *actor.PID, req Request, timeout time.Duration) (Result, error) {
-	res, err := root.RequestFuture(pid, &applyMsg{req: req}, timeout).Result()
-	if err != nil {
-		return Result{}, err
+// NewActor returns the heap actor of PE rank, owning h.
+func NewActor(h *Heap, rank int) *Actor { return &Actor{h: h, rank: rank} }
+
+// Heap returns the heap the actor owns, for lookups (Lookup, Bytes); only
+// the actor changes it.
+func (a *Actor) Heap() *Heap { return a.h }
+
+// Begin starts a collective heap call Op (the API call's name, for
+// errors) asking for Req. A PE that rejected its own arguments begins with
+// the zero Request: it still takes part in the agreement, so the other PEs
+// fail with it instead of waiting, and nothing is applied anywhere.
+type Begin struct {
+	Op  string
+	Req Request
+}
+
+// Agreed ends the call under way with the outcome of its agreement round:
+// every member's proposal in world-rank order, or the error the round
+// ended with (a PE failed, a timeout).
+type Agreed struct {
+	Seq      uint64
+	Payloads [][]byte
+	Err      error
+}
+
+// Reserve applies an allocation without agreement: start-up reservations
+// that every PE makes alike before any collective call (the team pool).
+type Reserve struct{ Req Request }
+
+// Propose is an effect: contribute Payload to the agreement round Seq of
+// the "heap" domain over every PE of the world, then send the outcome back
+// as Agreed.
+type Propose struct {
+	Seq     uint64
+	Payload []byte
+}
+
+// Done is an effect: the call is over with Result, or with Err (which
+// names the call and wraps a sentinel).
+type Done struct {
+	Result Result
+	Err    error
+}
+
+// Step takes one message and returns its effects.
+func (a *Actor) Step(m any) []any {
+	switch m := m.(type) {
+	case Begin:
+		if a.cur != nil {
+			return []any{Done{Err: errs.New(m.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument,
+				"heap call %s began while %s was under way", m.Op, a.cur.Op)}}
+		}
+		payload, err := msgpack.Marshal(&m.Req)
+		if err != nil {
+			return []any{Done{Err: errs.New(m.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}}
+		}
+		a.seq++
+		a.cur = &m
+		return []any{Propose{Seq: a.seq, Payload: payload}}
+	case Agreed:
+		if a.cur == nil || m.Seq != a.seq {
+			return nil // not the call under way: nothing to finish
+		}
+		call := *a.cur
+		a.cur = nil
+		return []any{a.judge(call, m)}
+	case Reserve:
+		res := a.h.apply(m.Req)
+		if res.Err != nil {
+			return []any{Done{Result: res, Err: errs.New("Init", a.rank, errs.NoPE, res.Err, "reserving %d bytes", m.Req.Size)}}
+		}
+		return []any{Done{Result: res}}
 	}
-	return res.(Result), nil
+	return nil
+}
+
+// judge compares the proposals of a finished round and applies the call
+// when they all match.
+func (a *Actor) judge(call Begin, m Agreed) Done {
+	if m.Err != nil {
+		return Done{Err: m.Err}
+	}
+	// Every PE compares with PE 0's proposal, so all give the same verdict
+	// and the same message. A refusal is the zero Request's encoding.
+	refusal, err := msgpack.Marshal(&Request{})
+	if err != nil {
+		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}
+	}
+	var differ, refused []int
+	for r, b := range m.Payloads {
+		switch {
+		case bytes.Equal(b, refusal):
+			refused = append(refused, r)
+		case !bytes.Equal(b, m.Payloads[0]):
+			differ = append(differ, r)
+		}
+	}
+	if len(refused) > 0 {
+		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument,
+			"PEs %v rejected their arguments (collective calls must match on every PE)", refused)}
+	}
+	if len(differ) > 0 {
+		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument,
+			"PEs %v asked for a different %s than PE 0 (collective calls must match on every PE)", differ, call.Req.Kind)}
+	}
+	res := a.h.apply(call.Req)
+	if res.Err != nil {
+		return Done{Result: res, Err: errs.New(call.Op, a.rank, errs.NoPE, res.Err,
+			"%s of %d bytes in a heap of %d", call.Req.Kind, call.Req.Size, a.h.Size())}
+	}
+	return Done{Result: res}
 }

@@ -1,7 +1,10 @@
-// Package heap manages one PE's symmetric heap: the memory region, the
-// allocator that hands out the same offsets on every PE for the same sequence
-// of collective calls, the table of live objects that the hot path checks
-// symmetric addresses against, and the actor that serializes changes to them.
+// Package heap is the heap actor: the one owner of a PE's symmetric heap
+// allocator. The allocator hands out the same offsets on every PE for the
+// same sequence of collective calls; the table of live objects is what the
+// hot path checks symmetric addresses against, lock-free. Actor runs the
+// collective allocation agreement (every PE must ask for the same thing)
+// as a pure step function and is the only code that changes either. The
+// memory region a heap lives in (Region) is mapped here too.
 package heap
 
 import (

@@ -11,7 +11,7 @@ import (
 
 func mustAlloc(t *testing.T, h *Heap, size, align int64) Result {
 	t.Helper()
-	r := h.Apply(Request{Kind: KindAlloc, Size: size, Align: align})
+	r := h.apply(Request{Kind: KindAlloc, Size: size, Align: align})
 	if r.Err != nil {
 		t.Fatalf("alloc %d/%d: %v", size, align, r.Err)
 	}
@@ -38,7 +38,7 @@ func TestDeterministic(t *testing.T) {
 			req = Request{Kind: KindRealloc, Size: rng.Int64N(40000), Slot: live[j].Slot, Gen: live[j].Gen}
 			live = append(live[:j], live[j+1:]...)
 		}
-		ra, rb := a.Apply(req), b.Apply(req)
+		ra, rb := a.apply(req), b.apply(req)
 		if ra.Slot != rb.Slot || ra.Gen != rb.Gen || ra.Off != rb.Off || (ra.Err == nil) != (rb.Err == nil) {
 			t.Fatalf("step %d %+v: %+v vs %+v", i, req, ra, rb)
 		}
@@ -65,7 +65,7 @@ func TestFirstFit(t *testing.T) {
 	if a.Off != 0 || b.Off != 128 || c.Off != 192 {
 		t.Fatalf("offsets %d %d %d", a.Off, b.Off, c.Off)
 	}
-	if r := h.Apply(Request{Kind: KindFree, Slot: a.Slot, Gen: a.Gen}); r.Err != nil {
+	if r := h.apply(Request{Kind: KindFree, Slot: a.Slot, Gen: a.Gen}); r.Err != nil {
 		t.Fatal(r.Err)
 	}
 	// Too big for the 128-byte hole: goes after c.
@@ -103,13 +103,13 @@ func TestRealloc(t *testing.T) {
 	a := mustAlloc(t, h, 64, 64)
 	copy(mem[a.Off:], "hello, symmetric world, 64 bytes of it.........................")
 	// Grow in place while the space after it is free.
-	g := h.Apply(Request{Kind: KindRealloc, Size: 200, Slot: a.Slot, Gen: a.Gen})
+	g := h.apply(Request{Kind: KindRealloc, Size: 200, Slot: a.Slot, Gen: a.Gen})
 	if g.Err != nil || g.Off != a.Off || g.Slot != a.Slot {
 		t.Fatalf("in-place grow: %+v", g)
 	}
 	b := mustAlloc(t, h, 64, 64) // blocks further in-place growth
 	// Shrink in place.
-	s := h.Apply(Request{Kind: KindRealloc, Size: 10, Slot: g.Slot, Gen: g.Gen})
+	s := h.apply(Request{Kind: KindRealloc, Size: 10, Slot: g.Slot, Gen: g.Gen})
 	if s.Err != nil || s.Off != a.Off {
 		t.Fatalf("shrink: %+v", s)
 	}
@@ -117,7 +117,7 @@ func TestRealloc(t *testing.T) {
 		t.Fatalf("size after shrink %d", o.Size)
 	}
 	// Grow past b: the object moves, keeping its (10-byte) contents.
-	m := h.Apply(Request{Kind: KindRealloc, Size: 1000, Slot: s.Slot, Gen: s.Gen})
+	m := h.apply(Request{Kind: KindRealloc, Size: 1000, Slot: s.Slot, Gen: s.Gen})
 	if m.Err != nil || m.Off <= b.Off {
 		t.Fatalf("moving grow: %+v (b at %d)", m, b.Off)
 	}
@@ -137,7 +137,7 @@ func TestRealloc(t *testing.T) {
 		{Kind: Kind(0)},
 		{Kind: Kind(77)},
 	} {
-		if res := h.Apply(r); !errors.Is(res.Err, errs.ErrInvalidArgument) {
+		if res := h.apply(r); !errors.Is(res.Err, errs.ErrInvalidArgument) {
 			t.Errorf("%+v: %v, want ErrInvalidArgument", r, res.Err)
 		}
 	}
@@ -148,7 +148,7 @@ func TestExhaustion(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		mustAlloc(t, h, 100, 64) // 128 each: fills the heap exactly
 	}
-	r := h.Apply(Request{Kind: KindAlloc, Size: 1, Align: 64})
+	r := h.apply(Request{Kind: KindAlloc, Size: 1, Align: 64})
 	if !errors.Is(r.Err, errs.ErrOutOfMemory) {
 		t.Fatalf("full heap: %v", r.Err)
 	}
@@ -159,12 +159,12 @@ func TestExhaustion(t *testing.T) {
 	}
 	h2 := New(make([]byte, 1024))
 	mustAlloc(t, h2, 64, 64)
-	r = h2.Apply(Request{Kind: KindAlloc, Size: 1000, Align: 64})
+	r = h2.apply(Request{Kind: KindAlloc, Size: 1000, Align: 64})
 	if !errors.Is(r.Err, errs.ErrOutOfMemory) || !strings.Contains(r.Err.Error(), "largest hole 960") {
 		t.Fatalf("fragmented: %v", r.Err)
 	}
 	// A huge alignment does not overflow into a bogus offset.
-	r = h2.Apply(Request{Kind: KindAlloc, Size: 8, Align: 1 << 62})
+	r = h2.apply(Request{Kind: KindAlloc, Size: 8, Align: 1 << 62})
 	if !errors.Is(r.Err, errs.ErrOutOfMemory) {
 		t.Fatalf("huge alignment: %+v", r)
 	}

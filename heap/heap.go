@@ -92,8 +92,9 @@ type Result struct {
 	Err  error
 }
 
-// Apply performs r. Only the heap actor calls it.
-func (h *Heap) Apply(r Request) Result {
+// apply performs r. Only the heap actor (Actor) calls it: it is the one
+// owner of the allocator and the table.
+func (h *Heap) apply(r Request) Result {
 	switch r.Kind {
 	case KindAlloc:
 		return h.allocate(r.Size, r.Align)

@@ -1,78 +1,84 @@
+// Package pe is the PE actor: the state machine that owns one PE's failure
+// and exit state. Every notice that a PE failed or that the world ended
+// (from a peer, from a failure detector of this process) goes through its
+// Step, which decides what the notice changes and what follows from it:
+// the state to publish to the PE's hot path, the hooks to run, the notices
+// to pass on. It reaches no memory and no socket: the runtime that owns
+// a live PE applies the effects Step returns, one notice at a time.
 package pe
 
 import (
-	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/types/known/wrapperspb"
-
 	"github.com/goshmem/shmem/actors"
 )
 
-// actorProps returns the PE actor: it takes failure and exit notices from
-// the rest of the world and turns them into the state the hot path reads
-// (atomics), then rings the bell so that blocked waits notice at once.
-func actorProps(s *state) *actor.Props {
-	return actor.PropsFromFunc(func(ctx actor.Context) {
-		env, ok := ctx.Message().(*wrapperspb.BytesValue)
-		if !ok {
-			return
+// Actor is one PE's failure and exit state. The zero value is not usable;
+// use New. It is not safe for concurrent use: the runtime feeds it one
+// message at a time.
+type Actor struct {
+	rank, npes int
+	failed     []bool // by world rank
+	exited     bool
+}
+
+// New returns the actor of PE rank in a world of npes PEs, with every PE
+// alive and no exit.
+func New(rank, npes int) *Actor {
+	return &Actor{rank: rank, npes: npes, failed: make([]bool, npes)}
+}
+
+// Failed is an effect: record that Rank failed (Reason, as Origin detected
+// it) where the hot path reads it, run the failure hook, then wake the
+// PE's waits. Step returns it once per failed PE.
+type Failed struct {
+	Rank   int
+	Reason string
+	Origin int
+}
+
+// Exited is an effect: record that Rank ended the world with Status,
+// wake the PE's waits, then run the exit hook. Step returns it once.
+type Exited struct{ Rank, Status int }
+
+// Send is an effect: send Msg to the PE actor of world rank To.
+type Send struct {
+	To  int
+	Msg any
+}
+
+// Step takes one message and returns its effects, in the order the runtime
+// must apply them. It accepts:
+//   - *actors.PEFailed: a peer's notice, or this PE's own detector's (Origin
+//     is this PE). Only the first notice about a rank counts; notices about
+//     this PE itself or ranks outside the world change nothing.
+//   - *actors.GlobalExit: some PE ended the world. Only the first counts.
+//     Rank 0 reaches every PE (the multi-process backend checks it at
+//     start-up) while the caller of GlobalExit may not (a relayed pair), so
+//     rank 0 passes the first exit it hears from another PE on to every PE
+//     but the caller and itself, before recording it.
+//
+// Anything else is ignored.
+func (a *Actor) Step(m any) []any {
+	switch m := m.(type) {
+	case *actors.PEFailed:
+		if m.Rank < 0 || m.Rank >= a.npes || m.Rank == a.rank || a.failed[m.Rank] {
+			return nil
 		}
-		m, err := actors.Decode(env.Value)
-		if err != nil {
-			s.log.Warn("PE actor dropped a message", "err", err)
-			return
+		a.failed[m.Rank] = true
+		return []any{Failed{Rank: m.Rank, Reason: m.Reason, Origin: m.Origin}}
+	case *actors.GlobalExit:
+		if a.exited {
+			return nil
 		}
-		switch m := m.(type) {
-		case *actors.PEFailed:
-			s.markFailed(m.Rank, m.Reason, m.Origin)
-		case *actors.GlobalExit:
-			if s.cfg.Rank == 0 && m.Rank != 0 && s.exited.Load() == nil {
-				// Rank 0 reaches every PE (the multi-process backend
-				// checks it at start-up); the caller may not (a relayed
-				// pair), so rank 0 passes the notice on once.
-				for r, pid := range s.cfg.Peers {
-					if r != 0 && r != m.Rank {
-						ctx.Send(pid, env)
-					}
+		a.exited = true
+		var out []any
+		if a.rank == 0 && m.Rank != 0 {
+			for r := 1; r < a.npes; r++ {
+				if r != m.Rank {
+					out = append(out, Send{To: r, Msg: &actors.GlobalExit{Rank: m.Rank, Status: m.Status}})
 				}
 			}
-			s.markExited(m.Rank, m.Status)
 		}
-	})
-}
-
-// markFailed records that rank failed, as origin detected it. Only the
-// first record counts: it wakes the waits and runs Config.OnFailure once,
-// so a notice that arrives again (flooding, several detectors) ends here.
-func (s *state) markFailed(rank int, reason string, origin int) {
-	if rank < 0 || rank >= len(s.failed) || rank == s.cfg.Rank {
-		return
+		return append(out, Exited{Rank: m.Rank, Status: m.Status})
 	}
-	if s.failed[rank].CompareAndSwap(nil, &reason) {
-		s.nFailed.Add(1)
-		s.log.Warn("PE failed", "failed", rank, "reason", reason, "detected_by", origin)
-		// The hook first: it tells the other PEs, and a waiter woken by
-		// the ring may finalize at once, after which they may not hear.
-		if s.cfg.OnFailure != nil {
-			s.cfg.OnFailure(rank, reason, origin)
-		}
-		s.bell.Ring()
-	}
-}
-
-func (s *state) markExited(rank, status int) {
-	if s.exited.CompareAndSwap(nil, &exitInfo{rank: rank, status: status}) {
-		s.log.Info("global exit", "by", rank, "status", status)
-		s.bell.Ring()
-		if s.cfg.OnGlobalExit != nil {
-			s.cfg.OnGlobalExit(rank, status)
-		}
-	}
-}
-
-// NotifyFailed records that rank has failed, detected by this PE. Backends
-// call it from their failure detectors, from any goroutine, also after this
-// PE finalized: it updates the PE's state directly rather than messaging its
-// actor, which Finalize stops.
-func (p *PE) NotifyFailed(rank int, reason string) {
-	p.s.markFailed(rank, reason, p.s.cfg.Rank)
+	return nil
 }

@@ -4,6 +4,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,7 +13,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem"
-	"github.com/goshmem/shmem/pe"
+	"github.com/goshmem/shmem/internal/core"
 )
 
 // DefaultHeapSize is each simulated PE's heap unless WithHeapSize says
@@ -63,13 +64,20 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 	for _, o := range opts {
 		o(&c)
 	}
-	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
 	if err != nil {
 		return err
 	}
 	errs := make([]error, npes)
 	var wg sync.WaitGroup
-	for r, p := range w.PEs {
+	for r, c := range w.PEs {
+		p, err := shmem.Init(context.Background(), shmem.WithBackend(func(context.Context) (*core.PE, error) { return c, nil }))
+		if err != nil {
+			// Cannot happen: the backend hands over a PE that exists.
+			errs[r] = err
+			w.Fail(r, err.Error())
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -80,7 +88,7 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 	return errors.Join(append(errs, w.Close())...)
 }
 
-func runPE(w *pe.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
+func runPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())

@@ -17,8 +17,8 @@ import (
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/membership"
-	"github.com/goshmem/shmem/pe"
 )
 
 const coordinatorName = "coordinator"
@@ -62,7 +62,7 @@ type control struct {
 	allGone chan struct{}
 	// goneChanged is closed and replaced whenever a PE is marked gone.
 	goneChanged chan struct{}
-	p           *pe.PE
+	p           *core.PE
 	node        interface{ PeerFailed(peer int) } // the data-path nodes (peerFailers)
 	peerPIDs    []*actor.PID
 	// reach[a][b] says PE a could connect to PE b at start-up; a pair
@@ -138,7 +138,7 @@ func startControl(host string, log *slog.Logger, secret []byte, serverTLS, clien
 
 // setWorld gives the control plane the world it serves: this PE's rank,
 // every PE's record, who can connect to whom (reach, as agreed at
-// start-up) and the data-path nodes. It comes before pe.Start, whose PE may
+// start-up) and the data-path nodes. It comes before core.Start, whose PE may
 // receive a failure notice (onFailure) as soon as its actor runs.
 func (c *control) setWorld(rank int, recs []record, reach [][]bool, node peerFailers) {
 	c.mu.Lock()
@@ -148,7 +148,7 @@ func (c *control) setWorld(rank int, recs []record, reach [][]bool, node peerFai
 	c.peerPIDs = make([]*actor.PID, len(recs))
 	for r, rec := range recs {
 		c.byAddr[rec.Actor] = r
-		c.peerPIDs[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
+		c.peerPIDs[r] = actor.NewPID(rec.Actor, core.PEActor(r))
 	}
 	if len(recs) == 1 {
 		close(c.allGone)
@@ -156,7 +156,7 @@ func (c *control) setWorld(rank int, recs []record, reach [][]bool, node peerFai
 }
 
 // watch starts turning lost connections to PEs into failure notices.
-func (c *control) watch(p *pe.PE) {
+func (c *control) watch(p *core.PE) {
 	c.mu.Lock()
 	c.p = p
 	c.mu.Unlock()

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -19,7 +19,7 @@ const exitGrace = 300 * time.Millisecond
 // then reports the exit, which is what happened, instead of a failure.
 type exitAware struct {
 	transport.Path
-	p **pe.PE // set once the PE exists; paths are built before it
+	p **core.PE // set once the PE exists; paths are built before it
 }
 
 func (e exitAware) Put(off uint64, src []byte) error { return e.settle(e.Path.Put(off, src)) }
@@ -47,7 +47,7 @@ func (e exitAware) Engine() transport.Engine { return exitAwareEngine{e.Path.Eng
 
 type exitAwareEngine struct {
 	transport.Engine
-	p **pe.PE
+	p **core.PE
 }
 
 func (x exitAwareEngine) Fence() error { return settle(x.p, x.Engine.Fence()) }
@@ -55,13 +55,13 @@ func (x exitAwareEngine) Quiet() error { return settle(x.p, x.Engine.Quiet()) }
 
 func (e exitAware) settle(err error) error { return settle(e.p, err) }
 
-func settle(p **pe.PE, err error) error {
+func settle(p **core.PE, err error) error {
 	if err == nil || !errors.Is(err, errs.ErrPEFailed) || *p == nil {
 		return err
 	}
 	for deadline := time.Now().Add(exitGrace); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if cerr := (*p).Check("settle"); errors.Is(cerr, errs.ErrFinalized) {
-			if _, exited := pe.ExitStatus(cerr); exited {
+			if _, exited := core.ExitStatus(cerr); exited {
 				return cerr
 			}
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/pe"
 )
 
 // links builds a reach matrix of n PEs from symmetric links.
@@ -162,7 +162,7 @@ func TestFailureNoticeCrossesARelay(t *testing.T) {
 	for r := range ctls {
 		ctls[r] = &control{log: log, gone: map[int]bool{}, allGone: make(chan struct{}), goneChanged: make(chan struct{})}
 	}
-	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: n, HeapSize: 1 << 20, Logger: log,
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: n, HeapSize: 1 << 20, Logger: log,
 		OnFailure: func(r int) func(int, string, int) { return ctls[r].onFailure }})
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestFailureNoticeCrossesARelay(t *testing.T) {
 		c.setWorld(r, recs, reach, nil)
 		c.p = w.PEs[r]
 		c.send = func(pid *actor.PID, msg any) {
-			to := slices.Index([]string{pe.PEActor(0), pe.PEActor(1), pe.PEActor(2), pe.PEActor(3)}, pid.Id)
+			to := slices.Index([]string{core.PEActor(0), core.PEActor(1), core.PEActor(2), core.PEActor(3)}, pid.Id)
 			mu.Lock()
 			sent = append(sent, [2]int{r, to})
 			mu.Unlock()

@@ -13,20 +13,21 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/bootstrap/rendezvous"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
 	"github.com/goshmem/shmem/membership"
-	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/rdma"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
 // processSpin is how long a PE polls before it sleeps on its futex bell
-// (see pe.Config.Spin): longer than a futex wake-up takes on a loaded VM
+// (see core.Config.Spin): longer than a futex wake-up takes on a loaded VM
 // (10-20 µs measured), so two PEs in a barrier loop do not fall into
 // waking each other every round; the poll yields, so 8 PEs on 2 cores
 // still run (their 600-barrier test got faster: 7 s at 20 µs, 2.5 s here).
@@ -87,7 +88,7 @@ type TLSConfig struct {
 }
 
 // Join forms the world and returns this process's PE.
-func Join(ctx context.Context, cfg Config) (*pe.PE, error) {
+func Join(ctx context.Context, cfg Config) (*core.PE, error) {
 	j := &joiner{cfg: cfg, log: cfg.Logger}
 	if j.log == nil {
 		j.log = slog.New(slog.DiscardHandler)
@@ -113,7 +114,7 @@ type joiner struct {
 	fab    fabricEndpoint // nil unless Config.Provider is ProviderFabric
 	sys    *actor.ActorSystem
 	ctl    *control
-	p      *pe.PE
+	p      *core.PE
 	closed atomic.Bool
 
 	bell        transport.Bell // this PE's: the segment's futex bell, or a LocalBell (see join)
@@ -125,7 +126,7 @@ func (j *joiner) fail(err error, detail string, args ...any) error {
 	return errs.New("Init", j.cfg.Rank, errs.NoPE, err, detail, args...)
 }
 
-func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
+func (j *joiner) join(ctx context.Context) (*core.PE, error) {
 	c := &j.cfg
 	if c.Gossip == nil && (c.NPEs < 1 || c.Rank < 0 || c.Rank >= c.NPEs) {
 		return nil, j.fail(errs.ErrInvalidArgument, "rank %d of %d", c.Rank, c.NPEs)
@@ -213,12 +214,12 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	}
 	peers := make([]*actor.PID, c.NPEs)
 	for r, rec := range recs {
-		peers[r] = actor.NewPID(rec.Actor, pe.PEActor(r))
+		peers[r] = actor.NewPID(rec.Actor, core.PEActor(r))
 	}
 	// A waiting PE polls first (processSpin): while it polls it is not
 	// armed, so puts and atomics arriving meanwhile wake nobody, and with
 	// network peers it keeps a thread in the runtime's poller meanwhile
-	// (pe.Config.SocketWriters). With busy-polling reads a PE on a
+	// (core.Config.SocketWriters). With busy-polling reads a PE on a
 	// LocalBell parks at once instead: the polling reader then has the
 	// core, and its ring runs the waiter on the reader's own thread.
 	spin := processSpin
@@ -227,10 +228,16 @@ func (j *joiner) join(ctx context.Context) (*pe.PE, error) {
 	}
 	socketWriters := len(shared) < c.NPEs && spin > 0
 	j.ctl.setWorld(c.Rank, recs, reach, j.failers())
-	j.p, err = pe.Start(pe.Config{
+	j.p, err = core.Start(core.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.waitBell(), Paths: paths,
 		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Peers: peers, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure, Post: j.ctl.post,
+		Send: func(r int, m any) bool {
+			// protoactor's remote layer carries protobuf only: the
+			// message travels in its msgpack envelope.
+			env, err := actors.Wrap(m)
+			return err == nil && r >= 0 && r < len(peers) && j.ctl.post(peers[r], env)
+		},
+		Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
 	})
 	if err != nil {

@@ -1,22 +1,25 @@
-// Package team implements OpenSHMEM teams: ordered subsets of a world's PEs,
-// each with its own slot of sync words and scratch in the symmetric heap,
-// and the barrier and collectives that run over them. Teams reach the data
-// path and the control plane only through the Runtime their PE gives them.
-package team
+// Package coll runs OpenSHMEM teams on a live world: the barrier and the
+// collectives over a team's PEs, on raw heap offsets, each team with its
+// own slot of sync words and scratch in the symmetric heap. Each Team
+// steps its team actor (package team) for what it owns: membership, slot,
+// operation numbering, the split and destroy decisions. Teams reach the
+// data path and the control plane only through the Runtime their PE gives
+// them. Callers (package shmem) check every argument against Syms first:
+// nothing here does.
+package coll
 
 import (
 	"sync"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
 	"github.com/goshmem/shmem/transport"
 )
 
 // Runtime is what a team needs from its PE: paths to peers, its own heap,
 // a failure-aware wait on it, completion and ordering of its puts, the
-// control-plane agreement that team creation rests on, and the PE's actor
-// system for the team's actor.
+// control-plane agreement that team creation rests on, and its pool of
+// team slots.
 type Runtime interface {
 	MyPE() int
 	// Path returns the data path to world PE pe, or an error naming op.
@@ -36,8 +39,6 @@ type Runtime interface {
 	// CollectiveLock serializes team creation with the PE's other
 	// collective control operations; the returned function unlocks.
 	CollectiveLock() func()
-	// ActorRoot returns the root context of the PE's actor system.
-	ActorRoot() *actor.RootContext
 	// TeamPool returns the PE's pool of team slots.
 	TeamPool() *Pool
 }
@@ -47,20 +48,23 @@ type Runtime interface {
 // Collective calls on one team must come in the same order on every member;
 // the team serializes its own calls from several goroutines.
 type Team struct {
-	rt      Runtime
-	pool    *Pool
-	id      string // unique within the world: names its agreement rounds
-	members []int  // world ranks in team order
-	me      int    // the caller's index in members
-	slot    int
+	rt   Runtime
+	pool *Pool
+	// a is the team actor: it owns the membership, the slot, the
+	// numbering of operations and the split and destroy decisions. It is
+	// stepped with mu held.
+	a *team.Actor
+	// members and me are the actor's membership (immutable), kept here
+	// for the algorithms' inner loops.
+	members []int
+	me      int
 	l       layout
 	root    bool // TeamWorld or TeamShared: never destroyed
 
-	mu        sync.Mutex
-	epoch     uint64 // barriers completed
-	seq       uint64 // collectives started
-	splits    uint64 // splits of this team started
-	destroyed bool
+	mu     sync.Mutex
+	epoch  uint64 // barriers completed
+	seq    uint64 // collectives started
+	splits uint64 // splits of this team started
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the
@@ -76,14 +80,9 @@ func NewRoot(rt Runtime, id string, members []int, slot int) (*Team, error) {
 }
 
 func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
-	me := -1
-	for i, m := range members {
-		if m == rt.MyPE() {
-			me = i
-		}
-	}
+	a := team.New(id, members, rt.MyPE(), slot)
 	pool := rt.TeamPool()
-	return &Team{rt: rt, pool: pool, id: id, members: members, me: me, slot: slot, l: pool.layout(slot), root: root}
+	return &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root}
 }
 
 // SyncWords returns how many 8-byte words a team of n PEs needs for Sync:
@@ -121,7 +120,29 @@ func (t *Team) Runtime() Runtime { return t.rt }
 
 // ID returns the team's name within its world ("world", "shared", or the
 // parent's ID with the split's number).
-func (t *Team) ID() string { return t.id }
+func (t *Team) ID() string { return t.a.ID() }
+
+// Number gives the next number of the team's operations to a team-wide
+// operation of kind k that the PE runs itself (allocation, Finalize on
+// TeamWorld); op names it in errors.
+func (t *Team) Number(op string, k team.Kind) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.number(op, k)
+}
+
+// number steps the team actor into operation op of kind k; t.mu is held.
+func (t *Team) number(op string, k team.Kind) error {
+	_, err := t.a.Begin(team.Begin{Kind: k, Op: op})
+	return err
+}
+
+// Ops returns how many operations the team has numbered on this PE.
+func (t *Team) Ops() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.a.Ops()
+}
 
 // TranslatePE returns the number in dst of this team's PE pe, or -1 when
 // pe is out of range or not a member of dst.
@@ -144,8 +165,8 @@ func (t *Team) usable(op string) error {
 	if t == nil {
 		return errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "nil team")
 	}
-	if t.destroyed {
-		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s was destroyed", t.id)
+	if t.a.Destroyed() {
+		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s was destroyed", t.a.ID())
 	}
 	return t.rt.Check(op)
 }

@@ -1,4 +1,4 @@
-package team
+package coll
 
 import (
 	"github.com/goshmem/shmem/transport"

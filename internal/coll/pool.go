@@ -1,10 +1,8 @@
-package team
+package coll
 
 import (
 	"math/bits"
 	"sync"
-
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // MaxTeams is how many teams, TeamWorld and TeamShared included, a PE can
@@ -32,7 +30,6 @@ type Pool struct {
 	slots    int
 	world    int
 	used     uint64 // bit i: slot i is taken on this PE
-	actors   map[*Team]*actor.PID
 }
 
 // SlotBytes returns the bytes of one slot for a world of npes PEs.
@@ -52,7 +49,7 @@ func PoolSlots(npes int, heapSize int64) int {
 // NewPool manages slots slots of SlotBytes(npes) each at heap offset base,
 // which the caller reserved (zeroed) at the same offset on every PE.
 func NewPool(base uint64, npes, slots int) *Pool {
-	return &Pool{base: base, slotSize: uint64(SlotBytes(npes)), slots: slots, world: npes, actors: map[*Team]*actor.PID{}}
+	return &Pool{base: base, slotSize: uint64(SlotBytes(npes)), slots: slots, world: npes}
 }
 
 // slotWords is the number of 8-byte sync words at the start of a slot:
@@ -119,32 +116,3 @@ func (p *Pool) InUse() int {
 
 // Slots returns the pool's capacity.
 func (p *Pool) Slots() int { return p.slots }
-
-func (p *Pool) track(t *Team, pid *actor.PID) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.actors[t] = pid
-}
-
-func (p *Pool) untrack(t *Team) *actor.PID {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pid := p.actors[t]
-	delete(p.actors, t)
-	return pid
-}
-
-// Close stops the actors of every team still alive; the PE calls it when
-// it finalizes.
-func (p *Pool) Close(root *actor.RootContext) {
-	p.mu.Lock()
-	pids := make([]*actor.PID, 0, len(p.actors))
-	for t, pid := range p.actors {
-		pids = append(pids, pid)
-		delete(p.actors, t)
-	}
-	p.mu.Unlock()
-	for _, pid := range pids {
-		_ = root.StopFuture(pid).Wait()
-	}
-}

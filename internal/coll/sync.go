@@ -1,6 +1,7 @@
-package team
+package coll
 
 import (
+	"github.com/goshmem/shmem/team"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -18,6 +19,9 @@ func (t *Team) Sync() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.usable(op); err != nil {
+		return err
+	}
+	if err := t.number(op, team.KindSync); err != nil {
 		return err
 	}
 	return t.sync(op)
@@ -51,10 +55,20 @@ func (t *Team) sync(op string) error {
 
 // Barrier completes the caller's outstanding puts (Quiet) and then Syncs.
 func (t *Team) Barrier() error {
-	if t != nil {
-		if err := t.rt.Quiet(); err != nil {
-			return err
-		}
+	const op = "Barrier"
+	if t == nil {
+		return t.usable(op)
 	}
-	return t.Sync()
+	if err := t.rt.Quiet(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.usable(op); err != nil {
+		return err
+	}
+	if err := t.number(op, team.KindBarrier); err != nil {
+		return err
+	}
+	return t.sync(op)
 }

@@ -1,4 +1,4 @@
-package pe
+package core
 
 import (
 	"crypto/rand"
@@ -101,7 +101,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		p, err := Start(Config{
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
-			Shared: shared, System: w.system, Coordinator: w.coord, Peers: peers,
+			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 		})
 		if err != nil {
@@ -116,15 +116,26 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 // Fail tells every PE of the world that rank failed, as a failure detector
 // would. The coordinator aborts the agreements rank was part of.
 func (w *LocalWorld) Fail(rank int, reason string) {
-	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason})
-	if err != nil {
-		return
-	}
-	w.system.Root.Send(w.coord, env)
+	// The coordinator shares this process's actor system: the notice goes
+	// as it is, no envelope.
+	w.system.Root.Send(w.coord, &actors.PEFailed{Rank: rank, Reason: reason})
 	for _, p := range w.PEs {
 		if p.MyPE() != rank {
 			p.NotifyFailed(rank, reason)
 		}
+	}
+}
+
+// send returns the Config.Send of the world's PEs: the PEs share one
+// actor system, so a notice goes to the peer's mailbox as it is.
+func (w *LocalWorld) send(peers []*actor.PID) func(int, any) bool {
+	root := w.system.Root
+	return func(rank int, msg any) bool {
+		if rank < 0 || rank >= len(peers) {
+			return false
+		}
+		root.Send(peers[rank], msg)
+		return true
 	}
 }
 
@@ -138,10 +149,8 @@ func (w *LocalWorld) Close() error {
 	}
 	if w.system != nil {
 		for _, p := range w.PEs {
-			for _, pid := range []*actor.PID{p.s.pePID, p.s.heapPID} {
-				if pid != nil {
-					_ = w.system.Root.StopFuture(pid).Wait()
-				}
+			if p.s.pePID != nil {
+				_ = w.system.Root.StopFuture(p.s.pePID).Wait()
 			}
 		}
 		if w.coord != nil {

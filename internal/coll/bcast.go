@@ -1,4 +1,4 @@
-package team
+package coll
 
 // bcastChunk is the pipelining unit of Broadcast: a member forwards chunk
 // c to its children while its parent sends chunk c+1, so a large message

@@ -1,11 +1,14 @@
-// Package pe is the processing element: one member of a world, with its
-// symmetric heap, a data path to every peer, and the actors that carry its
-// control plane (lifecycle, failure and exit fan-out, heap agreement). The
-// root package shmem is a typed facade over it; backends (the simulator,
-// the launcher and unique-ID start-up, gossip) build PEs with Start.
-package pe
+// Package core is the PE runtime: one member of a live world, with its
+// symmetric heap, a data path to every peer, waits, the lifecycle (Finalize,
+// GlobalExit, contexts), and the drivers of its actors (package pe's PE
+// actor, package heap's heap actor; teams drive theirs in internal/coll).
+// The root package shmem is the typed, checked facade over it; backends
+// (the simulator, the launcher and unique-ID start-up, gossip) build PEs
+// with Start, or NewLocalWorld for a world in one process.
+package core
 
 import (
+	"context"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -15,8 +18,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/team"
+	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -37,18 +41,18 @@ type Config struct {
 	// ascending, this PE included.
 	Shared []int
 	// System is the actor system this PE's actors run on. Start spawns
-	// "pe-<rank>" and "heap-<rank>" on it; PEActor and HeapActor name them.
+	// "pe-<rank>" on it (PEActor names it).
 	System *actor.ActorSystem
 	// Coordinator is the world's gather coordinator (actors.Coordinator).
 	Coordinator *actor.PID
-	// Peers are the PE actors of every rank, for failure and exit fan-out.
-	Peers []*actor.PID
-	// Post sends a message to another process's actor from outside an
-	// actor (GlobalExit's fan-out), and reports whether it went. Default:
-	// System.Root.Send. A backend whose remote layer shuts down at Release
-	// passes one that drops messages from then on, because a send racing
-	// that shutdown panics inside protoactor.
-	Post func(pid *actor.PID, msg any) bool
+	// Send delivers msg (an *actors.GlobalExit or *actors.PEFailed, as a
+	// Go value) to the PE actor of world rank, this PE's own included,
+	// and reports whether it went: GlobalExit's fan-out and rank 0's relay
+	// of it. How it travels is the backend's business (a local mailbox,
+	// the remote layer's envelope, a control lane). It must not block; a
+	// backend whose transport shuts down at Release drops messages from
+	// then on.
+	Send func(rank int, msg any) bool
 	// Timeout bounds each control-plane agreement (allocation, team
 	// creation). Default 10 minutes: long enough for a PE that computes
 	// before its next collective call, while failures end waits sooner.
@@ -107,31 +111,34 @@ type state struct {
 	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
-	exited    atomic.Pointer[exitInfo]
-	nFailed   atomic.Int32
-	failed    []atomic.Pointer[string] // reason by rank, nil while alive
+	// exited, nFailed and failed publish the PE actor's state to the hot
+	// path; only the actor's effects (apply) write them.
+	exited  atomic.Pointer[exitInfo]
+	nFailed atomic.Int32
+	failed  []atomic.Pointer[string] // reason by rank, nil while alive
+	actor   peActor
 
-	pePID, heapPID *actor.PID
+	pePID *actor.PID
+	heap  *heap.Actor // owns the allocator; driven under collMu
 
 	collMu   sync.Mutex // serializes collective calls and their sequence numbers
 	allocSeq uint64
-	world    *team.Team
-	shared   *team.Team
-	pool     *team.Pool
+	world    *coll.Team
+	shared   *coll.Team
+	pool     *coll.Pool
 }
 
 type exitInfo struct{ rank, status int }
 
-// PEActor and HeapActor name the actors Start spawns for rank.
-func PEActor(rank int) string   { return "pe-" + strconv.Itoa(rank) }
-func HeapActor(rank int) string { return "heap-" + strconv.Itoa(rank) }
+// PEActor names the actor Start spawns for rank: where peers send notices.
+func PEActor(rank int) string { return "pe-" + strconv.Itoa(rank) }
 
 // Start makes the PE that cfg describes and spawns its actors.
 func Start(cfg Config) (*PE, error) {
 	const op = "Init"
-	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || len(cfg.Peers) != cfg.NPEs {
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || cfg.Send == nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
-			"rank %d of %d with %d paths and %d peers", cfg.Rank, cfg.NPEs, len(cfg.Paths), len(cfg.Peers))
+			"rank %d of %d with %d paths (and a Send: %v)", cfg.Rank, cfg.NPEs, len(cfg.Paths), cfg.Send != nil)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute
@@ -143,6 +150,7 @@ func Start(cfg Config) (*PE, error) {
 	s := &state{
 		cfg: cfg, log: log.With("pe", cfg.Rank), paths: cfg.Paths,
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 	}
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
@@ -162,25 +170,21 @@ func Start(cfg Config) (*PE, error) {
 	for i := range world {
 		world[i] = i
 	}
-	slots := team.PoolSlots(cfg.NPEs, cfg.Heap.Size())
-	base, err := p.reserve(int(int64(slots) * team.SlotBytes(cfg.NPEs) / 8))
+	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
+	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
 	if err != nil {
 		return nil, err
 	}
-	s.pool = team.NewPool(base, cfg.NPEs, slots)
-	if s.world, err = team.NewRoot(p, "world", world, 0); err != nil {
+	s.pool = coll.NewPool(base, cfg.NPEs, slots)
+	if s.world, err = coll.NewRoot(p, "world", world, 0); err != nil {
 		return nil, err
 	}
-	if s.shared, err = team.NewRoot(p, "shared", append([]int(nil), cfg.Shared...), 1); err != nil {
+	if s.shared, err = coll.NewRoot(p, "shared", append([]int(nil), cfg.Shared...), 1); err != nil {
 		return nil, err
 	}
 
 	root := cfg.System.Root
-	if s.heapPID, err = root.SpawnNamed(heap.Props(cfg.Heap), HeapActor(cfg.Rank)); err != nil {
-		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning heap actor: %v", err)
-	}
 	if s.pePID, err = root.SpawnNamed(actorProps(s), PEActor(cfg.Rank)); err != nil {
-		root.Stop(s.heapPID)
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning PE actor: %v", err)
 	}
 	return p, nil
@@ -189,11 +193,15 @@ func Start(cfg Config) (*PE, error) {
 // reserve allocates n zeroed 8-byte words for internal use without agreement.
 // The heap is a fresh mapping, so the words are zero.
 func (p *PE) reserve(n int) (uint64, error) {
-	r := p.s.cfg.Heap.Apply(heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign})
-	if r.Err != nil {
-		return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, r.Err, "reserving team resources")
+	for _, e := range p.s.heap.Step(heap.Reserve{Req: heap.Request{Kind: heap.KindAlloc, Size: int64(8 * n), Align: heap.MinAlign}}) {
+		if d, ok := e.(heap.Done); ok {
+			if d.Err != nil {
+				return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, d.Err, "reserving team resources")
+			}
+			return uint64(d.Result.Off), nil
+		}
 	}
-	return uint64(r.Off), nil
+	return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, errs.ErrBootstrap, "the heap actor made no reservation")
 }
 
 // MyPE returns this PE's rank in the world.
@@ -215,13 +223,13 @@ func (p *PE) Local() []byte { return p.s.local }
 func (p *PE) Logger() *slog.Logger { return p.s.log }
 
 // TeamWorld returns the team of all PEs.
-func (p *PE) TeamWorld() *team.Team { return p.s.world }
+func (p *PE) TeamWorld() *coll.Team { return p.s.world }
 
 // TeamShared returns the team of the PEs whose memory Ptr reaches.
-func (p *PE) TeamShared() *team.Team { return p.s.shared }
+func (p *PE) TeamShared() *coll.Team { return p.s.shared }
 
 // TeamPool returns the PE's pool of team slots.
-func (p *PE) TeamPool() *team.Pool { return p.s.pool }
+func (p *PE) TeamPool() *coll.Pool { return p.s.pool }
 
 // ActorRoot returns the root context of the PE's actor system, on which
 // team actors run.
@@ -288,3 +296,8 @@ func (p *PE) Check(op string) error {
 	}
 	return nil
 }
+
+// Backend makes one PE of a world that was built outside shmem.Init's own
+// start-up (the simulator builds every PE of its world at once); Init
+// wraps the PE it returns in the public handle.
+type Backend func(ctx context.Context) (*PE, error)

@@ -1,13 +1,12 @@
-package pe
+package core
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
 )
 
 // exitError is how operations fail after some PE called GlobalExit.
@@ -111,16 +110,11 @@ func (p *PE) Destroy() error {
 // ExitStatus), and a launcher's processes exit with it. After Finalize it
 // does nothing.
 func (p *PE) GlobalExit(status int) {
-	env, err := actors.Wrap(&actors.GlobalExit{Rank: p.MyPE(), Status: status})
-	if err != nil || p.s.finalized.Load() {
+	if p.s.finalized.Load() {
 		return
 	}
-	post := p.s.cfg.Post
-	if post == nil {
-		post = func(pid *actor.PID, msg any) bool { p.s.cfg.System.Root.Send(pid, msg); return true }
-	}
-	for _, pid := range p.s.cfg.Peers {
-		post(pid, env)
+	for r := 0; r < p.s.cfg.NPEs; r++ {
+		p.s.send(r, &actors.GlobalExit{Rank: p.MyPE(), Status: status})
 	}
 }
 
@@ -150,6 +144,7 @@ func (p *PE) Finalize() error {
 		// its last round; a PE tearing down its connections now would
 		// look failed to them. One more agreement proves everyone has
 		// left the barrier before anyone tears down.
+		_ = p.s.world.Number("Finalize", team.KindFinalize)
 		_, err = p.Agree("Finalize", "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
 	}
 	if errors.Is(err, errs.ErrPEFailed) {
@@ -163,12 +158,9 @@ func (p *PE) Finalize() error {
 	}
 	p.s.bell.Ring()
 	root := p.s.cfg.System.Root
-	p.s.pool.Close(root)
-	for _, pid := range []**actor.PID{&p.s.pePID, &p.s.heapPID} {
-		if *pid != nil {
-			_ = root.StopFuture(*pid).Wait()
-			*pid = nil
-		}
+	if p.s.pePID != nil {
+		_ = root.StopFuture(p.s.pePID).Wait()
+		p.s.pePID = nil
 	}
 	if rel := p.s.cfg.Release; rel != nil {
 		err = errors.Join(err, rel())

@@ -1,9 +1,10 @@
-package team
+package coll
 
 import (
 	"encoding/binary"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -41,6 +42,10 @@ type Args struct {
 	// too instead of waiting for data that will never come.
 	Err error
 }
+
+// kinds numbers each collective among the team's operations.
+var kinds = [...]team.Kind{KindBroadcast: team.KindBroadcast, KindCollect: team.KindCollect, KindFCollect: team.KindFCollect,
+	KindAlltoall: team.KindAlltoall, KindAlltoalls: team.KindAlltoalls, KindReduce: team.KindReduce}
 
 func (a *Args) hash() uint64 {
 	h := uint64(14695981039346656037)
@@ -136,10 +141,10 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	case a.Err != nil:
 		return seq, a.Err
 	case bad != 0:
-		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "another member of team %s rejected its arguments", t.id)
+		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "another member of team %s rejected its arguments", t.a.ID())
 	case lo != hi:
 		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
-			"members of team %s passed different arguments (counts, root, operator, type or destination)", t.id)
+			"members of team %s passed different arguments (counts, root, operator, type or destination)", t.a.ID())
 	}
 	return seq, nil
 }
@@ -152,6 +157,9 @@ func (t *Team) lockedBegin(op string, a *Args) (uint64, func(), error) {
 	}
 	t.mu.Lock()
 	if err := t.usable(op); err != nil {
+		return 0, t.mu.Unlock, err
+	}
+	if err := t.number(op, kinds[a.Kind]); err != nil {
 		return 0, t.mu.Unlock, err
 	}
 	seq, err := t.begin(op, a)

@@ -1,4 +1,4 @@
-package team
+package coll
 
 import (
 	"encoding/binary"

@@ -1,0 +1,171 @@
+package coll
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
+)
+
+// SplitStrided makes the team of the parent's PEs start, start+stride, ...
+// (size of them; stride may be negative) (shmem_team_split_strided). It is
+// collective over the parent: every member calls it with the same
+// arguments, and a member outside the new team gets (nil, nil). Arguments
+// that differ between members, or that name PEs outside the parent, fail
+// with ErrInvalidArgument on every member; no free team slot common to the
+// new team's members fails with ErrOutOfMemory on every member.
+func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
+	const op = "SplitStrided"
+	teams, err := t.split(op, []int64{1, int64(start), int64(stride), int64(size)}, func(n int) ([][]int, error) {
+		if size < 1 || size > n || start < 0 || start >= n || (stride == 0 && size > 1) {
+			return nil, fmt.Errorf("start %d, stride %d, size %d in a team of %d", start, stride, size, n)
+		}
+		last := int64(start) + int64(stride)*int64(size-1)
+		if last < 0 || last >= int64(n) {
+			return nil, fmt.Errorf("start %d, stride %d, size %d runs past a team of %d", start, stride, size, n)
+		}
+		idx := make([]int, size)
+		for i := range idx {
+			idx[i] = start + i*stride
+		}
+		return [][]int{idx}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return teams[0], nil
+}
+
+// Split2D arranges the parent's PEs in rows of xrange (the last row may be
+// partial) and returns the caller's row (x) and column (y) teams
+// (shmem_team_split_2d); an xrange above the parent's size is the size.
+// Collective over the parent, with the failure rules of SplitStrided.
+func (t *Team) Split2D(xrange int) (x, y *Team, err error) {
+	const op = "Split2D"
+	teams, err := t.split(op, []int64{2, int64(xrange)}, func(n int) ([][]int, error) {
+		if xrange < 1 {
+			return nil, fmt.Errorf("xrange %d", xrange)
+		}
+		xr := min(xrange, n)
+		rows := (n + xr - 1) / xr
+		var lists [][]int
+		for r := 0; r < rows; r++ {
+			var row []int
+			for i := r * xr; i < min(n, (r+1)*xr); i++ {
+				row = append(row, i)
+			}
+			lists = append(lists, row)
+		}
+		for c := 0; c < xr; c++ {
+			var col []int
+			for i := c; i < n; i += xr {
+				col = append(col, i)
+			}
+			lists = append(lists, col)
+		}
+		return lists, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, nt := range teams {
+		if nt == nil {
+			continue
+		}
+		if x == nil {
+			x = nt
+		} else {
+			y = nt
+		}
+	}
+	return x, y, nil
+}
+
+// split runs one team creation over t: the members agree on params and on
+// free slots, build turns the parent's size into the new teams' member
+// lists (parent indices), and the caller gets, for each new team, the team
+// if it is a member and nil if not.
+func (t *Team) split(op string, params []int64, build func(n int) ([][]int, error)) ([]*Team, error) {
+	if t == nil {
+		return nil, t.usable(op)
+	}
+	unlock := t.rt.CollectiveLock()
+	defer unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.usable(op); err != nil {
+		return nil, err
+	}
+	if err := t.number(op, team.KindSplit); err != nil {
+		return nil, err
+	}
+	t.splits++
+	seq := t.splits
+	all, err := t.rt.Agree(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()))
+	if err != nil {
+		return nil, err
+	}
+	lists, berr := build(len(t.members))
+	var slots []int
+	for _, e := range t.a.Step(team.SplitAgreed{Op: op, Params: params, Payloads: all, Lists: lists, BuildErr: berr, Slots: t.pool.Slots()}) {
+		switch e := e.(type) {
+		case team.Failed:
+			return nil, e.Err
+		case team.SplitPlan:
+			slots = e.Slots
+		}
+	}
+	out := make([]*Team, len(lists))
+	for i, l := range lists {
+		member := false
+		world := make([]int, len(l))
+		for k, j := range l {
+			world[k] = t.members[j]
+			member = member || j == t.me
+		}
+		if !member {
+			continue
+		}
+		if !t.pool.take(slots[i]) {
+			// Cannot happen: the slot was free in the bitmap this PE sent,
+			// and only this PE's creations (serialized) take slots.
+			return nil, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "team slot %d was taken meanwhile", slots[i])
+		}
+		out[i] = newTeam(t.rt, t.a.ID()+"/"+strconv.FormatUint(seq, 10)+"."+strconv.Itoa(i), world, slots[i], false)
+	}
+	return out, nil
+}
+
+// Destroy ends the team (shmem_team_destroy): it is collective over the
+// team, so it first synchronizes the members (no member still writes into
+// the team's slot after that), then zeroes and returns the slot to the
+// pool. Destroying a team twice does nothing;
+// TeamWorld and TeamShared cannot be destroyed (ErrInvalidArgument).
+func (t *Team) Destroy() error {
+	const op = "Destroy"
+	if t == nil {
+		return t.usable(op)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.a.Destroyed() {
+		return nil
+	}
+	if t.root {
+		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s cannot be destroyed", t.a.ID())
+	}
+	err := t.number(op, team.KindDestroy)
+	if err == nil {
+		err = t.rt.Quiet()
+	}
+	if err == nil {
+		err = t.sync(op)
+	}
+	for _, e := range t.a.Step(team.Destroyed{Err: err}) {
+		if r, ok := e.(team.Release); ok {
+			t.pool.release(t.rt.Local(), r.Slot)
+		}
+	}
+	return err
+}

@@ -1,0 +1,87 @@
+package core
+
+import (
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/pe"
+)
+
+// peActor runs the PE's pe.Actor, which owns its failure and exit state:
+// every notice goes through deliver, one Step at a time, and only the
+// effects Step returns write the atomics the hot path reads (state.failed,
+// nFailed, exited). The mailbox of a protoactor actor is one source of
+// notices (peers); this PE's failure detectors are another (NotifyFailed).
+// Both reach the same Step, also after Finalize began, when the
+// protoactor actor is already stopped: a detector may still fire then,
+// and its flood must still go out (see apply).
+type peActor struct {
+	mu sync.Mutex
+	a  *pe.Actor
+}
+
+// deliver feeds m to the PE actor and applies its effects. The effects
+// run after the actor's lock is released: the failure hook sends messages
+// and must not be able to re-enter a locked actor.
+func (s *state) deliver(m any) {
+	s.actor.mu.Lock()
+	effects := s.actor.a.Step(m)
+	s.actor.mu.Unlock()
+	for _, e := range effects {
+		s.apply(e)
+	}
+}
+
+// apply carries out one effect of the PE actor.
+func (s *state) apply(e any) {
+	switch e := e.(type) {
+	case pe.Failed:
+		reason := e.Reason
+		s.failed[e.Rank].Store(&reason)
+		s.nFailed.Add(1)
+		s.log.Warn("PE failed", "failed", e.Rank, "reason", reason, "detected_by", e.Origin)
+		// The hook first: it tells the other PEs, and a waiter woken by
+		// the ring may finalize at once, after which they may not hear.
+		if s.cfg.OnFailure != nil {
+			s.cfg.OnFailure(e.Rank, reason, e.Origin)
+		}
+		s.bell.Ring()
+	case pe.Exited:
+		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})
+		s.log.Info("global exit", "by", e.Rank, "status", e.Status)
+		s.bell.Ring()
+		if s.cfg.OnGlobalExit != nil {
+			s.cfg.OnGlobalExit(e.Rank, e.Status)
+		}
+	case pe.Send:
+		s.send(e.To, e.Msg)
+	}
+}
+
+// send hands msg to the PE actor of rank through the backend.
+func (s *state) send(rank int, msg any) bool {
+	if s.cfg.Send == nil {
+		return false
+	}
+	return s.cfg.Send(rank, msg)
+}
+
+// actorProps returns the protoactor actor that takes notices from the
+// rest of the world, decoded or in the remote layer's envelope, into the
+// PE actor.
+func actorProps(s *state) *actor.Props {
+	return actor.PropsFromFunc(func(ctx actor.Context) {
+		if m := actors.Unwrap(ctx.Message(), s.log); m != nil {
+			s.deliver(m)
+		}
+	})
+}
+
+// NotifyFailed records that rank has failed, detected by this PE. Backends
+// call it from their failure detectors, from any goroutine, also after this
+// PE finalized.
+func (p *PE) NotifyFailed(rank int, reason string) {
+	p.s.deliver(&actors.PEFailed{Rank: rank, Reason: reason, Origin: p.s.cfg.Rank})
+}

@@ -1,0 +1,68 @@
+package core
+
+import (
+	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
+)
+
+// HeapOp runs one collective heap call through the PE's heap actor: every
+// PE must call it with the same request in the same order. The actor
+// proposes the request, the PEs agree through the coordinator (which also
+// makes the call a synchronization point), and the actor judges the
+// proposals and applies the request; the allocator being deterministic,
+// every PE gets the same offset. A request that differs on any PE fails
+// with ErrInvalidArgument on every PE, naming them. A PE that rejected its
+// own arguments before getting here passes the zero Request: it joins the
+// agreement (so the others fail with it instead of waiting, and every
+// PE's collective order stays the same) and nothing is applied anywhere.
+func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
+	if err := p.Check(op); err != nil {
+		return heap.Result{}, err
+	}
+	if req.Kind != heap.KindAlloc {
+		// Free and realloc complete the caller's puts into the object first.
+		if err := p.Quiet(); err != nil {
+			return heap.Result{}, err
+		}
+	}
+	// The collective order is the heap actor's mailbox: one call at a time.
+	p.s.collMu.Lock()
+	defer p.s.collMu.Unlock()
+	if err := p.s.world.Number(op, team.KindAlloc); err != nil {
+		return heap.Result{}, err
+	}
+	effects := p.s.heap.Step(heap.Begin{Op: op, Req: req})
+	for len(effects) > 0 {
+		switch e := effects[0].(type) {
+		case heap.Propose:
+			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
+			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
+		case heap.Done:
+			return e.Result, e.Err
+		default:
+			effects = effects[1:]
+		}
+	}
+	return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "the heap actor ended the call without a result")
+}
+
+// Agree contributes payload to the gather round (domain, seq) of the group
+// of world ranks members, where the caller is group rank me, and returns
+// every member's payload in group order. The caller holds the collective
+// order (CollectiveLock or HeapOp's own lock).
+func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error) {
+	if err := p.Check(op); err != nil {
+		return nil, err
+	}
+	if len(members) == 1 {
+		return [][]byte{payload}, nil
+	}
+	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
+	all, err := actors.RunGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout, op, p.MyPE())
+	if err != nil {
+		return nil, err
+	}
+	return all, nil
+}

@@ -1,0 +1,92 @@
+package shmem
+
+import (
+	"github.com/goshmem/shmem/internal/core"
+)
+
+// PE is one processing element of a world, or a context on one
+// (CreateCtx). It comes from Init or, in the simulator, from sim.Run; the
+// zero PE is not usable. Its methods are safe for concurrent use by the
+// goroutines of the PE, except that collective calls (BarrierAll, SyncAll,
+// Finalize, the allocation calls, team splits and collectives) must come in
+// the same order on every PE.
+type PE struct {
+	c *core.PE
+	// world and shared are the PE's TeamWorld and TeamShared; a context
+	// shares them with its PE, so TeamWorld is one value per PE.
+	world, shared *Team
+}
+
+// newPE wraps the runtime's PE c in the public handle.
+func newPE(c *core.PE) *PE {
+	p := &PE{c: c}
+	p.world = &Team{t: c.TeamWorld(), p: p}
+	p.shared = &Team{t: c.TeamShared(), p: p}
+	return p
+}
+
+// MyPE returns this PE's number in the world, 0..NPEs()-1 (shmem_my_pe).
+func (p *PE) MyPE() int { return p.c.MyPE() }
+
+// NPEs returns the number of PEs in the world (shmem_n_pes).
+func (p *PE) NPEs() int { return p.c.NPEs() }
+
+// Accessible reports whether pe is a live PE of this world that this PE can
+// reach (shmem_pe_accessible). It is false for a number out of range, a PE
+// known to have failed, and after Finalize or GlobalExit.
+func (p *PE) Accessible(pe int) bool { return p.c.Accessible(pe) }
+
+// Fence orders this PE's puts, atomics and signals to each PE: those issued
+// before it are delivered before those issued after it (shmem_fence). It
+// does not order operations to different PEs; Quiet does.
+func (p *PE) Fence() { p.c.Fence() }
+
+// Quiet returns when every put, atomic, signal and GetNBI this PE (or this
+// context) issued is complete (shmem_quiet): after it, the data is visible
+// to every PE and GetNBI buffers are filled.
+func (p *PE) Quiet() error { return p.c.Quiet() }
+
+// BarrierAll completes this PE's outstanding operations (Quiet) and waits
+// until every PE has called BarrierAll (shmem_barrier_all). It fails with
+// ErrPEFailed when a PE dies before reaching it.
+func (p *PE) BarrierAll() error { return p.c.BarrierAll() }
+
+// SyncAll waits until every PE has called SyncAll (shmem_sync_all). Unlike
+// BarrierAll it completes nothing: pair it with Quiet when the data matters.
+func (p *PE) SyncAll() error { return p.c.SyncAll() }
+
+// CreateCtx returns a context (shmem_ctx_create): a handle on the same
+// world and heap whose operations are ordered and completed by its own
+// Fence and Quiet. End it with Destroy; Finalize is for the PE itself.
+func (p *PE) CreateCtx() (*PE, error) {
+	c, err := p.c.CreateCtx()
+	if err != nil {
+		return nil, err
+	}
+	return &PE{c: c, world: p.world, shared: p.shared}, nil
+}
+
+// Destroy completes a context's operations and ends it (shmem_ctx_destroy);
+// the context must not be used after. Destroying it twice does nothing;
+// calling it on a PE (not a context) is ErrInvalidArgument.
+func (p *PE) Destroy() error { return p.c.Destroy() }
+
+// GlobalExit ends the world on every PE with status (shmem_global_exit):
+// their blocking calls return an error matching ErrFinalized that carries
+// status (see ExitStatus), and with WithExitOnGlobalExit (the launcher's
+// default) every process exits with it. After Finalize it does nothing.
+func (p *PE) GlobalExit(status int) { p.c.GlobalExit(status) }
+
+// Finalize ends this PE (shmem_finalize): it completes outstanding
+// operations, waits for every PE (collective), then releases the heap,
+// mappings, sockets and goroutines. It is idempotent; after it every call
+// fails with ErrFinalized. When a PE has failed, Finalize still releases
+// everything and reports the failure only if it happened during the call.
+func (p *PE) Finalize() error { return p.c.Finalize() }
+
+// TeamWorld returns the team of all PEs (SHMEM_TEAM_WORLD).
+func (p *PE) TeamWorld() *Team { return p.world }
+
+// TeamShared returns the team of the PEs whose memory Ptr reaches from this
+// PE, itself included (SHMEM_TEAM_SHARED).
+func (p *PE) TeamShared() *Team { return p.shared }

@@ -1,0 +1,98 @@
+package shmem
+
+import (
+	"github.com/goshmem/shmem/internal/coll"
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// Team is an ordered subset of a world's PEs (an OpenSHMEM team). Teams
+// come from a PE (TeamWorld, TeamShared) or from splitting another team;
+// the zero Team is not usable. Collective calls on one team (Sync, Barrier,
+// the splits, Destroy and the collectives that take a *Team) must come in
+// the same order on every member; the team serializes its own calls from
+// several goroutines.
+type Team struct {
+	t *coll.Team
+	p *PE // the PE whose team this is, for the Sym checks of collectives
+}
+
+// wrap returns the public handle of t, or nil for a nil t (a split that
+// left this PE out).
+func (t *Team) wrap(nt *coll.Team) *Team {
+	if nt == nil {
+		return nil
+	}
+	return &Team{t: nt, p: t.p}
+}
+
+// inner returns the runtime's team, or nil for a nil Team.
+func (t *Team) inner() *coll.Team {
+	if t == nil {
+		return nil
+	}
+	return t.t
+}
+
+// MyPE returns the caller's number in the team, 0..NPEs()-1, or -1 for a
+// nil team (shmem_team_my_pe).
+func (t *Team) MyPE() int { return t.inner().MyPE() }
+
+// NPEs returns the number of PEs in the team, or -1 for a nil team
+// (shmem_team_n_pes).
+func (t *Team) NPEs() int { return t.inner().NPEs() }
+
+// TranslatePE returns the number in dst of this team's PE pe, or -1 when
+// pe is out of range, not a member of dst, or either team is nil
+// (shmem_team_translate_pe).
+func (t *Team) TranslatePE(pe int, dst *Team) int { return t.inner().TranslatePE(pe, dst.inner()) }
+
+// SplitStrided makes the team of this team's PEs start, start+stride, ...
+// (size of them; stride may be negative) (shmem_team_split_strided). It is
+// collective over t: every member calls it with the same arguments, and a
+// member outside the new team gets (nil, nil). Arguments that differ
+// between members, or name PEs outside t, fail with ErrInvalidArgument on
+// every member; running out of team resources (32 live teams per PE, the
+// two predefined ones included) fails with ErrOutOfMemory on every member.
+func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
+	if t == nil {
+		return nil, nilTeam("SplitStrided")
+	}
+	nt, err := t.t.SplitStrided(start, stride, size)
+	if err != nil {
+		return nil, err
+	}
+	return t.wrap(nt), nil
+}
+
+// Split2D arranges t's PEs in rows of xrange (the last row may be partial;
+// an xrange above t.NPEs() is t.NPEs()) and returns the caller's row (x)
+// and column (y) teams (shmem_team_split_2d). Collective over t, with the
+// failure rules of SplitStrided.
+func (t *Team) Split2D(xrange int) (x, y *Team, err error) {
+	if t == nil {
+		return nil, nil, nilTeam("Split2D")
+	}
+	nx, ny, err := t.t.Split2D(xrange)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.wrap(nx), t.wrap(ny), nil
+}
+
+// Sync returns when every member has called Sync as many times as the
+// caller (shmem_team_sync). It completes nothing; Barrier does.
+func (t *Team) Sync() error { return t.inner().Sync() }
+
+// Barrier completes the caller's outstanding operations (Quiet) and then
+// Syncs the team.
+func (t *Team) Barrier() error { return t.inner().Barrier() }
+
+// Destroy ends the team (shmem_team_destroy). It is collective over the
+// team: it synchronizes the members before the team's resources are reused.
+// Destroying a team twice does nothing; TeamWorld and TeamShared cannot be
+// destroyed (ErrInvalidArgument). The team must not be used after.
+func (t *Team) Destroy() error { return t.inner().Destroy() }
+
+func nilTeam(op string) error {
+	return errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "nil team")
+}
