@@ -1,0 +1,5 @@
+//go:build race
+
+package launchtest
+
+const raceEnabled = true
