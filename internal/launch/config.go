@@ -22,6 +22,10 @@ type Config struct {
 	Args []string
 	// NPEs is the size of the job, 1..bootstrap.MaxNPEs. Required.
 	NPEs int
+	// NoRank leaves out the rank, size and local variables: for worlds
+	// formed by gossip whose PEs number themselves (shmem.WithSeeds
+	// without a launcher). Default false: every PE gets its rank.
+	NoRank bool
 	// Ranks are the ranks this launcher starts. Default nil: all of
 	// 0..NPEs-1. A job spread over several launchers (one per host, or a
 	// test that starts a late PE) gives each its share.

@@ -20,7 +20,8 @@ var owned = []string{
 
 // env returns PE rank's environment: base without the variables the launch
 // sets, then rank, size, local rank and size, host, rendezvous and the
-// launcher's pid, then RankEnv(rank).
+// launcher's pid, then RankEnv(rank). The rank rank is the PE's index in
+// the job even with NoRank, which only keeps it from the PE.
 func (c *Config) env(rank int, base []string, launcher int) []string {
 	localRank, localSize := rank, c.NPEs
 	if c.Hosts != nil {
@@ -34,11 +35,13 @@ func (c *Config) env(rank int, base []string, launcher int) []string {
 			}
 		}
 	}
-	set := []string{
-		bootstrap.EnvRank + "=" + strconv.Itoa(rank),
-		bootstrap.EnvNPEs + "=" + strconv.Itoa(c.NPEs),
-		bootstrap.EnvLocalRank + "=" + strconv.Itoa(localRank),
-		bootstrap.EnvLocalSize + "=" + strconv.Itoa(localSize),
+	var set []string
+	if !c.NoRank {
+		set = append(set,
+			bootstrap.EnvRank+"="+strconv.Itoa(rank),
+			bootstrap.EnvNPEs+"="+strconv.Itoa(c.NPEs),
+			bootstrap.EnvLocalRank+"="+strconv.Itoa(localRank),
+			bootstrap.EnvLocalSize+"="+strconv.Itoa(localSize))
 	}
 	if c.Hosts != nil {
 		set = append(set, envHostID+"=host"+strconv.Itoa(c.Hosts[rank]))

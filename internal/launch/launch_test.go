@@ -212,6 +212,12 @@ func TestEnv(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("env with hosts:\n got %q\nwant %q", got, want)
 	}
+	// NoRank: a gossip world's PEs number themselves.
+	c = Config{NPEs: 2, NoRank: true}
+	got = c.env(1, []string{"SHMEM_RANK=0", "A=b"}, 5)
+	if want = []string{"A=b", "SHMEM_LAUNCHER_PID=5"}; !slices.Equal(got, want) {
+		t.Fatalf("env without rank:\n got %q\nwant %q", got, want)
+	}
 }
 
 // TestRanksAndCommand: a launcher that starts part of a job, through a
