@@ -31,13 +31,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin.dir, bin.shmemrun = dir, filepath.Join(dir, "shmemrun")
-	if out, err := exec.Command("go", "build", "-o", bin.shmemrun, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building shmemrun: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	bin.dir = dir
+	// shmemrun with -race when the tests have it; the PEs as
+	// launchtest.RacePEs says.
+	bin.shmemrun, err = lt.BuildLauncher(dir, "github.com/goshmem/shmem/cmd/shmemrun")
+	if err == nil {
+		bin.pe, err = lt.BuildPE(dir)
 	}
-	if bin.pe, err = lt.BuildPE(dir); err != nil {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)

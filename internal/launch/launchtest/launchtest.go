@@ -30,18 +30,31 @@ const PEPackage = "github.com/goshmem/shmem/internal/launch/testpe"
 // RacePEs is on and this binary has the race detector.
 func BuildPE(dir string, tags ...string) (string, error) {
 	name := "testpe"
+	if len(tags) > 0 {
+		name += "-" + strings.Join(tags, "-")
+	}
+	return build(dir, name, PEPackage, RacePEs && raceEnabled, tags)
+}
+
+// BuildLauncher builds the launcher command pkg (shmemrun, say) into dir
+// and returns its path. It runs no PE, so it is built with -race whenever
+// this binary has the race detector.
+func BuildLauncher(dir, pkg string) (string, error) {
+	return build(dir, filepath.Base(pkg), pkg, raceEnabled, nil)
+}
+
+func build(dir, name, pkg string, race bool, tags []string) (string, error) {
 	args := []string{"build"}
-	if RacePEs && raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
 	if len(tags) > 0 {
-		name += "-" + strings.Join(tags, "-")
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	bin := filepath.Join(dir, name)
-	args = append(args, "-o", bin, PEPackage)
+	args = append(args, "-o", bin, pkg)
 	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building the test PE program: %v\n%s", err, out)
+		return "", fmt.Errorf("building %s: %v\n%s", pkg, err, out)
 	}
 	return bin, nil
 }
