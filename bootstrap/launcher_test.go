@@ -3,7 +3,9 @@ package bootstrap
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -55,5 +57,19 @@ func TestCheckLauncher(t *testing.T) {
 	// parent (go test), which outlives it.
 	if err := CheckLauncher(env(strconv.Itoa(os.Getppid()))); err != nil {
 		t.Fatalf("parent as launcher: %v", err)
+	}
+	// A live process that is not an ancestor: a launcher that died and
+	// whose pid was reused looks like this.
+	other := exec.Command("sleep", "3600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = other.Process.Kill()
+		_ = other.Wait()
+	}()
+	err := CheckLauncher(env(strconv.Itoa(other.Process.Pid)))
+	if !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), "is gone") {
+		t.Fatalf("launcher not an ancestor: %v", err)
 	}
 }
