@@ -191,8 +191,8 @@ func (p *Proc) Rank() int { return p.rank }
 func (p *Proc) Pid() int { return p.pid }
 
 // Signal sends sig to the PE's process group (the PE and what it
-// started). It returns os.ErrProcessDone once the PE has ended, so a
-// reused pid is never signalled.
+// started). It returns os.ErrProcessDone once the PE has been reaped, when
+// its pid may already belong to another process.
 func (p *Proc) Signal(sig syscall.Signal) error { return p.signal(sig) }
 
 func (p *Proc) signal(sig syscall.Signal) error {
