@@ -124,7 +124,7 @@ func TestFabricMixedProviders(t *testing.T) {
 	})
 	for r, other := range []string{"PE 1", "PE 0"} {
 		if codes[r] != lt.ExitInitFailed || !strings.Contains(outs[r], other) || !strings.Contains(outs[r], "SHMEM_RDMA_PROVIDER") {
-			t.Errorf("PE %d exited %d, want lt.ExitInitFailed naming %s and SHMEM_RDMA_PROVIDER; output:\n%s", r, codes[r], other, outs[r])
+			t.Errorf("PE %d exited %d, want %d (Init refused) naming %s and SHMEM_RDMA_PROVIDER; output:\n%s", r, codes[r], lt.ExitInitFailed, other, outs[r])
 		}
 	}
 }
@@ -164,6 +164,6 @@ func TestFabricGossipNeedsLauncherRank(t *testing.T) {
 				lt.EnvGossipNPEs+"=1", "SHMEM_GOSSIP_ADDR="+seed, "SHMEM_SYMMETRIC_SIZE=8m")
 		}})
 	if codes[0] != lt.ExitInitFailed || !strings.Contains(outs[0], "WithSeeds") || !strings.Contains(outs[0], "launcher") {
-		t.Errorf("fabric gossip PE without a launcher rank exited %d, want lt.ExitInitFailed naming WithSeeds and the launcher:\n%s", codes[0], outs[0])
+		t.Errorf("fabric gossip PE without a launcher rank exited %d, want %d (Init refused) naming WithSeeds and the launcher:\n%s", codes[0], lt.ExitInitFailed, outs[0])
 	}
 }

@@ -22,6 +22,10 @@ import (
 // control plane no longer uses that layer.
 const RacePEs = false
 
+// SelfPEsOK reports whether a test may run PEs in its own (re-executed)
+// binary: not when that binary has the race detector and RacePEs is off.
+func SelfPEsOK() bool { return RacePEs || !raceEnabled }
+
 // PEPackage is the import path of the test PE program.
 const PEPackage = "github.com/goshmem/shmem/internal/launch/testpe"
 
