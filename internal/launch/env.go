@@ -10,12 +10,14 @@ import (
 // envHostID names the host a PE runs on (world.Config.HostID).
 const envHostID = "SHMEM_HOST_ID"
 
-// owned are the variables the launcher always sets or clears: an inherited
-// value (a stale SHMEM_UID_FILE from an outer job, say) would contradict
-// the launch.
-var owned = []string{
-	bootstrap.EnvRank, bootstrap.EnvNPEs, bootstrap.EnvLocalRank, bootstrap.EnvLocalSize,
-	bootstrap.EnvUniqueID, bootstrap.EnvUIDFile, bootstrap.EnvLauncherPID,
+// owned lists the variables the launcher always sets or clears: an
+// inherited value (a stale SHMEM_UID_FILE from an outer job, say) would
+// contradict the launch.
+func owned() []string {
+	return []string{
+		bootstrap.EnvRank, bootstrap.EnvNPEs, bootstrap.EnvLocalRank, bootstrap.EnvLocalSize,
+		bootstrap.EnvUniqueID, bootstrap.EnvUIDFile, bootstrap.EnvLauncherPID,
+	}
 }
 
 // env returns PE rank's environment: base without the variables the launch
@@ -59,8 +61,8 @@ func (c *Config) env(rank int, base []string, launcher int) []string {
 	if c.RankEnv != nil {
 		set = append(set, c.RankEnv(rank)...)
 	}
-	drop := make(map[string]bool, len(owned)+len(set))
-	for _, k := range owned {
+	drop := make(map[string]bool, len(set)+8)
+	for _, k := range owned() {
 		drop[k] = true
 	}
 	for _, kv := range set {

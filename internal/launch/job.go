@@ -219,7 +219,7 @@ func (p *Proc) Output() string {
 // Done is closed when the PE has ended.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
-// End is how the PE ended; valid once Done is closed.
+// End waits for the PE to end and returns how it ended.
 func (p *Proc) End() End {
 	<-p.done
 	return p.end
