@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -248,4 +249,22 @@ func expectRelay(t *testing.T, out string, peer, via int) {
 func TestOversubscribedBarriers(t *testing.T) {
 	codes, outs := world(t, 8, lt.RoleBarriers)
 	expectAll(t, codes, outs, 0)
+}
+
+// TestProcessLauncherGone: a PE whose launcher is no longer its ancestor
+// (here a live process that never was one, as a reused pid would be)
+// refuses to start, saying so, instead of running orphaned.
+func TestProcessLauncherGone(t *testing.T) {
+	other := exec.Command("sleep", "3600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = other.Process.Kill()
+		_ = other.Wait()
+	}()
+	codes, outs := world(t, 1, lt.RoleSPMD, "SHMEM_LAUNCHER_PID="+strconv.Itoa(other.Process.Pid))
+	if codes[0] != lt.ExitInitFailed || !strings.Contains(outs[0], "is gone") || !strings.Contains(outs[0], "bootstrap failed") {
+		t.Fatalf("PE exited %d, want %d (Init refused: launcher gone, ErrBootstrap); output:\n%s", codes[0], lt.ExitInitFailed, outs[0])
+	}
 }
