@@ -34,6 +34,10 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A PE whose launcher (shmemrun) died must not run on orphaned.
+	if err := bootstrap.CheckLauncher(os.Getenv); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, err, "start-up abandoned")
 	}

@@ -67,8 +67,16 @@ type launcherVars struct {
 	rank, npes, localRank, localSize string
 }
 
+// The variables goshmem's own launchers (shmemrun, internal/launch) set.
+const (
+	EnvRank      = "SHMEM_RANK"
+	EnvNPEs      = "SHMEM_NPES"
+	EnvLocalRank = "SHMEM_LOCAL_RANK"
+	EnvLocalSize = "SHMEM_LOCAL_SIZE"
+)
+
 var launchers = [...]launcherVars{
-	{SourceGoshmem, "SHMEM_RANK", "SHMEM_NPES", "SHMEM_LOCAL_RANK", "SHMEM_LOCAL_SIZE"},
+	{SourceGoshmem, EnvRank, EnvNPEs, EnvLocalRank, EnvLocalSize},
 	{SourceSlurm, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", ""},
 	{SourceOpenMPI, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
 	{SourcePMI, "PMI_RANK", "PMI_SIZE", "", ""},

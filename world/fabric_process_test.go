@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/launch"
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/transport/rdma/fabric"
 )
 
@@ -31,15 +32,11 @@ var (
 	fabricPEErr  error
 )
 
-// fabricBinary builds the PE program with the fabric provider in it.
+// fabricBinary builds the test PE program with the fabric provider in it.
 func fabricBinary(t *testing.T) string {
 	t.Helper()
 	fabricPEOnce.Do(func() {
-		fabricPE = filepath.Join(filepath.Dir(peBinary), "testpe-fabric")
-		out, err := exec.Command("go", "build", "-tags", "goshmem_fabric", "-o", fabricPE, "./internal/testpe").CombinedOutput()
-		if err != nil {
-			fabricPEErr = errors.New(err.Error() + "\n" + string(out))
-		}
+		fabricPE, fabricPEErr = lt.BuildPE(filepath.Dir(peBinary), "goshmem_fabric")
 	})
 	if fabricPEErr != nil {
 		t.Fatalf("building the PE program with -tags goshmem_fabric: %v", fabricPEErr)
@@ -81,7 +78,7 @@ func TestFabricWorld(t *testing.T) {
 	for _, prov := range []string{"tcp;ofi_rxm", "sockets"} {
 		t.Run(strings.ReplaceAll(prov, ";", "+"), func(t *testing.T) {
 			needProvider(t, prov)
-			codes, outs := worldOf(t, fabricBinary(t), 3, "fabric", fabricEnv(prov)...)
+			codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleFabric, fabricEnv(prov)...)
 			expectAll(t, codes, outs, 0)
 			if !strings.Contains(outs[0], "fabric data path") || !strings.Contains(outs[0], "not encrypted") {
 				t.Errorf("no warning that the fabric data path is not encrypted:\n%s", outs[0])
@@ -95,7 +92,7 @@ func TestFabricWorld(t *testing.T) {
 // the fabric, so each PE's Quiet and barriers complete both engines.
 func TestFabricWorldRelay(t *testing.T) {
 	needProvider(t, "tcp;ofi_rxm")
-	codes, outs := worldOf(t, fabricBinary(t), 3, "fabric", fabricEnv("tcp;ofi_rxm", "SHMEM_RELAY_VIA=0-2:1", "SHMEM_LOG_LEVEL=info")...)
+	codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleFabric, fabricEnv("tcp;ofi_rxm", "SHMEM_RELAY_VIA=0-2:1", "SHMEM_LOG_LEVEL=info")...)
 	expectAll(t, codes, outs, 0)
 	expectRelay(t, outs[0], 2, 1)
 }
@@ -104,12 +101,12 @@ func TestFabricWorldRelay(t *testing.T) {
 // fabric and Quiet; they end with ErrPEFailed (exit code 3) naming it.
 func TestFabricPeerDies(t *testing.T) {
 	needProvider(t, "tcp;ofi_rxm")
-	codes, outs := worldOf(t, fabricBinary(t), 3, "fabricdie", fabricEnv("tcp;ofi_rxm")...)
-	if codes[2] != 7 {
-		t.Errorf("the dying PE exited %d, want 7:\n%s", codes[2], outs[2])
+	codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleFabricDie, fabricEnv("tcp;ofi_rxm")...)
+	if codes[2] != lt.DieStatus {
+		t.Errorf("the dying PE exited %d, want %d:\n%s", codes[2], lt.DieStatus, outs[2])
 	}
 	for r := 0; r < 2; r++ {
-		if codes[r] != 3 || !strings.Contains(outs[r], "PE 2") {
+		if codes[r] != lt.ExitPEFailed || !strings.Contains(outs[r], "PE 2") {
 			t.Errorf("survivor PE %d exited %d, want 3 (ErrPEFailed naming PE 2); output:\n%s", r, codes[r], outs[r])
 		}
 	}
@@ -119,15 +116,15 @@ func TestFabricPeerDies(t *testing.T) {
 // Init on every PE, naming the PE that differs.
 func TestFabricMixedProviders(t *testing.T) {
 	needProvider(t, "tcp;ofi_rxm")
-	codes, outs := worldOfEnv(t, fabricBinary(t), 2, "spmd", func(r int) []string {
+	codes, outs := worldOfEnv(t, fabricBinary(t), 2, lt.RoleSPMD, func(r int) []string {
 		if r == 1 {
 			return []string{"SHMEM_TRANSPORT=tcp", "SHMEM_RDMA_PROVIDER=tcp"}
 		}
 		return fabricEnv("tcp;ofi_rxm")
 	})
 	for r, other := range []string{"PE 1", "PE 0"} {
-		if codes[r] != 1 || !strings.Contains(outs[r], other) || !strings.Contains(outs[r], "SHMEM_RDMA_PROVIDER") {
-			t.Errorf("PE %d exited %d, want 1 naming %s and SHMEM_RDMA_PROVIDER; output:\n%s", r, codes[r], other, outs[r])
+		if codes[r] != lt.ExitInitFailed || !strings.Contains(outs[r], other) || !strings.Contains(outs[r], "SHMEM_RDMA_PROVIDER") {
+			t.Errorf("PE %d exited %d, want %d (Init refused) naming %s and SHMEM_RDMA_PROVIDER; output:\n%s", r, codes[r], lt.ExitInitFailed, other, outs[r])
 		}
 	}
 }
@@ -139,16 +136,16 @@ func TestFabricGossipWorld(t *testing.T) {
 	needProvider(t, "tcp;ofi_rxm")
 	seed := freeLoopbackAddr(t)
 	const n = 3
-	codes, outs := runPEsOf(t, fabricBinary(t), n, func(r int) []string {
-		bind := "127.0.0.1:0"
-		if r == 0 {
-			bind = seed
-		}
-		return fabricEnv("tcp;ofi_rxm", "GOSHMEM_TEST_ROLE=fabric", "TEST_GOSSIP_SEEDS="+seed,
-			"TEST_GOSSIP_NPES="+strconv.Itoa(n), "SHMEM_GOSSIP_ADDR="+bind,
-			"SHMEM_RANK="+strconv.Itoa(r), "SHMEM_NPES="+strconv.Itoa(n),
-			"SHMEM_JOB_SECRET=gossip-fabric-"+strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m")
-	})
+	codes, outs := runPEsOf(t, fabricBinary(t), launch.Config{NPEs: n,
+		Secret: "gossip-fabric-" + strconv.Itoa(os.Getpid()),
+		RankEnv: func(r int) []string {
+			bind := "127.0.0.1:0"
+			if r == 0 {
+				bind = seed
+			}
+			return fabricEnv("tcp;ofi_rxm", lt.EnvRole+"="+lt.RoleFabric, lt.EnvSeeds+"="+seed,
+				"SHMEM_GOSSIP_ADDR="+bind, "SHMEM_SYMMETRIC_SIZE=8m")
+		}})
 	expectAll(t, codes, outs, 0)
 	if !strings.Contains(outs[0], "fabric data path") {
 		t.Errorf("PE 0 did not run the fabric data path:\n%s", outs[0])
@@ -160,12 +157,13 @@ func TestFabricGossipWorld(t *testing.T) {
 func TestFabricGossipNeedsLauncherRank(t *testing.T) {
 	needProvider(t, "tcp;ofi_rxm")
 	seed := freeLoopbackAddr(t)
-	codes, outs := runPEsOf(t, fabricBinary(t), 1, func(r int) []string {
-		return fabricEnv("tcp;ofi_rxm", "GOSHMEM_TEST_ROLE=fabric", "TEST_GOSSIP_SEEDS="+seed,
-			"TEST_GOSSIP_NPES=1", "SHMEM_GOSSIP_ADDR="+seed,
-			"SHMEM_JOB_SECRET=gossip-fabric-"+strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m")
-	})
-	if codes[0] != 1 || !strings.Contains(outs[0], "WithSeeds") || !strings.Contains(outs[0], "launcher") {
-		t.Errorf("fabric gossip PE without a launcher rank exited %d, want 1 naming WithSeeds and the launcher:\n%s", codes[0], outs[0])
+	codes, outs := runPEsOf(t, fabricBinary(t), launch.Config{NPEs: 1, NoRank: true,
+		Secret: "gossip-fabric-" + strconv.Itoa(os.Getpid()),
+		RankEnv: func(int) []string {
+			return fabricEnv("tcp;ofi_rxm", lt.EnvRole+"="+lt.RoleFabric, lt.EnvSeeds+"="+seed,
+				lt.EnvGossipNPEs+"=1", "SHMEM_GOSSIP_ADDR="+seed, "SHMEM_SYMMETRIC_SIZE=8m")
+		}})
+	if codes[0] != lt.ExitInitFailed || !strings.Contains(outs[0], "WithSeeds") || !strings.Contains(outs[0], "launcher") {
+		t.Errorf("fabric gossip PE without a launcher rank exited %d, want %d (Init refused) naming WithSeeds and the launcher:\n%s", codes[0], lt.ExitInitFailed, outs[0])
 	}
 }

@@ -1,7 +1,6 @@
 package world_test
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -14,17 +13,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/launch"
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
-// peBinary is the PE program (internal/testpe), built once per test run.
+// peBinary is the test PE program (internal/launch/testpe), built once per
+// test run (with -race only when launchtest.RacePEs says so).
 var peBinary string
 
 func TestMain(m *testing.M) {
@@ -33,10 +34,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	peBinary = filepath.Join(dir, "testpe")
-	build := exec.Command("go", "build", "-o", peBinary, "./internal/testpe")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the PE program: %v\n%s", err, out)
+	if peBinary, err = lt.BuildPE(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -56,27 +56,41 @@ func worldOf(t *testing.T, bin string, n int, role string, env ...string) ([]int
 	return worldOfEnv(t, bin, n, role, func(int) []string { return env })
 }
 
-// worldOfEnv is worldOf with PE r's environment envOf(r).
+// worldOfEnv is worldOf with PE r's environment envOf(r), formed by a
+// unique ID on loopback (without TLS when PE 0's environment says
+// lt.EnvNoTLS=1).
 func worldOfEnv(t *testing.T, bin string, n int, role string, envOf func(r int) []string) ([]int, []string) {
 	t.Helper()
-	t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
-	var opts []shmem.Option
-	for _, e := range envOf(0) {
-		if e == "TEST_NO_TLS=1" {
-			opts = append(opts, shmem.WithoutTLS())
-		}
-	}
-	uid, err := shmem.GetUniqueID(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	codes, outs := runPEsOf(t, bin, n, func(r int) []string {
-		return append([]string{"GOSHMEM_TEST_ROLE=" + role, "SHMEM_RANK=" + strconv.Itoa(r),
-			"SHMEM_NPES=" + strconv.Itoa(n), "SHMEM_UNIQUE_ID=" + uid.String(), "SHMEM_SYMMETRIC_SIZE=8m"}, envOf(r)...)
-	})
+	uid := lt.LoopbackUID(t, slices.Contains(envOf(0), lt.EnvNoTLS+"=1"))
+	codes, outs := runPEsOf(t, bin, launch.Config{NPEs: n, UniqueID: uid.String(), RankEnv: func(r int) []string {
+		return append([]string{lt.EnvRole + "=" + role, "SHMEM_SYMMETRIC_SIZE=8m"}, envOf(r)...)
+	}})
 	left, _ := udma.List(uid.JobName())
 	if len(left) != 0 {
 		t.Errorf("segments left in /dev/shm: %v", left)
+	}
+	return codes, outs
+}
+
+// procTimeout ends a job that hangs, so the test fails instead of stalling.
+const procTimeout = 90 * time.Second
+
+// runPEsOf runs the job cfg describes with the PE program bin and returns
+// every PE's exit code and output.
+func runPEsOf(t *testing.T, bin string, cfg launch.Config) ([]int, []string) {
+	t.Helper()
+	cfg.Program, cfg.Capture, cfg.Timeout = bin, true, procTimeout
+	j, err := launch.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := j.Wait()
+	if res.TimedOut {
+		t.Errorf("PEs still running after %v were killed", procTimeout)
+	}
+	codes, outs := make([]int, cfg.NPEs), make([]string, cfg.NPEs)
+	for r, e := range res.Ends {
+		codes[r], outs[r] = e.Code, j.PE(r).Output()
 	}
 	return codes, outs
 }
@@ -91,31 +105,31 @@ func expectAll(t *testing.T, codes []int, outs []string, want int) {
 }
 
 func TestProcessesSharedMemory(t *testing.T) {
-	codes, outs := world(t, 3, "spmd")
+	codes, outs := world(t, 3, lt.RoleSPMD)
 	expectAll(t, codes, outs, 0)
 }
 
 func TestProcessesNetworkTLS(t *testing.T) {
-	codes, outs := world(t, 3, "spmd", "SHMEM_TRANSPORT=tcp")
+	codes, outs := world(t, 3, lt.RoleSPMD, "SHMEM_TRANSPORT=tcp")
 	expectAll(t, codes, outs, 0)
 }
 
 func TestProcessesNetworkWithoutTLS(t *testing.T) {
-	codes, outs := world(t, 2, "spmd", "SHMEM_TRANSPORT=tcp", "TEST_NO_TLS=1")
+	codes, outs := world(t, 2, lt.RoleSPMD, "SHMEM_TRANSPORT=tcp", lt.EnvNoTLS+"=1")
 	expectAll(t, codes, outs, 0)
 }
 
 func TestProcessFailureIsReported(t *testing.T) {
-	codes, outs := world(t, 3, "die")
-	if codes[2] != 7 {
-		t.Errorf("the dying PE exited %d, want 7:\n%s", codes[2], outs[2])
+	codes, outs := world(t, 3, lt.RoleDie)
+	if codes[2] != lt.DieStatus {
+		t.Errorf("the dying PE exited %d, want %d:\n%s", codes[2], lt.DieStatus, outs[2])
 	}
 	// Every survivor fails with ErrPEFailed. The first to notice names
 	// PE 2; a survivor may instead notice the other survivor leaving.
 	named := false
 	for r := 0; r < 2; r++ {
-		if codes[r] != 3 {
-			t.Errorf("survivor PE %d exited %d, want 3 (ErrPEFailed); output:\n%s", r, codes[r], outs[r])
+		if codes[r] != lt.ExitPEFailed {
+			t.Errorf("survivor PE %d exited %d, want %d (ErrPEFailed, clean Finalize); output:\n%s", r, codes[r], lt.ExitPEFailed, outs[r])
 		}
 		named = named || strings.Contains(outs[r], "PE 2")
 	}
@@ -125,53 +139,21 @@ func TestProcessFailureIsReported(t *testing.T) {
 }
 
 // gossipWorld starts n PEs of role that form their world by gossip on
-// loopback: PE 0's process is the seed, the others join through it.
+// loopback, with no rank from the launcher: PE 0's process is the seed, the
+// others join through it.
 func gossipWorld(t *testing.T, n int, role string) ([]int, []string) {
 	t.Helper()
 	seed := freeLoopbackAddr(t)
-	return runPEs(t, n, func(r int) []string {
-		bind := "127.0.0.1:0"
-		if r == 0 {
-			bind = seed
-		}
-		return []string{"GOSHMEM_TEST_ROLE=" + role, "TEST_GOSSIP_SEEDS=" + seed,
-			"TEST_GOSSIP_NPES=" + strconv.Itoa(n), "SHMEM_GOSSIP_ADDR=" + bind,
-			"SHMEM_JOB_SECRET=gossip-test-" + strconv.Itoa(os.Getpid()), "SHMEM_SYMMETRIC_SIZE=8m"}
-	})
-}
-
-// runPEs runs n PE processes, PE r with the environment envOf(r) added,
-// and returns their exit codes and output. A PE still running after 90 s
-// is killed, so a hang fails the test instead of stalling it.
-func runPEs(t *testing.T, n int, envOf func(r int) []string) ([]int, []string) {
-	t.Helper()
-	return runPEsOf(t, peBinary, n, envOf)
-}
-
-// runPEsOf is runPEs with the PE program bin.
-func runPEsOf(t *testing.T, bin string, n int, envOf func(r int) []string) ([]int, []string) {
-	t.Helper()
-	codes, outs := make([]int, n), make([]string, n)
-	var wg sync.WaitGroup
-	for r := 0; r < n; r++ {
-		cmd := exec.Command(bin)
-		cmd.Env = append(os.Environ(), envOf(r)...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
-			defer timer.Stop()
-			_ = cmd.Wait()
-			codes[r], outs[r] = cmd.ProcessState.ExitCode(), out.String()
-		}()
-	}
-	wg.Wait()
-	return codes, outs
+	return runPEsOf(t, peBinary, launch.Config{NPEs: n, NoRank: true,
+		Secret: "gossip-test-" + strconv.Itoa(os.Getpid()),
+		RankEnv: func(r int) []string {
+			bind := "127.0.0.1:0"
+			if r == 0 {
+				bind = seed
+			}
+			return []string{lt.EnvRole + "=" + role, lt.EnvSeeds + "=" + seed,
+				lt.EnvGossipNPEs + "=" + strconv.Itoa(n), "SHMEM_GOSSIP_ADDR=" + bind, "SHMEM_SYMMETRIC_SIZE=8m"}
+		}})
 }
 
 func freeLoopbackAddr(t *testing.T) string {
@@ -187,14 +169,14 @@ func freeLoopbackAddr(t *testing.T) string {
 }
 
 func TestProcessesGossip(t *testing.T) {
-	codes, outs := gossipWorld(t, 3, "spmd")
+	codes, outs := gossipWorld(t, 3, lt.RoleSPMD)
 	expectAll(t, codes, outs, 0)
 }
 
 func TestProcessesWithPEMCertificates(t *testing.T) {
 	dir := t.TempDir()
 	writePKI(t, dir)
-	codes, outs := world(t, 2, "spmd", "SHMEM_TRANSPORT=tcp", "TEST_TLS_PEM="+dir)
+	codes, outs := world(t, 2, lt.RoleSPMD, "SHMEM_TRANSPORT=tcp", lt.EnvTLSPEM+"="+dir)
 	expectAll(t, codes, outs, 0)
 }
 
@@ -244,12 +226,12 @@ func writePKI(t *testing.T, dir string) {
 // and over the network.
 func TestProcessesRelayPolicy(t *testing.T) {
 	t.Run("shm", func(t *testing.T) {
-		codes, outs := world(t, 3, "spmd", "SHMEM_RELAY_VIA=0-2:1", "SHMEM_LOG_LEVEL=info")
+		codes, outs := world(t, 3, lt.RoleSPMD, "SHMEM_RELAY_VIA=0-2:1", "SHMEM_LOG_LEVEL=info")
 		expectAll(t, codes, outs, 0)
 		expectRelay(t, outs[0], 2, 1)
 	})
 	t.Run("tcp", func(t *testing.T) {
-		codes, outs := world(t, 4, "spmd", "SHMEM_RELAY_VIA=0-2:1,1-3:2", "SHMEM_TRANSPORT=tcp", "SHMEM_LOG_LEVEL=info")
+		codes, outs := world(t, 4, lt.RoleSPMD, "SHMEM_RELAY_VIA=0-2:1,1-3:2", "SHMEM_TRANSPORT=tcp", "SHMEM_LOG_LEVEL=info")
 		expectAll(t, codes, outs, 0)
 		expectRelay(t, outs[3], 1, 2)
 	})
@@ -265,6 +247,24 @@ func expectRelay(t *testing.T, out string, peer, via int) {
 // TestOversubscribedBarriers runs 8 PE processes on this machine's cores
 // (2 in CI): a wait that does not yield would starve the PE it waits for.
 func TestOversubscribedBarriers(t *testing.T) {
-	codes, outs := world(t, 8, "barriers")
+	codes, outs := world(t, 8, lt.RoleBarriers)
 	expectAll(t, codes, outs, 0)
+}
+
+// TestProcessLauncherGone: a PE whose launcher is no longer its ancestor
+// (here a live process that never was one, as a reused pid would be)
+// refuses to start, saying so, instead of running orphaned.
+func TestProcessLauncherGone(t *testing.T) {
+	other := exec.Command("sleep", "3600")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = other.Process.Kill()
+		_ = other.Wait()
+	}()
+	codes, outs := world(t, 1, lt.RoleSPMD, "SHMEM_LAUNCHER_PID="+strconv.Itoa(other.Process.Pid))
+	if codes[0] != lt.ExitInitFailed || !strings.Contains(outs[0], "is gone") || !strings.Contains(outs[0], "bootstrap failed") {
+		t.Fatalf("PE exited %d, want %d (Init refused: launcher gone, ErrBootstrap); output:\n%s", codes[0], lt.ExitInitFailed, outs[0])
+	}
 }

@@ -107,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.np > 0 && os.Getenv(envChild) == "" {
-		return launch(c, args, stdout, stderr)
+		return launchPEs(c, args, stdout, stderr)
 	}
 	heap := shmem.WithHeapSize(heapFor(c.max, max(c.pes, 2)))
 	if c.pes > 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/goshmem/shmem/bootstrap"
@@ -10,39 +9,11 @@ import (
 // EnvInitTimeout carries -timeout to the PEs.
 const EnvInitTimeout = "SHMEM_INIT_TIMEOUT"
 
-// launchVars are the variables childEnv owns: an inherited value would
-// contradict the launch (a stale SHMEM_UID_FILE from an outer job, say).
-var launchVars = []string{
-	"SHMEM_RANK", "SHMEM_NPES", "SHMEM_LOCAL_RANK", "SHMEM_LOCAL_SIZE",
-	bootstrap.EnvUniqueID, bootstrap.EnvUIDFile,
-}
-
-// childEnv returns PE rank's environment: base without the launch
-// variables, then this launch's rank, size, local rank and size (all PEs
-// run on this host), unique ID and the settings c asks for.
-func childEnv(base []string, c config, uid string, rank int) []string {
-	drop := append([]string{}, launchVars...)
-	if c.Heap != "" {
-		drop = append(drop, bootstrap.EnvSymmetricSize)
-	}
-	if c.Network {
-		drop = append(drop, "SHMEM_TRANSPORT")
-	}
-	if c.Timeout > 0 {
-		drop = append(drop, EnvInitTimeout)
-	}
-	env := make([]string, 0, len(base)+len(drop))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if !contains(drop, k) {
-			env = append(env, kv)
-		}
-	}
-	np := strconv.Itoa(c.NP)
-	env = append(env,
-		"SHMEM_RANK="+strconv.Itoa(rank), "SHMEM_NPES="+np,
-		"SHMEM_LOCAL_RANK="+strconv.Itoa(rank), "SHMEM_LOCAL_SIZE="+np,
-		bootstrap.EnvUniqueID+"="+uid)
+// settings returns the variables the command line gives every PE, beside
+// the launch's own (rank, size, unique ID): without a flag, the caller's
+// value passes through.
+func settings(c config) []string {
+	var env []string
 	if c.Heap != "" {
 		env = append(env, bootstrap.EnvSymmetricSize+"="+c.Heap)
 	}
@@ -53,15 +24,6 @@ func childEnv(base []string, c config, uid string, rank int) []string {
 		env = append(env, EnvInitTimeout+"="+c.Timeout.String())
 	}
 	return env
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // sessionDefault is the SHMEM_UID_SESSION_ID shmemrun uses when the user

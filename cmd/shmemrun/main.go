@@ -10,7 +10,8 @@
 // SHMEM_UNIQUE_ID, prefixes every line the PEs print with "[PE r] ",
 // forwards SIGINT and SIGTERM, stops the other PEs when one fails and exits
 // with the first failing PE's status. Whatever way it ends, it removes the
-// job's shared-memory segments from /dev/shm.
+// job's shared-memory segments from /dev/shm. Its PEs die with it, even
+// when it is killed with SIGKILL (see internal/launch).
 package main
 
 import (
@@ -19,11 +20,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/affinity"
+	"github.com/goshmem/shmem/internal/launch"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
@@ -60,29 +63,53 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		return 1
 	}
 	job := uid.JobName()
+	// shmemrun's own lines and the PEs' stderr lines share stderr: one
+	// lock keeps each whole.
+	errw := &lockedWriter{w: stderr}
+	logf := func(format string, args ...any) { fmt.Fprintf(errw, "shmemrun: "+format+"\n", args...) }
 	if c.Verbose {
-		fmt.Fprintf(stderr, "shmemrun: job %s, %d PEs, rendezvous %s, TLS %v\n", job, c.NP, uid.Addr, uid.TLS)
+		logf("job %s, %d PEs, rendezvous %s, TLS %v", job, c.NP, uid.Addr, uid.TLS)
 	}
-	errSink := &sink{w: stderr}
-	s := &supervisor{
-		c:      c,
-		env:    func(rank int) []string { return childEnv(base, c, uid.String(), rank) },
-		stdout: &sink{w: stdout},
-		stderr: errSink,
-		log:    errSink,
-		sigs:   sigs,
+	cpus := affinity.ForJob(c.BindTo, c.NP, os.Getenv)
+	if c.Verbose && cpus != nil {
+		logf("PEs bound to CPUs %v", cpus)
 	}
-	s.cpus = affinity.ForJob(c.BindTo, c.NP, os.Getenv)
-	if c.Verbose && s.cpus != nil {
-		fmt.Fprintf(stderr, "shmemrun: PEs bound to CPUs %v\n", s.cpus)
+	extra := settings(c)
+	status := 0
+	j, err := launch.Start(launch.Config{
+		Program: c.Prog, Args: c.Args, NPEs: c.NP,
+		Env: base, RankEnv: func(int) []string { return extra }, UniqueID: uid.String(),
+		CPUs: cpus, Stdout: stdout, Stderr: errw, Prefix: launch.RankPrefix,
+		KillOnFailure: true, Grace: c.Grace, Signals: sigs, Logf: logf, Verbose: c.Verbose,
+	})
+	if err != nil {
+		logf("%v", err)
+		status = 127
+	} else {
+		res := j.Wait()
+		if res.First != nil {
+			logf("job failed: %v", res.First)
+		}
+		status = res.Status()
 	}
-	status := s.run()
 	n, err := udma.Reap(job)
 	switch {
 	case err != nil:
-		fmt.Fprintf(stderr, "shmemrun: removing the job's segments: %v\n", err)
+		logf("removing the job's segments: %v", err)
 	case n > 0 && c.Verbose:
-		fmt.Fprintf(stderr, "shmemrun: removed %d segments of job %s from %s\n", n, job, udma.Dir)
+		logf("removed %d segments of job %s from %s", n, job, udma.Dir)
 	}
 	return status
+}
+
+// lockedWriter makes each Write to w whole with respect to the others.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

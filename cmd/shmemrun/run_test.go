@@ -17,11 +17,12 @@ import (
 
 	"go.uber.org/goleak"
 
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
-// bin holds the binaries TestMain builds: shmemrun itself and the test
-// program of testdata/pe.
+// bin holds the binaries TestMain builds: shmemrun itself and the test PE
+// program (internal/launch/testpe).
 var bin struct{ dir, shmemrun, pe string }
 
 func TestMain(m *testing.M) {
@@ -30,14 +31,17 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin.dir, bin.shmemrun, bin.pe = dir, filepath.Join(dir, "shmemrun"), filepath.Join(dir, "pe")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	for _, b := range [][2]string{{bin.shmemrun, "."}, {bin.pe, "./testdata/pe"}} {
-		if out, err := exec.Command(gobin, "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building %s: %v\n%s", b[1], err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
+	bin.dir = dir
+	// shmemrun with -race when the tests have it; the PEs as
+	// launchtest.RacePEs says.
+	bin.shmemrun, err = lt.BuildLauncher(dir, "github.com/goshmem/shmem/cmd/shmemrun")
+	if err == nil {
+		bin.pe, err = lt.BuildPE(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
 	}
 	code := 0
 	if err := goleak.Find(); err != nil {
@@ -66,7 +70,7 @@ func runInProcess(t *testing.T, args ...string) (int, string, string) {
 }
 
 func TestAllSucceed(t *testing.T) {
-	st, out, errs := runInProcess(t, "-np", "3", "-heap", "4m", bin.pe, "-mode", "ok")
+	st, out, errs := runInProcess(t, "-np", "3", "-heap", "4m", bin.pe, lt.RoleHello)
 	if st != 0 {
 		t.Fatalf("status %d\nstdout:\n%s\nstderr:\n%s", st, out, errs)
 	}
@@ -85,14 +89,15 @@ func TestAllSucceed(t *testing.T) {
 	}
 }
 
-// TestOneFails: PE 1 exits 5; the others ignore SIGTERM, so only the
-// SIGKILL after the grace period ends them.
+// TestOneFails: PE 1 exits with lt.FailStatus; the others ignore SIGTERM,
+// so only the SIGKILL after the grace period ends them.
 func TestOneFails(t *testing.T) {
-	st, out, errs := runInProcess(t, "-np", "3", "-grace", "200ms", bin.pe, "-mode", "fail", "-who", "1")
-	if st != 5 {
-		t.Fatalf("status %d, want 5\nstdout:\n%s\nstderr:\n%s", st, out, errs)
+	t.Setenv(lt.EnvWho, "1")
+	st, out, errs := runInProcess(t, "-np", "3", "-grace", "200ms", bin.pe, lt.RoleStubborn)
+	if st != lt.FailStatus {
+		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, lt.FailStatus, out, errs)
 	}
-	if !strings.Contains(errs, "shmemrun: PE 1 exited with status 5; stopping the other PEs") {
+	if want := fmt.Sprintf("shmemrun: PE 1 exited with status %d; stopping the other PEs", lt.FailStatus); !strings.Contains(errs, want) {
 		t.Errorf("no message naming PE 1:\n%s", errs)
 	}
 	assertGone(t, readyPIDs(out))
@@ -104,7 +109,7 @@ func TestBindTo(t *testing.T) {
 		t.Skip("binding needs two CPUs")
 	}
 	cpus := func(mode string) map[string]string {
-		st, out, errs := runInProcess(t, "-np", "2", "--bind-to", mode, bin.pe, "-mode", "cpus")
+		st, out, errs := runInProcess(t, "-np", "2", "--bind-to", mode, bin.pe, lt.RoleCPUs)
 		if st != 0 {
 			t.Fatalf("--bind-to %s: status %d\n%s", mode, st, errs)
 		}
@@ -126,9 +131,10 @@ func TestBindTo(t *testing.T) {
 }
 
 func TestGlobalExit(t *testing.T) {
-	st, out, errs := runInProcess(t, "-np", "3", bin.pe, "-mode", "exit", "-who", "2")
-	if st != 9 {
-		t.Fatalf("status %d, want 9\nstdout:\n%s\nstderr:\n%s", st, out, errs)
+	t.Setenv(lt.EnvWho, "2")
+	st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleExit)
+	if st != lt.GlobalExitStatus {
+		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, lt.GlobalExitStatus, out, errs)
 	}
 }
 
@@ -142,14 +148,15 @@ func TestBadProgram(t *testing.T) {
 	}
 }
 
-// TestInterrupt sends SIGINT to a real shmemrun once every PE is ready
-// and has left a segment of the job in /dev/shm: shmemrun must forward it,
-// wait for the PEs and remove the segments.
-func TestInterrupt(t *testing.T) {
-	cmd := exec.Command(bin.shmemrun, "-np", "3", bin.pe, "-mode", "hang")
+// startShmemrun starts the built shmemrun with a job of n PEs of role and
+// returns it, its stdout scanner and the pids and job name the PEs print
+// once READY.
+func startShmemrun(t *testing.T, n int, role string) (*exec.Cmd, *bytes.Buffer, *bufio.Scanner, []int, string) {
+	t.Helper()
+	cmd := exec.Command(bin.shmemrun, "-np", strconv.Itoa(n), bin.pe, role)
 	cmd.Env = append(os.Environ(), "SHMEM_UID_SESSION_ID=127.0.0.1:0")
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	errb := new(bytes.Buffer)
+	cmd.Stderr = errb
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -158,21 +165,29 @@ func TestInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	kill := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
-	defer kill.Stop()
+	t.Cleanup(func() { kill.Stop() })
 	var pids []int
 	job := ""
 	sc := bufio.NewScanner(stdout)
-	re := regexp.MustCompile(`^\[PE \d\] ready pid=(\d+) job=([0-9a-f]+)$`)
-	for len(pids) < 3 && sc.Scan() {
+	re := regexp.MustCompile(`^\[PE \d\] ` + lt.Ready + ` pid=(\d+) job=([0-9a-f]+)$`)
+	for len(pids) < n && sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			pid, _ := strconv.Atoi(m[1])
 			pids, job = append(pids, pid), m[2]
 		}
 	}
-	if len(pids) < 3 {
+	if len(pids) < n {
 		cmd.Wait()
 		t.Fatalf("only %d PEs got ready; stderr:\n%s", len(pids), errb.String())
 	}
+	return cmd, errb, sc, pids, job
+}
+
+// TestInterrupt sends SIGINT to a real shmemrun once every PE is ready
+// and has left a segment of the job in /dev/shm: shmemrun must forward it,
+// wait for the PEs and remove the segments.
+func TestInterrupt(t *testing.T) {
+	cmd, errb, sc, pids, job := startShmemrun(t, 3, lt.RoleHang)
 	if segs, err := udma.List(job); err != nil || len(segs) != 3 {
 		t.Fatalf("before SIGINT the job should hold 3 segments: %d, %v", len(segs), err)
 	}
@@ -181,7 +196,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	for sc.Scan() {
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	if got := cmd.ProcessState.ExitCode(); got != 130 {
 		t.Errorf("status %d (%v), want 130; stderr:\n%s", got, err, errb.String())
 	}
@@ -191,9 +206,47 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestPEsDieWithShmemrun kills shmemrun with SIGKILL while its PEs block:
+// every PE must be gone soon after (issue 12 item 7), by the parent-death
+// signal shmemrun's launcher sets.
+func TestPEsDieWithShmemrun(t *testing.T) {
+	cmd, _, sc, pids, _ := startShmemrun(t, 3, lt.RoleBlock)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for sc.Scan() {
+	}
+	_ = cmd.Wait()
+	killed := time.Now()
+	// The bound is generous for a loaded CI machine; the kernel delivers
+	// the signal at once (the time is logged).
+	deadline := killed.Add(10 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("PE process %d outlived the killed shmemrun", pid)
+			}
+			time.Sleep(5 * time.Millisecond) // polling /proc: there is nothing to wait on
+		}
+	}
+	t.Logf("every PE was gone %v after shmemrun was reaped", time.Since(killed))
+}
+
+// alive reports whether pid is a process that has not died: a zombie
+// waiting for its new parent to reap it counts as dead.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
 func readyPIDs(out string) []int {
 	var pids []int
-	for _, m := range regexp.MustCompile(`ready pid=(\d+)`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(lt.Ready+` pid=(\d+)`).FindAllStringSubmatch(out, -1) {
 		pid, _ := strconv.Atoi(m[1])
 		pids = append(pids, pid)
 	}

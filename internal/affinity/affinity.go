@@ -13,7 +13,6 @@ package affinity
 import (
 	"fmt"
 	"os/exec"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -82,26 +81,31 @@ func ForJob(mode string, np int, getenv func(string) string) [][]int {
 	return Plan(np, cpus)
 }
 
-// Start starts cmd bound to cpus, or unbound when cpus is empty. The child inherits the CPU mask of the
-// thread that forks it, so the fork runs on a thread locked to a goroutine
-// that sets its own mask first; the goroutine ends without unlocking, which
-// makes the runtime discard the thread rather than reuse it with that mask.
-func Start(cmd *exec.Cmd, cpus []int) error {
+// StartLocked starts cmd bound to cpus, or unbound when cpus is empty.
+// The caller must have locked its goroutine to its OS thread
+// (runtime.LockOSThread): the child inherits the CPU mask of the thread
+// that forks it, so StartLocked narrows this thread's mask for the fork
+// and restores it after. A launcher forks from one locked thread anyway
+// (its children's parent-death signal is tied to that thread), which is
+// why the mask is restored rather than the thread thrown away.
+//
+// A non-nil restored error means the thread kept the narrow mask: the
+// caller must not unlock it (ending the goroutine locked discards the
+// thread), and only once the children it started have ended.
+func StartLocked(cmd *exec.Cmd, cpus []int) (startErr, restoreErr error) {
 	if len(cpus) == 0 {
-		return cmd.Start()
+		return cmd.Start(), nil
 	}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		var set unix.CPUSet
-		for _, c := range cpus {
-			set.Set(c)
-		}
-		if err := unix.SchedSetaffinity(0, &set); err != nil {
-			errc <- err
-			return
-		}
-		errc <- cmd.Start()
-	}()
-	return <-errc
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return err, nil
+	}
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return err, nil
+	}
+	startErr = cmd.Start()
+	return startErr, unix.SchedSetaffinity(0, &old)
 }

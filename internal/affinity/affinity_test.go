@@ -2,6 +2,7 @@ package affinity
 
 import (
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,8 +55,8 @@ func TestPlan(t *testing.T) {
 }
 
 // A started child runs on exactly the CPU it was given, and this process
-// keeps its own mask.
-func TestStartBindsTheChild(t *testing.T) {
+// (the locked thread included) keeps its own mask.
+func TestStartLockedBindsTheChild(t *testing.T) {
 	before, err := Allowed()
 	if err != nil || len(before) == 0 {
 		t.Fatalf("Allowed: %v %v", before, err)
@@ -64,8 +65,17 @@ func TestStartBindsTheChild(t *testing.T) {
 	cmd := exec.Command("grep", "^Cpus_allowed_list:", "/proc/self/status")
 	var out strings.Builder
 	cmd.Stdout = &out
-	if err := Start(cmd, []int{cpu}); err != nil {
-		t.Fatal(err)
+	runtime.LockOSThread()
+	startErr, restoreErr := StartLocked(cmd, []int{cpu})
+	mine, err := Allowed() // this locked thread's mask
+	if restoreErr == nil {
+		runtime.UnlockOSThread()
+	}
+	if startErr != nil || restoreErr != nil {
+		t.Fatal(startErr, restoreErr)
+	}
+	if err != nil || !slices.Equal(mine, before) {
+		t.Fatalf("the forking thread's CPUs changed from %v to %v (%v)", before, mine, err)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)

@@ -1,44 +1,40 @@
 package netns_test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/launch"
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/internal/netns"
 )
 
-// peBinary is what PE processes run: this test binary, built again
-// without the race detector when the tests themselves run with it.
-// protoactor-go's remote layer races with itself when a peer disconnects
-// during its Shutdown (upstream), which would fail every PE of these
-// tests for a bug that is not goshmem's.
-var peBinary = os.Args[0]
+// peBinary is the test PE program (internal/launch/testpe) that runs in
+// the hosts, built by TestMain when namespaces can be made here (with
+// -race only when launchtest.RacePEs says so).
+var peBinary string
 
 func TestMain(m *testing.M) {
-	if role := os.Getenv("GOSHMEM_NETNS_ROLE"); role != "" {
-		os.Exit(runRole(role))
-	}
 	var dir string
-	if netns.Available() == "" && raceEnabled {
+	if netns.Available() == "" {
 		var err error
-		if dir, err = os.MkdirTemp("", "goshmem-netns"); err == nil {
-			bin := filepath.Join(dir, "netns.test")
-			if out, err := exec.Command("go", "test", "-c", "-o", bin, ".").CombinedOutput(); err == nil {
-				peBinary = bin
-			} else {
-				fmt.Fprintf(os.Stderr, "building the PE binary without -race: %v\n%s", err, out)
-			}
+		if dir, err = os.MkdirTemp("", "goshmem-netns"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if peBinary, err = lt.BuildPE(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
 		}
 	}
 	code := m.Run()
@@ -57,25 +53,15 @@ const procTimeout = 60 * time.Second
 
 const gossipPort = "7946"
 
-// proc is one PE process running in a host.
+// proc is one PE process running in a host; ready closes when it prints
+// its READY line.
 type proc struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	mu    sync.Mutex
-	out   bytes.Buffer
+	*launch.Proc
 	ready chan struct{}
-	done  chan struct{}
-	code  int
 }
 
-func (p *proc) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
-
-// launch describes how a world's PEs start.
-type launch struct {
+// hostsWorld describes how a world's PEs start in the hosts of a Net.
+type hostsWorld struct {
 	net    *netns.Net
 	hosts  []int // hosts[r] runs rank r
 	role   string
@@ -84,102 +70,86 @@ type launch struct {
 	env    []string
 }
 
-func newLaunch(t *testing.T, n *netns.Net, hosts []int, role string, gossip bool, env ...string) *launch {
-	return &launch{net: n, hosts: hosts, role: role, gossip: gossip, uidDir: t.TempDir(), env: env}
+func newWorld(t *testing.T, n *netns.Net, hosts []int, role string, gossip bool, env ...string) *hostsWorld {
+	return &hostsWorld{net: n, hosts: hosts, role: role, gossip: gossip, uidDir: t.TempDir(), env: env}
 }
 
-func (l *launch) uidFile() string { return filepath.Join(l.uidDir, "uid") }
+func (l *hostsWorld) uidFile() string { return filepath.Join(l.uidDir, "uid") }
 
-// rankEnv is the environment of rank r, as a launcher would give it.
-func (l *launch) rankEnv(r int) []string {
+// rankEnv is what rank r gets beside the launch's own variables: the role,
+// the rendezvous of its kind, the world's env, then extra.
+func (l *hostsWorld) rankEnv(r int, extra []string) []string {
 	h := l.net.Hosts[l.hosts[r]]
-	env := append(os.Environ(), "GOSHMEM_NETNS_ROLE="+l.role,
-		"SHMEM_RANK="+strconv.Itoa(r), "SHMEM_NPES="+strconv.Itoa(len(l.hosts)),
-		"SHMEM_HOST_ID=host"+strconv.Itoa(l.hosts[r]), "SHMEM_SYMMETRIC_SIZE=8m")
+	env := []string{lt.EnvRole + "=" + l.role, lt.EnvCheckLeaks + "=1", lt.EnvInitTimeout + "=30s",
+		"SHMEM_SYMMETRIC_SIZE=8m"}
 	switch {
 	case l.gossip:
 		seed := l.net.Hosts[l.hosts[0]].Addr() + ":" + gossipPort
-		env = append(env, "TEST_SEEDS="+seed, "SHMEM_JOB_SECRET=netns-test-secret",
+		env = append(env, lt.EnvSeeds+"="+seed, "SHMEM_JOB_SECRET=netns-test-secret",
 			"SHMEM_GOSSIP_ADDR="+h.Addr()+":"+gossipPort, "SHMEM_UID_SOCK_IFNAME=eth0")
 	case r == 0:
 		env = append(env, "SHMEM_UID_FILE="+l.uidFile(), "SHMEM_UID_SESSION_ID="+h.Addr()+":0")
 	default:
 		env = append(env, "SHMEM_UID_FILE="+l.uidFile(), "SHMEM_UID_SOCK_IFNAME=eth0")
 	}
-	return append(env, l.env...)
+	return append(append(env, l.env...), extra...)
 }
 
-// start runs rank r.
-func (l *launch) start(t *testing.T, r int) *proc {
-	return startProc(t, l.net, l.hosts[r], l.rankEnv(r))
+// start runs rank r, with extra added to its environment.
+func (l *hostsWorld) start(t *testing.T, r int, extra ...string) *proc {
+	return l.run(t, []int{r}, extra)[0]
 }
 
 // startAll runs every rank.
-func (l *launch) startAll(t *testing.T) []*proc {
-	ps := make([]*proc, len(l.hosts))
-	for r := range ps {
-		ps[r] = l.start(t, r)
-	}
-	return ps
+func (l *hostsWorld) startAll(t *testing.T) []*proc {
+	return l.run(t, nil, nil)
 }
 
-func startProc(t *testing.T, n *netns.Net, host int, env []string) *proc {
+// run starts ranks (nil: all) as one launch, each in its host.
+func (l *hostsWorld) run(t *testing.T, ranks []int, extra []string) []*proc {
 	t.Helper()
-	p := &proc{cmd: n.Command(host, peBinary, "-test.run=^$"), ready: make(chan struct{}), done: make(chan struct{})}
-	p.cmd.Env = env
-	stdout, err := p.cmd.StdoutPipe()
+	ready := make([]chan struct{}, len(l.hosts))
+	once := make([]sync.Once, len(l.hosts))
+	for r := range ready {
+		ready[r] = make(chan struct{})
+	}
+	j, err := launch.Start(launch.Config{
+		Program: peBinary, NPEs: len(l.hosts), Ranks: ranks, Hosts: l.hosts,
+		RankEnv: func(r int) []string { return l.rankEnv(r, extra) },
+		Command: func(r int, name string, args ...string) *exec.Cmd {
+			return l.net.Command(l.hosts[r], name, args...)
+		},
+		Capture: true, Stdin: true, Timeout: procTimeout,
+		OnLine: func(r int, line string) {
+			if strings.HasPrefix(line, lt.Ready) {
+				once[r].Do(func() { close(ready[r]) })
+			}
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.cmd.Stderr = p.cmd.Stdout
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		readied := false
-		for sc.Scan() {
-			p.mu.Lock()
-			p.out.WriteString(sc.Text() + "\n")
-			p.mu.Unlock()
-			if !readied && sc.Text() == "READY" {
-				readied = true
-				close(p.ready)
-			}
-		}
-	}()
-	go func() {
-		timer := time.AfterFunc(procTimeout, func() { _ = p.cmd.Process.Kill() })
-		<-copied
-		_ = p.cmd.Wait()
-		timer.Stop()
-		p.code = p.cmd.ProcessState.ExitCode()
-		close(p.done)
-	}()
 	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
+		j.Kill()
+		j.Wait()
 	})
-	return p
+	var ps []*proc
+	for _, p := range j.Procs() {
+		ps = append(ps, &proc{Proc: p, ready: ready[p.Rank()]})
+	}
+	return ps
 }
 
 // wait returns the exit code, failing the test if the process outlives d.
 func (p *proc) wait(t *testing.T, d time.Duration) int {
 	t.Helper()
 	select {
-	case <-p.done:
-		return p.code
+	case <-p.Done():
+		return p.End().Code
 	case <-time.After(d):
-		t.Errorf("PE process %d still running after %v; output:\n%s", p.cmd.Process.Pid, d, p.output())
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		return -1
+		t.Errorf("PE process %d still running after %v; output:\n%s", p.Pid(), d, p.Output())
+		_ = p.Signal(syscall.SIGKILL)
+		return p.End().Code
 	}
 }
 
@@ -189,10 +159,10 @@ func awaitReady(t *testing.T, ps []*proc) {
 	for r, p := range ps {
 		select {
 		case <-p.ready:
-		case <-p.done:
-			t.Fatalf("PE %d exited %d before it was ready:\n%s", r, p.code, p.output())
+		case <-p.Done():
+			t.Fatalf("PE %d exited %d before it was ready:\n%s", r, p.End().Code, p.Output())
 		case <-time.After(procTimeout):
-			t.Fatalf("PE %d not ready:\n%s", r, p.output())
+			t.Fatalf("PE %d not ready:\n%s", r, p.Output())
 		}
 	}
 }
@@ -201,7 +171,7 @@ func expectCodes(t *testing.T, ps []*proc, want int) {
 	t.Helper()
 	for r, p := range ps {
 		if c := p.wait(t, procTimeout); c != want {
-			t.Errorf("PE %d exited %d, want %d; output:\n%s", r, c, want, p.output())
+			t.Errorf("PE %d exited %d, want %d; output:\n%s", r, c, want, p.Output())
 		}
 	}
 }
@@ -210,7 +180,7 @@ func expectCodes(t *testing.T, ps []*proc, want int) {
 // the FAILED line it printed.
 func failedAt(t *testing.T, p *proc) (time.Time, string) {
 	t.Helper()
-	for _, line := range strings.Split(p.output(), "\n") {
+	for _, line := range strings.Split(p.Output(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "FAILED "); ok {
 			ns, msg, _ := strings.Cut(rest, ":")
 			if v, err := strconv.ParseInt(ns, 10, 64); err == nil {
@@ -218,7 +188,7 @@ func failedAt(t *testing.T, p *proc) (time.Time, string) {
 			}
 		}
 	}
-	t.Errorf("no FAILED line in:\n%s", p.output())
+	t.Errorf("no FAILED line in:\n%s", p.Output())
 	return time.Time{}, ""
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/internal/netns"
 )
 
@@ -17,16 +18,16 @@ import (
 // atomics, collectives and put-signal across them.
 func TestHostsGossip(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
-	l := newLaunch(t, n, []int{0, 1, 2, 3}, "spmd", true)
-	expectCodes(t, l.startAll(t), exitOK)
+	l := newWorld(t, n, []int{0, 1, 2, 3}, lt.RoleSPMD, true)
+	expectCodes(t, l.startAll(t), lt.ExitOK)
 }
 
 // TestHostsUniqueID forms a world by unique ID, rank 0 listening on host
 // 0's address; host 0 runs two PEs, which share memory.
 func TestHostsUniqueID(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 3})
-	l := newLaunch(t, n, []int{0, 0, 1, 2}, "spmd", false)
-	expectCodes(t, l.startAll(t), exitOK)
+	l := newWorld(t, n, []int{0, 0, 1, 2}, lt.RoleSPMD, false)
+	expectCodes(t, l.startAll(t), lt.ExitOK)
 }
 
 // TestHostsRefuseStrangers starts part of a world, lets a process with
@@ -36,10 +37,9 @@ func TestHostsRefuseStrangers(t *testing.T) {
 	for _, gossip := range []bool{false, true} {
 		t.Run(map[bool]string{false: "unique-id", true: "gossip"}[gossip], func(t *testing.T) {
 			n := netns.New(t, netns.Config{Hosts: 3})
-			l := newLaunch(t, n, []int{0, 1, 2}, "hold", gossip)
+			l := newWorld(t, n, []int{0, 1, 2}, lt.RoleHold, gossip)
 			ps := []*proc{l.start(t, 0), l.start(t, 1)}
-			env := l.rankEnv(2)
-			env = append(env, "SHMEM_JOB_SECRET=another-job", "TEST_INIT_TIMEOUT=4s")
+			env := []string{"SHMEM_JOB_SECRET=another-job", lt.EnvInitTimeout + "=4s"}
 			if !gossip {
 				// torchrun-style: the stranger knows where rank 0 listens
 				// but not the job's secret.
@@ -47,17 +47,17 @@ func TestHostsRefuseStrangers(t *testing.T) {
 				host, port, _ := strings.Cut(uid, ":")
 				env = append(env, "MASTER_ADDR="+host, "MASTER_PORT="+port, "SHMEM_UID_FILE=")
 			}
-			stranger := startProc(t, n, 2, env)
-			if c := stranger.wait(t, procTimeout); c != exitInitFailed {
-				t.Errorf("stranger exited %d, want %d (Init refused); output:\n%s", c, exitInitFailed, stranger.output())
+			stranger := l.start(t, 2, env...)
+			if c := stranger.wait(t, procTimeout); c != lt.ExitInitFailed {
+				t.Errorf("stranger exited %d, want %d (Init refused); output:\n%s", c, lt.ExitInitFailed, stranger.Output())
 			}
-			t.Logf("stranger: %s", strings.TrimSpace(stranger.output()))
+			t.Logf("stranger: %s", strings.TrimSpace(stranger.Output()))
 			ps = append(ps, l.start(t, 2))
 			awaitReady(t, ps)
 			for _, p := range ps {
-				p.stdin.Close()
+				p.Stdin().Close()
 			}
-			expectCodes(t, ps, exitOK)
+			expectCodes(t, ps, lt.ExitOK)
 		})
 	}
 }
@@ -84,17 +84,17 @@ func waitUID(t *testing.T, path string) string {
 // breakIt once every PE is ready, and checks that every survivor ends with
 // ErrPEFailed within detectBound, finalizes cleanly and leaks nothing: no
 // socket but a gossip probe's is open when Finalize returns, and nothing
-// outlives that probe (see leaks; the PE exits exitLeak otherwise).
+// outlives that probe (see leaks; the PE exits lt.ExitLeak otherwise).
 func failureCase(t *testing.T, n *netns.Net, victim int, breakIt func(ps []*proc) error, survivors []int, named string, env ...string) {
-	env = append(env, fmt.Sprintf("TEST_VICTIM=%d", victim))
-	checkFailure(t, newLaunch(t, n, []int{0, 1, 2, 3}, "wait", true, env...), breakIt, survivors, named)
+	env = append(env, fmt.Sprintf("%s=%d", lt.EnvWho, victim))
+	checkFailure(t, newWorld(t, n, []int{0, 1, 2, 3}, lt.RoleWait, true, env...), breakIt, survivors, named)
 }
 
 // checkFailure starts l's world, breaks it with breakIt once every PE is
 // ready, and checks that every survivor ends with ErrPEFailed, finalizes
 // cleanly and leaks nothing, and that its error names named and comes
 // within detectBound. It returns the PEs' processes.
-func checkFailure(t *testing.T, l *launch, breakIt func(ps []*proc) error, survivors []int, named string) []*proc {
+func checkFailure(t *testing.T, l *hostsWorld, breakIt func(ps []*proc) error, survivors []int, named string) []*proc {
 	each := make(map[int]string, len(survivors))
 	for _, r := range survivors {
 		each[r] = named
@@ -104,7 +104,7 @@ func checkFailure(t *testing.T, l *launch, breakIt func(ps []*proc) error, survi
 
 // checkFailureNamed is checkFailure where each survivor's error names
 // what named gives for it.
-func checkFailureNamed(t *testing.T, l *launch, breakIt func(ps []*proc) error, named map[int]string) []*proc {
+func checkFailureNamed(t *testing.T, l *hostsWorld, breakIt func(ps []*proc) error, named map[int]string) []*proc {
 	ps := l.startAll(t)
 	awaitReady(t, ps)
 	broke := time.Now()
@@ -114,13 +114,13 @@ func checkFailureNamed(t *testing.T, l *launch, breakIt func(ps []*proc) error, 
 	var worst time.Duration
 	for _, r := range slices.Sorted(maps.Keys(named)) {
 		p := ps[r]
-		if c := p.wait(t, procTimeout); c != exitPEFailed {
-			t.Errorf("PE %d exited %d, want %d (ErrPEFailed, clean Finalize, no leaks); output:\n%s", r, c, exitPEFailed, p.output())
+		if c := p.wait(t, procTimeout); c != lt.ExitPEFailed {
+			t.Errorf("PE %d exited %d, want %d (ErrPEFailed, clean Finalize, no leaks); output:\n%s", r, c, lt.ExitPEFailed, p.Output())
 			continue
 		}
 		at, line := failedAt(t, p)
 		if !strings.Contains(line, named[r]) {
-			t.Errorf("PE %d's error does not name %q: %s; output:\n%s", r, named[r], line, p.output())
+			t.Errorf("PE %d's error does not name %q: %s; output:\n%s", r, named[r], line, p.Output())
 		}
 		d := at.Sub(broke)
 		t.Logf("PE %d noticed the failure after %v: %s", r, d, line)
@@ -136,7 +136,7 @@ func checkFailureNamed(t *testing.T, l *launch, breakIt func(ps []*proc) error, 
 func TestHostsKilledPE(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
 	failureCase(t, n, 3, func(ps []*proc) error {
-		return ps[3].cmd.Process.Signal(syscall.SIGKILL)
+		return ps[3].Signal(syscall.SIGKILL)
 	}, []int{0, 1, 2}, "PE 3")
 }
 
@@ -157,7 +157,7 @@ func TestHostsCutLink(t *testing.T) {
 // end it within seconds (controlKeepAlive; gRPC alone took 12 s).
 func TestHostsCutLinkNotice(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
-	l := newLaunch(t, n, []int{0, 1, 2, 3}, "wait", false, "TEST_VICTIM=3", "TEST_READERS=1")
+	l := newWorld(t, n, []int{0, 1, 2, 3}, lt.RoleWait, false, lt.EnvWho+"=3", lt.EnvReaders+"=1")
 	checkFailureNamed(t, l, func([]*proc) error { return n.CutHost(3) },
 		map[int]string{0: "-> PE 3)", 1: "-> PE 3)", 2: "-> PE 3)", 3: "-> PE 0)"})
 }
@@ -172,7 +172,7 @@ func TestHostsPartition(t *testing.T) {
 // host, exits with 42.
 func TestHostsGlobalExit(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 3})
-	l := newLaunch(t, n, []int{0, 1, 2}, "exit", true, "TEST_EXITER=1")
+	l := newWorld(t, n, []int{0, 1, 2}, lt.RoleExit, true, lt.EnvWho+"=1")
 	expectCodes(t, l.startAll(t), 42)
 }
 
@@ -181,12 +181,12 @@ func TestHostsGlobalExit(t *testing.T) {
 // Traffic between A's and C's PEs must be relayed through B.
 func TestHostsRelay(t *testing.T) {
 	n, a, b, c := relayNet(t)
-	l := newLaunch(t, n, []int{b, a, c}, "spmd", false, "SHMEM_LOG_LEVEL=info")
+	l := newWorld(t, n, []int{b, a, c}, lt.RoleSPMD, false, "SHMEM_LOG_LEVEL=info")
 	ps := l.startAll(t)
-	expectCodes(t, ps, exitOK)
+	expectCodes(t, ps, lt.ExitOK)
 	for r, peer := range map[int]int{1: 2, 2: 1} {
-		if !strings.Contains(ps[r].output(), fmt.Sprintf("peer=%d via=0", peer)) {
-			t.Errorf("PE %d did not relay to PE %d through PE 0:\n%s", r, peer, ps[r].output())
+		if !strings.Contains(ps[r].Output(), fmt.Sprintf("peer=%d via=0", peer)) {
+			t.Errorf("PE %d did not relay to PE %d through PE 0:\n%s", r, peer, ps[r].Output())
 		}
 	}
 }
@@ -220,14 +220,14 @@ func TestHostsRelayKilled(t *testing.T) {
 	for _, readers := range []bool{false, true} {
 		t.Run(map[bool]string{false: "barrier", true: "reads"}[readers], func(t *testing.T) {
 			n, a, b, c := relayNet(t)
-			env := []string{"TEST_VICTIM=2", "SHMEM_LOG_LEVEL=info"}
+			env := []string{lt.EnvWho + "=2", "SHMEM_LOG_LEVEL=info"}
 			if readers {
-				env = append(env, "TEST_READERS=1")
+				env = append(env, lt.EnvReaders+"=1")
 			}
-			l := newLaunch(t, n, []int{b, a, c}, "wait", false, env...)
-			ps := checkFailure(t, l, func(ps []*proc) error { return ps[2].cmd.Process.Signal(syscall.SIGKILL) }, []int{0, 1}, "-> PE 2)")
-			if !strings.Contains(ps[1].output(), "peer=2 via=0") {
-				t.Errorf("PE 1 did not relay to PE 2 through PE 0:\n%s", ps[1].output())
+			l := newWorld(t, n, []int{b, a, c}, lt.RoleWait, false, env...)
+			ps := checkFailure(t, l, func(ps []*proc) error { return ps[2].Signal(syscall.SIGKILL) }, []int{0, 1}, "-> PE 2)")
+			if !strings.Contains(ps[1].Output(), "peer=2 via=0") {
+				t.Errorf("PE 1 did not relay to PE 2 through PE 0:\n%s", ps[1].Output())
 			}
 		})
 	}
@@ -243,7 +243,7 @@ func TestHostsRelayKilled(t *testing.T) {
 func TestHostsRankZeroUnreachable(t *testing.T) {
 	n, a, b, c := relayNet(t)
 	seed := n.Hosts[b].Addr() + ":" + gossipPort
-	l := newLaunch(t, n, []int{a, b, c}, "spmd", true, "TEST_SEEDS="+seed, "TEST_INIT_TIMEOUT=12s")
+	l := newWorld(t, n, []int{a, b, c}, lt.RoleSPMD, true, lt.EnvSeeds+"="+seed, lt.EnvInitTimeout+"=12s")
 	ps := l.startAll(t)
 	want := map[int]string{
 		0: "as leader could not seal: no report from rank 2",
@@ -251,13 +251,13 @@ func TestHostsRankZeroUnreachable(t *testing.T) {
 		2: "reported the table to its leader, rank 0",
 	}
 	for r, p := range ps {
-		if code := p.wait(t, procTimeout); code != exitInitFailed {
-			t.Errorf("PE %d exited %d, want %d (Init refused); output:\n%s", r, code, exitInitFailed, p.output())
+		if code := p.wait(t, procTimeout); code != lt.ExitInitFailed {
+			t.Errorf("PE %d exited %d, want %d (Init refused); output:\n%s", r, code, lt.ExitInitFailed, p.Output())
 			continue
 		}
-		if out := p.output(); !strings.Contains(out, want[r]) || !strings.Contains(out, "bootstrap failed") {
+		if out := p.Output(); !strings.Contains(out, want[r]) || !strings.Contains(out, "bootstrap failed") {
 			t.Errorf("PE %d's Init error does not say %q (ErrBootstrap):\n%s", r, want[r], out)
 		}
-		t.Logf("PE %d: %s", r, strings.TrimSpace(ps[r].output()))
+		t.Logf("PE %d: %s", r, strings.TrimSpace(ps[r].Output()))
 	}
 }

@@ -1,5 +1,5 @@
 //go:build !race
 
-package netns_test
+package launchtest
 
 const raceEnabled = false

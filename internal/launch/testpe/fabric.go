@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/goshmem/shmem"
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/internal/spmdcheck"
 )
 
@@ -130,7 +131,7 @@ func fabricChecks(p *shmem.PE) error {
 	return spmdcheck.Run(p)
 }
 
-// fabricDie: the last PE exits once everyone is up; the others put to it
+// fabricDie: PE who exits once everyone is up; the others put to it
 // and Quiet until that fails, which must be ErrPEFailed (exit code 3).
 func fabricDie(p *shmem.PE) error {
 	w, err := shmem.Calloc[int64](p, 1)
@@ -140,9 +141,9 @@ func fabricDie(p *shmem.PE) error {
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
-	last := p.NPEs() - 1
+	last := who(p)
 	if p.MyPE() == last {
-		os.Exit(7)
+		os.Exit(lt.DieStatus)
 	}
 	for i := int64(1); ; i++ {
 		if err := shmem.P(p, w, i, last); err != nil {

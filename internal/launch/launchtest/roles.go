@@ -1,0 +1,82 @@
+package launchtest
+
+// The variables the test PE program reads, beside the launch's own.
+const (
+	// EnvRole names the role when the program has no argument.
+	EnvRole = "GOSHMEM_TEST_ROLE"
+	// EnvWho is the rank a role singles out (the PE that dies, fails or
+	// calls GlobalExit); default the last PE.
+	EnvWho = "TEST_WHO"
+	// EnvNoTLS=1 passes shmem.WithoutTLS to Init.
+	EnvNoTLS = "TEST_NO_TLS"
+	// EnvTLSPEM is a directory with ca.pem, pe.pem and pe.key for
+	// shmem.WithTLS.
+	EnvTLSPEM = "TEST_TLS_PEM"
+	// EnvSeeds is a comma list of gossip seeds for shmem.WithSeeds; the
+	// world size is SHMEM_NPES, or EnvGossipNPEs without a launcher rank.
+	EnvSeeds      = "TEST_SEEDS"
+	EnvGossipNPEs = "TEST_GOSSIP_NPES"
+	// EnvInitTimeout is a duration for shmem.WithTimeout; default Init's.
+	EnvInitTimeout = "TEST_INIT_TIMEOUT"
+	// EnvReaders=1 makes the wait role's survivors read from the victim.
+	EnvReaders = "TEST_READERS"
+	// EnvCheckLeaks=1 makes a PE that finalized check that no goroutine
+	// or socket outlived Finalize (gossip probes get their bound).
+	EnvCheckLeaks = "TEST_CHECK_LEAKS"
+)
+
+// Roles of the test PE program. Each first joins the world (Init).
+const (
+	// RoleSPMD runs internal/spmdcheck: RMA, atomics, collectives, signals.
+	RoleSPMD = "spmd"
+	// RoleBarriers runs 300 barriers checked by a counter on PE 0.
+	RoleBarriers = "barriers"
+	// RoleDie: PE EnvWho exits DieStatus after a barrier; the others wait
+	// in a barrier that only ErrPEFailed ends.
+	RoleDie = "die"
+	// RoleWait: once all are up (READY), PE EnvWho keeps reading from the
+	// next PE while the others wait in a barrier it never joins (or read
+	// from it, EnvReaders=1): every PE ends only by noticing a failure.
+	RoleWait = "wait"
+	// RoleHold: formed, prints READY, waits for stdin to close, runs spmd.
+	RoleHold = "hold"
+	// RoleExit: PE EnvWho calls GlobalExit(GlobalExitStatus).
+	RoleExit = "exit"
+	// RoleHello prints "hello r of n" on stdout and "stderr line from r"
+	// on stderr.
+	RoleHello = "hello"
+	// RoleStubborn: PE EnvWho exits FailStatus after a barrier; the
+	// others ignore SIGTERM, print READY and block: only SIGKILL ends them.
+	RoleStubborn = "stubborn"
+	// RoleBlock prints READY and blocks.
+	RoleBlock = "block"
+	// RoleHang leaves a segment of its job in /dev/shm (as a crash in
+	// start-up would), prints READY and blocks.
+	RoleHang = "hang"
+	// RoleCPUs prints "cpus=LIST", the CPUs the PE may run on.
+	RoleCPUs = "cpus"
+	// RoleFabric runs the fabric provider's checks, then that no fabric
+	// goroutine outlived Finalize; RoleFabricDie: PE EnvWho exits
+	// DieStatus while the others put to it over the fabric.
+	RoleFabric    = "fabric"
+	RoleFabricDie = "fabricdie"
+)
+
+// Exit codes of the test PE program, which the tests assert.
+const (
+	ExitOK         = 0
+	ExitError      = 1
+	ExitPEFailed   = 3  // an operation failed with ErrPEFailed; Finalize was clean, nothing leaked
+	ExitFinalize   = 4  // ErrPEFailed, but Finalize failed
+	ExitLeak       = 5  // a goroutine or socket outlived Finalize (EnvCheckLeaks)
+	ExitInitFailed = 10 // Init refused
+	// DieStatus is the status of the PE that RoleDie or RoleFabricDie
+	// makes exit; FailStatus that of RoleStubborn's; GlobalExitStatus
+	// RoleExit's.
+	DieStatus        = 7
+	FailStatus       = 6
+	GlobalExitStatus = 42
+)
+
+// Ready starts the line a PE prints when it is up: "READY pid=P job=J".
+const Ready = "READY"

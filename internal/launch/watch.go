@@ -1,0 +1,82 @@
+package launch
+
+import (
+	"syscall"
+	"time"
+)
+
+// watch collects the PEs' ends, forwarding signals, stopping the others
+// at the first failure (KillOnFailure), at the timeout or on Kill, and
+// killing after the grace period whatever a stop left running. It runs on
+// the supervisor's goroutine and returns once every PE has ended.
+func (j *Job) watch(ends <-chan End) Result {
+	c := &j.cfg
+	var res Result
+	t := tally{n: len(j.procs)}
+	var grace, timeout <-chan time.Time
+	if c.Timeout > 0 {
+		tm := time.NewTimer(c.Timeout)
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	killc, sigs := j.killc, c.Signals
+	stopping := false
+	stop := func(sig syscall.Signal) {
+		for _, p := range j.procs {
+			_ = p.signal(sig)
+		}
+		if !stopping {
+			stopping = true
+			if sig != syscall.SIGKILL {
+				grace = time.After(c.Grace)
+			}
+		}
+	}
+	for !t.done() {
+		select {
+		case e := <-ends:
+			if c.Verbose {
+				j.logf("%v", e)
+			}
+			if t.record(e) && c.KillOnFailure && !stopping {
+				j.logf("%v; stopping the other PEs", e)
+				stop(syscall.SIGTERM)
+			}
+		case sig := <-sigs:
+			if res.Signal == nil {
+				res.Signal = sig
+			}
+			if stopping {
+				// A second interrupt: the user wants out now.
+				stop(syscall.SIGKILL)
+				continue
+			}
+			j.logf("%v: forwarding to the PEs", sig)
+			ss, ok := sig.(syscall.Signal)
+			if !ok {
+				ss = syscall.SIGTERM
+			}
+			stop(ss)
+		case <-timeout:
+			timeout = nil
+			res.TimedOut = true
+			j.logf("job still running after %v: stopping its PEs", c.Timeout)
+			stop(syscall.SIGTERM)
+		case <-killc:
+			killc = nil
+			stop(syscall.SIGKILL)
+		case <-grace:
+			grace = nil
+			for _, p := range j.procs {
+				if p.signal(syscall.SIGKILL) == nil {
+					j.logf("PE %d still running after %v: killing it", p.rank, c.Grace)
+				}
+			}
+		}
+	}
+	res.First = t.first
+	for _, p := range j.procs {
+		res.Ends = append(res.Ends, p.end)
+	}
+	return res
+}
