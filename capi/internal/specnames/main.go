@@ -25,7 +25,7 @@ var (
 	ctypeList = regexp.MustCompile(`\\CTYPE\{([^}]*)\}`)
 	sizeList  = regexp.MustCompile(`SIZE\{\} is one of \\CONST\{([^}]*)\}`)
 	label     = regexp.MustCompile(`\\label\{(\w+)\}`)
-	row       = regexp.MustCompile(`^\s*([A-Za-z_\\ ]+?)\s*&\s*([a-z0-9]+)\s*(?:&(.*))?\\\\`)
+	row       = regexp.MustCompile(`^\s*([A-Za-z0-9_\\ ]+?)\s*&\s*([a-z0-9]+)\s*(?:&(.*))?\\\\`)
 )
 
 // table is one type table: TYPENAME by C type, and the operations a row allows
