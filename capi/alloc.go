@@ -8,14 +8,15 @@ import "sort"
 // first-fit gives every PE the same offsets: that is what makes an address
 // symmetric.
 type allocator struct {
+	base uint64            // the heap's address here: alignment is of addresses, not offsets
 	free []span            // free ranges, sorted by offset, never adjacent
 	used map[uint64]uint64 // offset -> size of each live block
 }
 
 type span struct{ off, size uint64 }
 
-func newAllocator(start, end uint64) *allocator {
-	return &allocator{free: []span{{start, end - start}}, used: map[uint64]uint64{}}
+func newAllocator(base, start, end uint64) *allocator {
+	return &allocator{base: base, free: []span{{start, end - start}}, used: map[uint64]uint64{}}
 }
 
 // alloc returns the offset of size bytes aligned to align (a power of two).
@@ -25,7 +26,7 @@ func (a *allocator) alloc(size, align uint64) (uint64, bool) {
 	}
 	size = (size + 15) &^ 15 // keep every block 16-byte aligned, as malloc does
 	for i, s := range a.free {
-		off := (s.off + align - 1) &^ (align - 1)
+		off := ((a.base+s.off+align-1)&^(align-1) - a.base)
 		if off < s.off || off-s.off > s.size || s.size-(off-s.off) < size {
 			continue
 		}

@@ -3,7 +3,7 @@ package main
 import "testing"
 
 func TestAllocatorReuseAndAlign(t *testing.T) {
-	a := newAllocator(0, 1<<20)
+	a := newAllocator(4096, 0, 1<<20)
 	x, _ := a.alloc(100, 16)
 	y, _ := a.alloc(100, 4096)
 	if y%4096 != 0 || y == x {

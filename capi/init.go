@@ -60,7 +60,8 @@ func goshmem_init(op *C.char) C.int {
 	if err != nil {
 		return fail(op, err)
 	}
-	heap, err := shmem.Malloc[uint8](p, int(user))
+	// Page-aligned, as C programs expect of heap memory.
+	heap, err := shmem.Align[uint8](p, 4096, int(user))
 	if err != nil {
 		_ = p.Finalize()
 		return fail(op, err)
@@ -75,7 +76,7 @@ func goshmem_init(op *C.char) C.int {
 		}
 	}
 	s := &state{p: p, heap: heap, base: unsafe.Pointer(unsafe.SliceData(local)), size: uint64(user), sys: 0}
-	heapAllo = newAllocator(sysArea(n), uint64(user))
+	heapAllo = newAllocator(uint64(uintptr(s.base)), sysArea(n), uint64(user))
 	clear(local[:sysArea(n)])
 	ctxTab.reset()
 	ctxTab.set(ctxDefault, &ctxEntry{p: p, team: teamWorld})
