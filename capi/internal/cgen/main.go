@@ -17,9 +17,18 @@ import (
 )
 
 func main() {
+	// cgen [DIR [OUT]]: reads DIR/testdata, writes under OUT (default DIR).
 	dir := "."
 	if len(os.Args) > 1 {
 		dir = os.Args[1]
+	}
+	out := dir
+	if len(os.Args) > 2 {
+		out = os.Args[2]
+		if err := os.MkdirAll(filepath.Join(out, "include"), 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	spec := readSpec(filepath.Join(dir, "testdata", "spec15_c_api.txt"))
 	specNames = spec
@@ -53,8 +62,8 @@ func main() {
 	if len(missing) > 0 {
 		fmt.Fprintf(os.Stderr, "cgen: %d names of the list are written by hand (rt.c, api.c, aset.c): %s ...\n", len(missing), strings.Join(missing[:min(8, len(missing))], " "))
 	}
-	write(filepath.Join(dir, "include", "shmem_gen.h"), h.Bytes())
-	write(filepath.Join(dir, "typed_gen.c"), c.Bytes())
+	write(filepath.Join(out, "include", "shmem_gen.h"), h.Bytes())
+	write(filepath.Join(out, "typed_gen.c"), c.Bytes())
 }
 
 // specNames is the spec's list, for families that emit helpers only for
