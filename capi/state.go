@@ -104,11 +104,13 @@ func (h *handles[T]) reset() {
 
 var errNotInit = errors.New("goshmem: shmem_init has not been called (or shmem_finalize has)")
 
-// world returns the state, or aborts op when there is none.
+// world returns the state, or aborts op when there is none: a call before
+// shmem_init is a program bug that no error mode can return from.
 func world(op *C.char) *state {
 	s := cur.Load()
 	if s == nil {
-		die(op, errNotInit)
+		msg := record(op, errNotInit)
+		C.gs_die(C.CString("goshmem: "+msg), 1)
 	}
 	return s
 }
