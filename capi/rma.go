@@ -100,7 +100,7 @@ func strided[T uint8 | uint16 | uint32 | uint64](s *state, p *shmem.PE, put bool
 	if put {
 		return shmem.IPut(p, sym, buf, rs, ls, n, pe)
 	}
-	return shmem.IGet(p, buf, sym, rs, ls, n, pe)
+	return shmem.IGet(p, buf, sym, ls, rs, n, pe)
 }
 
 //export goshmem_put_signal

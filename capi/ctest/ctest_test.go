@@ -78,16 +78,23 @@ func compile(t *testing.T, name string, extra ...string) string {
 // the test with that output.
 func shmemrun(t *testing.T, np int, prog string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(tools.shmrun, append([]string{"-np", fmt.Sprint(np), "--timeout", "60s", prog}, args...)...)
+	return shmemrunFlags(t, []string{"-np", fmt.Sprint(np)}, prog, args...)
+}
+
+func shmemrunFlags(t *testing.T, flags []string, prog string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(tools.shmrun, append(append(flags, "--timeout", "60s", prog), args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("shmemrun -np %d %s: %v\n%s", np, filepath.Base(prog), err, out)
+		t.Fatalf("shmemrun %s %s: %v\n%s", strings.Join(flags, " "), filepath.Base(prog), err, out)
 	}
 	return string(out)
 }
 
 // TestFamilies runs a C program per API family, as the spec's examples do
-// for each, on 2 and 4 PEs: every PE must report its checks passed.
+// for each, on 2 and 4 PEs: every PE must report its checks passed. A
+// third run forces TCP between the PEs (shmemrun --network), so that no
+// peer is mapped and every C call takes the Go path.
 func TestFamilies(t *testing.T) {
 	setup(t)
 	for _, name := range []string{"rma", "amo", "wait", "misc", "team", "activeset"} {
@@ -98,6 +105,10 @@ func TestFamilies(t *testing.T) {
 				if strings.Contains(out, "FAIL") || strings.Count(out, name+" ok") != np {
 					t.Fatalf("-np %d: want %d lines %q\n%s", np, np, name+" ok", out)
 				}
+			}
+			out := shmemrunFlags(t, []string{"-np", "2", "--network"}, prog)
+			if strings.Contains(out, "FAIL") || strings.Count(out, name+" ok") != 2 {
+				t.Fatalf("--network: want 2 lines %q\n%s", name+" ok", out)
 			}
 		})
 	}
