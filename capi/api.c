@@ -162,13 +162,33 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
   (void)options;
   uintptr_t h = 0;
+  *ctx = SHMEM_CTX_INVALID;
+  int n = shmem_team_n_pes(team);
+  if (n < 0) return -1;
   int rc = goshmem_ctx_create(OP("shmem_team_create_ctx"), (uintptr_t)team, &h);
+  if (rc != 0) return rc;
+  if (team != SHMEM_TEAM_WORLD) {
+    /* Its operations name PEs by their number in the team. */
+    int *m = h < GS_MAX_CTX ? malloc((size_t)(n + 1) * sizeof(int)) : NULL;
+    if (!m) {
+      goshmem_ctx_destroy(OP("shmem_team_create_ctx"), h);
+      return -1;
+    }
+    m[0] = n;
+    for (int i = 0; i < n; i++) m[i + 1] = shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
+    gs_ctx_map[h] = m;
+  }
   *ctx = (shmem_ctx_t)h;
-  return rc;
+  return 0;
 }
 void shmem_ctx_destroy(shmem_ctx_t ctx) {
   shmem_ctx_quiet(ctx);
-  goshmem_ctx_destroy(OP("shmem_ctx_destroy"), (uintptr_t)ctx);
+  uintptr_t h = (uintptr_t)ctx;
+  if (h > 1 && h < GS_MAX_CTX && gs_ctx_map[h]) {
+    free(gs_ctx_map[h]);
+    gs_ctx_map[h] = NULL;
+  }
+  goshmem_ctx_destroy(OP("shmem_ctx_destroy"), h);
 }
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
   if (ctx == SHMEM_CTX_DEFAULT) {

@@ -41,6 +41,20 @@ extern int gs_me, gs_npes;
  * a memory fence. */
 extern int gs_go_rma;
 
+/* A context made from a team addresses PEs by their number in that team:
+ * gs_ctx_map[handle] is {n, world PE of team PE 0, ..., of n-1} for such
+ * contexts, NULL for the others (set by shmem_team_create_ctx). */
+#define GS_MAX_CTX 4096
+extern int *gs_ctx_map[GS_MAX_CTX];
+
+static inline int gs_pe(shmem_ctx_t ctx, int pe) {
+  uintptr_t h = (uintptr_t)ctx;
+  if (h <= 1 || h >= GS_MAX_CTX) return pe;
+  int *m = gs_ctx_map[h];
+  if (!m) return pe;
+  return (unsigned)pe < (unsigned)m[0] ? m[pe + 1] : -1;
+}
+
 /* gs_at returns where this process reaches [addr, addr+n) on pe, or NULL
  * when the Go path must do the access (pe not mapped, or addr not in the
  * symmetric heap, in which case Go reports the error). */
@@ -55,6 +69,7 @@ void gs_put_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, s
 void gs_get_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);
 
 static inline void gs_put(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi) {
+  pe = gs_pe(ctx, pe);
   char *r = gs_at(dest, n, pe);
   if (r) {
     memcpy(r, src, n);
@@ -64,6 +79,7 @@ static inline void gs_put(shmem_ctx_t ctx, const char *op, void *dest, const voi
 }
 
 static inline void gs_get(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi) {
+  pe = gs_pe(ctx, pe);
   char *r = gs_at(src, n, pe);
   if (r) {
     memcpy(dest, r, n);

@@ -11,6 +11,7 @@ size_t gs_size;
 char **gs_peer;
 int gs_me, gs_npes;
 int gs_go_rma;
+int *gs_ctx_map[GS_MAX_CTX];
 
 #define OP(op) ((char *)(op))
 #define CTX(ctx) ((uintptr_t)(ctx))
@@ -57,6 +58,7 @@ void gs_get_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, s
 void gs_strided(shmem_ctx_t ctx, const char *op, int put, void *dest, const void *src, size_t esize,
                 ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
   if (nelems == 0) return;
+  pe = gs_pe(ctx, pe);
   const void *remote = put ? dest : src;
   ptrdiff_t rs = put ? dst : sst;
   if (rs >= 1 && dst >= 1 && sst >= 1) {
@@ -77,6 +79,7 @@ void gs_strided(shmem_ctx_t ctx, const char *op, int put, void *dest, const void
 
 void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n,
                    uint64_t *sig, uint64_t value, int sig_op, int pe, int nbi) {
+  pe = gs_pe(ctx, pe);
   char *r = gs_at(dest, n, pe);
   uint64_t *s = (uint64_t *)gs_at(sig, sizeof *sig, pe);
   if (r && s && (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD)) {

@@ -70,16 +70,19 @@ void shmem_ctx_float_put_signal_nbi(shmem_ctx_t ctx, float *dest, const float *s
 static inline uint64_t gs_bits_float(float v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline float gs_from_bits_float(uint64_t b) { float v; memcpy(&v, &b, sizeof v); return v; }
 float shmem_float_atomic_fetch(const float *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   float *r = (float *)gs_at(source, sizeof(float), pe);
   if (r) { float v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_atomic_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
 }
 float shmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) {
+  pe = gs_pe(ctx, pe);
   float *r = (float *)gs_at(source, sizeof(float), pe);
   if (r) { float v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_float(gs_amo(ctx, "shmem_ctx_float_atomic_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
 }
 float shmem_float_fetch(const float *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   float *r = (float *)gs_at(source, sizeof(float), pe);
   if (r) { float v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
@@ -91,31 +94,37 @@ void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float
   *fetch = shmem_ctx_float_atomic_fetch(ctx, source, pe);
 }
 void shmem_float_atomic_set(float *dest, float value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   float *r = (float *)gs_at(dest, sizeof(float), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_atomic_set", GS_AMO_SET, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe);
 }
 void shmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) {
+  pe = gs_pe(ctx, pe);
   float *r = (float *)gs_at(dest, sizeof(float), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_float_atomic_set", GS_AMO_SET, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe);
 }
 void shmem_float_set(float *dest, float value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   float *r = (float *)gs_at(dest, sizeof(float), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_set", GS_AMO_SET, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe);
 }
 float shmem_float_atomic_swap(float *dest, float value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   float *r = (float *)gs_at(dest, sizeof(float), pe);
   if (r) { float old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_atomic_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
 }
 float shmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) {
+  pe = gs_pe(ctx, pe);
   float *r = (float *)gs_at(dest, sizeof(float), pe);
   if (r) { float old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_float(gs_amo(ctx, "shmem_ctx_float_atomic_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
 }
 float shmem_float_swap(float *dest, float value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   float *r = (float *)gs_at(dest, sizeof(float), pe);
   if (r) { float old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
@@ -257,16 +266,19 @@ void shmem_ctx_double_put_signal_nbi(shmem_ctx_t ctx, double *dest, const double
 static inline uint64_t gs_bits_double(double v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline double gs_from_bits_double(uint64_t b) { double v; memcpy(&v, &b, sizeof v); return v; }
 double shmem_double_atomic_fetch(const double *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   double *r = (double *)gs_at(source, sizeof(double), pe);
   if (r) { double v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_atomic_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
 }
 double shmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe) {
+  pe = gs_pe(ctx, pe);
   double *r = (double *)gs_at(source, sizeof(double), pe);
   if (r) { double v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_double(gs_amo(ctx, "shmem_ctx_double_atomic_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
 }
 double shmem_double_fetch(const double *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   double *r = (double *)gs_at(source, sizeof(double), pe);
   if (r) { double v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
@@ -278,31 +290,37 @@ void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const dou
   *fetch = shmem_ctx_double_atomic_fetch(ctx, source, pe);
 }
 void shmem_double_atomic_set(double *dest, double value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   double *r = (double *)gs_at(dest, sizeof(double), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_atomic_set", GS_AMO_SET, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe);
 }
 void shmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) {
+  pe = gs_pe(ctx, pe);
   double *r = (double *)gs_at(dest, sizeof(double), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_double_atomic_set", GS_AMO_SET, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe);
 }
 void shmem_double_set(double *dest, double value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   double *r = (double *)gs_at(dest, sizeof(double), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_set", GS_AMO_SET, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe);
 }
 double shmem_double_atomic_swap(double *dest, double value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   double *r = (double *)gs_at(dest, sizeof(double), pe);
   if (r) { double old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_atomic_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
 }
 double shmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) {
+  pe = gs_pe(ctx, pe);
   double *r = (double *)gs_at(dest, sizeof(double), pe);
   if (r) { double old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_double(gs_amo(ctx, "shmem_ctx_double_atomic_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
 }
 double shmem_double_swap(double *dest, double value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   double *r = (double *)gs_at(dest, sizeof(double), pe);
   if (r) { double old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
@@ -959,16 +977,19 @@ void shmem_ctx_int_put_signal_nbi(shmem_ctx_t ctx, int *dest, const int *source,
 static inline uint64_t gs_bits_int(int v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline int gs_from_bits_int(uint64_t b) { int v; memcpy(&v, &b, sizeof v); return v; }
 int shmem_int_atomic_fetch(const int *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(source, sizeof(int), pe);
   if (r) { int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(source, sizeof(int), pe);
   if (r) { int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
 }
 int shmem_int_fetch(const int *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(source, sizeof(int), pe);
   if (r) { int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
@@ -980,31 +1001,37 @@ void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *sour
   *fetch = shmem_ctx_int_atomic_fetch(ctx, source, pe);
 }
 void shmem_int_atomic_set(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_set", GS_AMO_SET, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int_atomic_set", GS_AMO_SET, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_int_set(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_set", GS_AMO_SET, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 int shmem_int_atomic_swap(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_int_swap(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
@@ -1016,16 +1043,19 @@ void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int v
   *fetch = shmem_ctx_int_atomic_swap(ctx, dest, value, pe);
 }
 int shmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
 }
 int shmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
 }
 int shmem_int_cswap(int *dest, int cond, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_cswap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
@@ -1037,16 +1067,19 @@ void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *des
   *fetch = shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 int shmem_int_atomic_fetch_inc(int *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_fetch_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
 }
 int shmem_int_finc(int *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_finc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
@@ -1058,31 +1091,37 @@ void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, 
   *fetch = shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_int_atomic_inc(int *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int_atomic_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 void shmem_int_inc(int *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 int shmem_int_atomic_fetch_add(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_fetch_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_int_fadd(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_fadd", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
@@ -1094,16 +1133,19 @@ void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, 
   *fetch = shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_int_atomic_add(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) {
+  pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int_atomic_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_int_add(int *dest, int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
@@ -1311,16 +1353,19 @@ void shmem_ctx_long_put_signal_nbi(shmem_ctx_t ctx, long *dest, const long *sour
 static inline uint64_t gs_bits_long(long v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline long gs_from_bits_long(uint64_t b) { long v; memcpy(&v, &b, sizeof v); return v; }
 long shmem_long_atomic_fetch(const long *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(source, sizeof(long), pe);
   if (r) { long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(source, sizeof(long), pe);
   if (r) { long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
 }
 long shmem_long_fetch(const long *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(source, sizeof(long), pe);
   if (r) { long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
@@ -1332,31 +1377,37 @@ void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *s
   *fetch = shmem_ctx_long_atomic_fetch(ctx, source, pe);
 }
 void shmem_long_atomic_set(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_set", GS_AMO_SET, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_long_atomic_set", GS_AMO_SET, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_long_set(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_set", GS_AMO_SET, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 long shmem_long_atomic_swap(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_long_swap(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
@@ -1368,16 +1419,19 @@ void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, lo
   *fetch = shmem_ctx_long_atomic_swap(ctx, dest, value, pe);
 }
 long shmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
 }
 long shmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
 }
 long shmem_long_cswap(long *dest, long cond, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_cswap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
@@ -1389,16 +1443,19 @@ void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *
   *fetch = shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 long shmem_long_atomic_fetch_inc(long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_fetch_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
 }
 long shmem_long_finc(long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_finc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
@@ -1410,31 +1467,37 @@ void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *des
   *fetch = shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_long_atomic_inc(long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_long_atomic_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 void shmem_long_inc(long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 long shmem_long_atomic_fetch_add(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_fetch_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_long_fadd(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_fadd", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
@@ -1446,16 +1509,19 @@ void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *des
   *fetch = shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_long_atomic_add(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_long_atomic_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_long_add(long *dest, long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
@@ -1663,16 +1729,19 @@ void shmem_ctx_longlong_put_signal_nbi(shmem_ctx_t ctx, long long *dest, const l
 static inline uint64_t gs_bits_longlong(long long v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline long long gs_from_bits_longlong(uint64_t b) { long long v; memcpy(&v, &b, sizeof v); return v; }
 long long shmem_longlong_atomic_fetch(const long long *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(source, sizeof(long long), pe);
   if (r) { long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(source, sizeof(long long), pe);
   if (r) { long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_fetch(const long long *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(source, sizeof(long long), pe);
   if (r) { long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
@@ -1684,31 +1753,37 @@ void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, cons
   *fetch = shmem_ctx_longlong_atomic_fetch(ctx, source, pe);
 }
 void shmem_longlong_atomic_set(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_set", GS_AMO_SET, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_longlong_atomic_set", GS_AMO_SET, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_set(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_set", GS_AMO_SET, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 long long shmem_longlong_atomic_swap(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_swap(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
@@ -1720,16 +1795,19 @@ void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long 
   *fetch = shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe);
 }
 long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
 }
 long long shmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
 }
 long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_cswap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
@@ -1741,16 +1819,19 @@ void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetc
   *fetch = shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 long long shmem_longlong_atomic_fetch_inc(long long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_fetch_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_finc(long long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_finc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
@@ -1762,31 +1843,37 @@ void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, 
   *fetch = shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_longlong_atomic_inc(long long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_longlong_atomic_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_inc(long long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 long long shmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_fetch_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_fadd(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_fadd", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
@@ -1798,16 +1885,19 @@ void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, 
   *fetch = shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_longlong_atomic_add(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_longlong_atomic_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_add(long long *dest, long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
@@ -2291,11 +2381,13 @@ void shmem_ctx_uint_put_signal_nbi(shmem_ctx_t ctx, unsigned int *dest, const un
 static inline uint64_t gs_bits_uint(unsigned int v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline unsigned int gs_from_bits_uint(uint64_t b) { unsigned int v; memcpy(&v, &b, sizeof v); return v; }
 unsigned int shmem_uint_atomic_fetch(const unsigned int *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(source, sizeof(unsigned int), pe);
   if (r) { unsigned int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(source, sizeof(unsigned int), pe);
   if (r) { unsigned int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), pe));
@@ -2307,21 +2399,25 @@ void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const
   *fetch = shmem_ctx_uint_atomic_fetch(ctx, source, pe);
 }
 void shmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_set", GS_AMO_SET, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_set", GS_AMO_SET, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { unsigned int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_swap", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { unsigned int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_swap", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
@@ -2333,11 +2429,13 @@ void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsign
   *fetch = shmem_ctx_uint_atomic_swap(ctx, dest, value, pe);
 }
 unsigned int shmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), pe));
 }
 unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), pe));
@@ -2349,11 +2447,13 @@ void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch
   *fetch = shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 unsigned int shmem_uint_atomic_fetch_inc(unsigned int *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe));
@@ -2365,21 +2465,25 @@ void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
   *fetch = shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_uint_atomic_inc(unsigned int *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
@@ -2391,21 +2495,25 @@ void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
   *fetch = shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
@@ -2417,21 +2525,25 @@ void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
   *fetch = shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
@@ -2443,21 +2555,25 @@ void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, un
   *fetch = shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
@@ -2469,11 +2585,13 @@ void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
   *fetch = shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
@@ -2659,11 +2777,13 @@ void shmem_ctx_ulong_put_signal_nbi(shmem_ctx_t ctx, unsigned long *dest, const 
 static inline uint64_t gs_bits_ulong(unsigned long v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline unsigned long gs_from_bits_ulong(uint64_t b) { unsigned long v; memcpy(&v, &b, sizeof v); return v; }
 unsigned long shmem_ulong_atomic_fetch(const unsigned long *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(source, sizeof(unsigned long), pe);
   if (r) { unsigned long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(source, sizeof(unsigned long), pe);
   if (r) { unsigned long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), pe));
@@ -2675,21 +2795,25 @@ void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, con
   *fetch = shmem_ctx_ulong_atomic_fetch(ctx, source, pe);
 }
 void shmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_set", GS_AMO_SET, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_set", GS_AMO_SET, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { unsigned long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { unsigned long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
@@ -2701,11 +2825,13 @@ void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsi
   *fetch = shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe);
 }
 unsigned long shmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), pe));
@@ -2717,11 +2843,13 @@ void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fet
   *fetch = shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 unsigned long shmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe));
@@ -2733,21 +2861,25 @@ void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch,
   *fetch = shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_ulong_atomic_inc(unsigned long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
@@ -2759,21 +2891,25 @@ void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch,
   *fetch = shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
@@ -2785,21 +2921,25 @@ void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch,
   *fetch = shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
@@ -2811,21 +2951,25 @@ void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, 
   *fetch = shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
@@ -2837,11 +2981,13 @@ void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch,
   *fetch = shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
@@ -3027,11 +3173,13 @@ void shmem_ctx_ulonglong_put_signal_nbi(shmem_ctx_t ctx, unsigned long long *des
 static inline uint64_t gs_bits_ulonglong(unsigned long long v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline unsigned long long gs_from_bits_ulonglong(uint64_t b) { unsigned long long v; memcpy(&v, &b, sizeof v); return v; }
 unsigned long long shmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(source, sizeof(unsigned long long), pe);
   if (r) { unsigned long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(source, sizeof(unsigned long long), pe);
   if (r) { unsigned long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3043,21 +3191,25 @@ void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *f
   *fetch = shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe);
 }
 void shmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_set", GS_AMO_SET, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_set", GS_AMO_SET, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { unsigned long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { unsigned long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3069,11 +3221,13 @@ void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fe
   *fetch = shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe);
 }
 unsigned long long shmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), pe));
@@ -3085,11 +3239,13 @@ void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long 
   *fetch = shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3101,21 +3257,25 @@ void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long lon
   *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3127,21 +3287,25 @@ void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long lon
   *fetch = shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3153,21 +3317,25 @@ void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long lon
   *fetch = shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3179,21 +3347,25 @@ void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long
   *fetch = shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
@@ -3205,11 +3377,13 @@ void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long lon
   *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
+  pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
@@ -3671,11 +3845,13 @@ void shmem_ctx_int32_put_signal_nbi(shmem_ctx_t ctx, int32_t *dest, const int32_
 static inline uint64_t gs_bits_int32(int32_t v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline int32_t gs_from_bits_int32(uint64_t b) { int32_t v; memcpy(&v, &b, sizeof v); return v; }
 int32_t shmem_int32_atomic_fetch(const int32_t *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(source, sizeof(int32_t), pe);
   if (r) { int32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(source, sizeof(int32_t), pe);
   if (r) { int32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), pe));
@@ -3687,21 +3863,25 @@ void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int
   *fetch = shmem_ctx_int32_atomic_fetch(ctx, source, pe);
 }
 void shmem_int32_atomic_set(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_set", GS_AMO_SET, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_set", GS_AMO_SET, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { int32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_swap", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { int32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_swap", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
@@ -3713,11 +3893,13 @@ void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *d
   *fetch = shmem_ctx_int32_atomic_swap(ctx, dest, value, pe);
 }
 int32_t shmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), pe));
 }
 int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), pe));
@@ -3729,11 +3911,13 @@ void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, in
   *fetch = shmem_ctx_int32_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 int32_t shmem_int32_atomic_fetch_inc(int32_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe));
@@ -3745,21 +3929,25 @@ void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
   *fetch = shmem_ctx_int32_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_int32_atomic_inc(int32_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
@@ -3771,21 +3959,25 @@ void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
   *fetch = shmem_ctx_int32_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
@@ -3797,21 +3989,25 @@ void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
   *fetch = shmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
@@ -3823,21 +4019,25 @@ void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_
   *fetch = shmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
@@ -3849,11 +4049,13 @@ void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
   *fetch = shmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
@@ -4039,11 +4241,13 @@ void shmem_ctx_int64_put_signal_nbi(shmem_ctx_t ctx, int64_t *dest, const int64_
 static inline uint64_t gs_bits_int64(int64_t v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline int64_t gs_from_bits_int64(uint64_t b) { int64_t v; memcpy(&v, &b, sizeof v); return v; }
 int64_t shmem_int64_atomic_fetch(const int64_t *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(source, sizeof(int64_t), pe);
   if (r) { int64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(source, sizeof(int64_t), pe);
   if (r) { int64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), pe));
@@ -4055,21 +4259,25 @@ void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int
   *fetch = shmem_ctx_int64_atomic_fetch(ctx, source, pe);
 }
 void shmem_int64_atomic_set(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_set", GS_AMO_SET, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_set", GS_AMO_SET, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { int64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_swap", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { int64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_swap", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
@@ -4081,11 +4289,13 @@ void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *d
   *fetch = shmem_ctx_int64_atomic_swap(ctx, dest, value, pe);
 }
 int64_t shmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), pe));
 }
 int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), pe));
@@ -4097,11 +4307,13 @@ void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, in
   *fetch = shmem_ctx_int64_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 int64_t shmem_int64_atomic_fetch_inc(int64_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe));
@@ -4113,21 +4325,25 @@ void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
   *fetch = shmem_ctx_int64_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_int64_atomic_inc(int64_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
@@ -4139,21 +4355,25 @@ void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
   *fetch = shmem_ctx_int64_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
@@ -4165,21 +4385,25 @@ void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
   *fetch = shmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
@@ -4191,21 +4415,25 @@ void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_
   *fetch = shmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
@@ -4217,11 +4445,13 @@ void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
   *fetch = shmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
@@ -4683,11 +4913,13 @@ void shmem_ctx_uint32_put_signal_nbi(shmem_ctx_t ctx, uint32_t *dest, const uint
 static inline uint64_t gs_bits_uint32(uint32_t v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline uint32_t gs_from_bits_uint32(uint64_t b) { uint32_t v; memcpy(&v, &b, sizeof v); return v; }
 uint32_t shmem_uint32_atomic_fetch(const uint32_t *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(source, sizeof(uint32_t), pe);
   if (r) { uint32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(source, sizeof(uint32_t), pe);
   if (r) { uint32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), pe));
@@ -4699,21 +4931,25 @@ void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const u
   *fetch = shmem_ctx_uint32_atomic_fetch(ctx, source, pe);
 }
 void shmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_set", GS_AMO_SET, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_set", GS_AMO_SET, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { uint32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_swap", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { uint32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_swap", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
@@ -4725,11 +4961,13 @@ void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t
   *fetch = shmem_ctx_uint32_atomic_swap(ctx, dest, value, pe);
 }
 uint32_t shmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), pe));
@@ -4741,11 +4979,13 @@ void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, 
   *fetch = shmem_ctx_uint32_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 uint32_t shmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe));
@@ -4757,21 +4997,25 @@ void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
   *fetch = shmem_ctx_uint32_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_uint32_atomic_inc(uint32_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
@@ -4783,21 +5027,25 @@ void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
   *fetch = shmem_ctx_uint32_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
@@ -4809,21 +5057,25 @@ void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
   *fetch = shmem_ctx_uint32_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
@@ -4835,21 +5087,25 @@ void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint
   *fetch = shmem_ctx_uint32_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
@@ -4861,11 +5117,13 @@ void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
   *fetch = shmem_ctx_uint32_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
@@ -5051,11 +5309,13 @@ void shmem_ctx_uint64_put_signal_nbi(shmem_ctx_t ctx, uint64_t *dest, const uint
 static inline uint64_t gs_bits_uint64(uint64_t v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline uint64_t gs_from_bits_uint64(uint64_t b) { uint64_t v; memcpy(&v, &b, sizeof v); return v; }
 uint64_t shmem_uint64_atomic_fetch(const uint64_t *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(source, sizeof(uint64_t), pe);
   if (r) { uint64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(source, sizeof(uint64_t), pe);
   if (r) { uint64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), pe));
@@ -5067,21 +5327,25 @@ void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const u
   *fetch = shmem_ctx_uint64_atomic_fetch(ctx, source, pe);
 }
 void shmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_set", GS_AMO_SET, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_set", GS_AMO_SET, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { uint64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_swap", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { uint64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_swap", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
@@ -5093,11 +5357,13 @@ void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t
   *fetch = shmem_ctx_uint64_atomic_swap(ctx, dest, value, pe);
 }
 uint64_t shmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), pe));
@@ -5109,11 +5375,13 @@ void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, 
   *fetch = shmem_ctx_uint64_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 uint64_t shmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe));
@@ -5125,21 +5393,25 @@ void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
   *fetch = shmem_ctx_uint64_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_uint64_atomic_inc(uint64_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
@@ -5151,21 +5423,25 @@ void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
   *fetch = shmem_ctx_uint64_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
@@ -5177,21 +5453,25 @@ void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
   *fetch = shmem_ctx_uint64_atomic_fetch_and(ctx, dest, value, pe);
 }
 void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
@@ -5203,21 +5483,25 @@ void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint
   *fetch = shmem_ctx_uint64_atomic_fetch_or(ctx, dest, value, pe);
 }
 void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
@@ -5229,11 +5513,13 @@ void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
   *fetch = shmem_ctx_uint64_atomic_fetch_xor(ctx, dest, value, pe);
 }
 void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
@@ -5419,11 +5705,13 @@ void shmem_ctx_size_put_signal_nbi(shmem_ctx_t ctx, size_t *dest, const size_t *
 static inline uint64_t gs_bits_size(size_t v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline size_t gs_from_bits_size(uint64_t b) { size_t v; memcpy(&v, &b, sizeof v); return v; }
 size_t shmem_size_atomic_fetch(const size_t *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(source, sizeof(size_t), pe);
   if (r) { size_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(source, sizeof(size_t), pe);
   if (r) { size_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), pe));
@@ -5435,21 +5723,25 @@ void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_
   *fetch = shmem_ctx_size_atomic_fetch(ctx, source, pe);
 }
 void shmem_size_atomic_set(size_t *dest, size_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_set", GS_AMO_SET, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_size_atomic_set", GS_AMO_SET, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 size_t shmem_size_atomic_swap(size_t *dest, size_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { size_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_swap", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { size_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_swap", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
@@ -5461,11 +5753,13 @@ void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest
   *fetch = shmem_ctx_size_atomic_swap(ctx, dest, value, pe);
 }
 size_t shmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_compare_swap", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), pe));
 }
 size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_compare_swap", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), pe));
@@ -5477,11 +5771,13 @@ void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size
   *fetch = shmem_ctx_size_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 size_t shmem_size_atomic_fetch_inc(size_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe));
@@ -5493,21 +5789,25 @@ void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t 
   *fetch = shmem_ctx_size_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_size_atomic_inc(size_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_size_atomic_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
 }
 size_t shmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
@@ -5519,11 +5819,13 @@ void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t 
   *fetch = shmem_ctx_size_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_size_atomic_add(size_t *dest, size_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_size_atomic_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
@@ -5709,11 +6011,13 @@ void shmem_ctx_ptrdiff_put_signal_nbi(shmem_ctx_t ctx, ptrdiff_t *dest, const pt
 static inline uint64_t gs_bits_ptrdiff(ptrdiff_t v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline ptrdiff_t gs_from_bits_ptrdiff(uint64_t b) { ptrdiff_t v; memcpy(&v, &b, sizeof v); return v; }
 ptrdiff_t shmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(source, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(source, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), pe));
@@ -5725,21 +6029,25 @@ void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const
   *fetch = shmem_ctx_ptrdiff_atomic_fetch(ctx, source, pe);
 }
 void shmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_set", GS_AMO_SET, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_set", GS_AMO_SET, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_swap", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_swap", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
@@ -5751,11 +6059,13 @@ void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdif
   *fetch = shmem_ctx_ptrdiff_atomic_swap(ctx, dest, value, pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_compare_swap", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_compare_swap", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), pe));
@@ -5767,11 +6077,13 @@ void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch
   *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(ctx, dest, cond, value, pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe));
@@ -5783,21 +6095,25 @@ void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, p
   *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(ctx, dest, pe);
 }
 void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
@@ -5809,11 +6125,13 @@ void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, p
   *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(ctx, dest, value, pe);
 }
 void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
+  pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);

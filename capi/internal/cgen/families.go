@@ -80,7 +80,7 @@ func atomics(t ctype, emit emitFn, c *bytes.Buffer) {
 		if a.ret != "void" {
 			slow = "  return gs_from_bits_{T}(" + conv + ");"
 		}
-		body := fmt.Sprintf("  TYPE *r = (TYPE *)gs_at(%s, sizeof(TYPE), pe);\n  if (r) { %s }\n%s", addr, a.fast, slow)
+		body := fmt.Sprintf("  pe = gs_pe(CTX, pe);\n  TYPE *r = (TYPE *)gs_at(%s, sizeof(TYPE), pe);\n  if (r) { %s }\n%s", addr, a.fast, slow)
 		if t.kind == 'f' && a.op != "fetch" && a.op != "set" && a.op != "swap" {
 			continue
 		}

@@ -46,6 +46,7 @@ int main(void) {
   CHECK(shmem_longdouble_max_reduce(SHMEM_TEAM_WORLD, ldr, ld, 1) == 0, "longdouble");
   CHECK(*ldr == n - 1 + 0.25L, "longdouble max");
 
+  int *tv = shmem_calloc(1, sizeof(int));
   /* split: the even PEs */
   shmem_team_t even;
   CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even) == 0, "split");
@@ -65,6 +66,12 @@ int main(void) {
     CHECK(shmem_team_create_ctx(even, 0, &ctx) == 0, "team ctx");
     shmem_team_t back;
     CHECK(shmem_ctx_get_team(ctx, &back) == 0 && back == even, "ctx_get_team");
+    /* a team's context numbers PEs within the team */
+    int tn = shmem_team_n_pes(even), tme = shmem_team_my_pe(even);
+    shmem_ctx_int_p(ctx, tv, 100 + tme, (tme + 1) % tn);
+    shmem_ctx_quiet(ctx);
+    CHECK(shmem_team_sync(even) == 0, "team sync");
+    CHECK(*tv == 100 + (tme + tn - 1) % tn, "team ctx put: %d", *tv);
     shmem_ctx_destroy(ctx);
     shmem_team_destroy(even);
   }
