@@ -13,6 +13,12 @@
 
 static int gs_thread_level = SHMEM_THREAD_MULTIPLE;
 
+/* stdout is line-buffered from the start, even into shmemrun's pipe: a PE
+ * can be ended abruptly (another PE's shmem_global_exit, a failed peer,
+ * shmemrun stopping the job), and what it printed before must not be lost
+ * in a stdio buffer. Runs when the library loads, before main writes. */
+__attribute__((constructor)) static void gs_line_buffered_stdout(void) { setvbuf(stdout, NULL, _IOLBF, BUFSIZ); }
+
 void shmem_init(void) {
   if (goshmem_init(OP("shmem_init")) != 0) {
     /* shmem_init has no return code: say why, as C users expect, and stop. */
