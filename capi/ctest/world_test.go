@@ -20,8 +20,16 @@ import (
 func TestACLStartup(t *testing.T) {
 	setup(t)
 	prog := compile(t, "acl")
+	for _, tls := range []string{"default", "off"} {
+		t.Run("tls-"+tls, func(t *testing.T) { aclWorld(t, prog, tls) })
+	}
+}
+
+// aclWorld runs the acl program as a world of 3; tls "off" makes every
+// rank call aclshmemx_set_conf_store_tls(false, ...) first.
+func aclWorld(t *testing.T, prog, tls string) {
 	const npes = 3
-	env := append(cleanEnv(), "SHMEM_UID_SESSION_ID=127.0.0.1:0") // loopback only
+	env := append(cleanEnv(), "SHMEM_UID_SESSION_ID=127.0.0.1:0", "ACL_TEST_TLS="+tls) // loopback only
 	first := exec.Command(prog, "0", fmt.Sprint(npes))
 	first.Env = env
 	stdout, err := first.StdoutPipe()

@@ -10,6 +10,13 @@ int main(int argc, char **argv) {
   if (argc < 3) return 2;
   int rank = atoi(argv[1]), npes = atoi(argv[2]);
   aclshmemx_uniqueid_t uid = ACLSHMEM_UNIQUEID_INITIALIZER;
+  /* ACL_TEST_TLS=off: every rank turns TLS off before start-up, as CANN
+   * SHMEM programs do with aclshmemx_set_conf_store_tls(false, ...). */
+  const char *tls = getenv("ACL_TEST_TLS");
+  if (tls && strcmp(tls, "off") == 0 && aclshmemx_set_conf_store_tls(false, NULL, 0) != ACLSHMEM_SUCCESS) {
+    printf("FAIL set_conf_store_tls before init: %s\n", shmemx_last_error());
+    return 1;
+  }
   if (rank == 0) {
     if (aclshmemx_get_uniqueid(&uid) != ACLSHMEM_SUCCESS) {
       printf("FAIL get_uniqueid: %s\n", shmemx_last_error());
