@@ -29,11 +29,18 @@ type preInit struct {
 }
 
 // sysArea is the library's own symmetric memory at the start of the C
-// heap: the active-set barrier counters (rt_aset.c) and collect's sizes.
-// Its layout is shared with C through gs_sys_* in rt_aset.c.
+// heap, in uint64 words: the team collect's counts (npes+1), the active-set
+// collect's counts (npes), the active-set barrier's arrive and release
+// counters (64 each; rt_aset.c addresses these four), and the allocation
+// check's 8 words (agree).
 func sysArea(npes int) uint64 {
-	return (uint64(8*(2*npes+1)+2*64*8) + 4095) &^ 4095
+	return (8*uint64(2*npes+1+2*64+agreeWords) + 4095) &^ 4095
 }
+
+// agreeOff is the byte offset of agree's words in the sys area.
+func agreeOff(npes int) int { return 8 * (2*npes + 1 + 2*64) }
+
+const agreeWords = 8
 
 // heapSlack is goshmem's own use of its heap (team resources, collective
 // scratch) beside the C heap.
@@ -182,31 +189,68 @@ func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer 
 	setup.Lock()
 	off, ok := heapAllo.alloc(uint64(size), max(uint64(align), 16))
 	setup.Unlock()
+	res := int64(off)
+	if !ok {
+		res = -1
+	}
+	if ok && zero != 0 {
+		clear(s.heap.Slice(int(off), int(off+uint64(size))).Local(s.p))
+	}
+	// The spec's barrier (no PE uses the object before every PE has it),
+	// which also checks that every PE asked for the same object.
+	if err := agree(s, int64(size), res); err != nil {
+		if ok {
+			setup.Lock()
+			heapAllo.release(off)
+			setup.Unlock()
+		}
+		die(op, err)
+		return nil
+	}
 	if !ok {
 		record(op, fmt.Errorf("%w: %d bytes (SHMEM_SYMMETRIC_SIZE is %d)", shmem.ErrOutOfMemory, size, s.size))
 		return nil
 	}
-	if zero != 0 {
-		clear(s.heap.Slice(int(off), int(off+uint64(size))).Local(s.p))
-	}
-	// The spec's barrier: no PE uses the object before every PE has it.
-	if err := s.p.BarrierAll(); err != nil {
-		die(op, err)
-	}
 	return unsafe.Add(s.base, off)
+}
+
+// agree is a barrier that also checks that every PE passed the same two
+// values to a collective allocation call: C's allocator is deterministic,
+// so a PE asking for another size (or freeing another object) would hand
+// out different addresses on different PEs and corrupt memory. It is a
+// max-reduction of (a, b, -a, -b) over the world after a quiet.
+func agree(s *state, a, b int64) error {
+	if err := s.p.Quiet(); err != nil {
+		return err
+	}
+	off := agreeOff(s.p.NPEs())
+	words := shmem.SymAs[int64](s.heap.Slice(off, off+8*agreeWords))
+	src, dst := words.Slice(0, 4), words.Slice(4, 8)
+	copy(src.Local(s.p), []int64{a, b, -a, -b})
+	if err := shmem.Reduce(s.p.TeamWorld(), shmem.OpMax, dst, src); err != nil {
+		return err
+	}
+	r := dst.Local(s.p)
+	if r[0] != -r[2] || r[1] != -r[3] {
+		return fmt.Errorf("%w: the PEs disagree (sizes or offsets from %d to %d and %d to %d): every PE must make the same calls",
+			shmem.ErrInvalidArgument, -r[2], r[0], -r[3], r[1])
+	}
+	return nil
 }
 
 //export goshmem_free
 func goshmem_free(op *C.char, ptr unsafe.Pointer) {
 	defer guard(op)
 	s := world(op)
-	// Every PE stops using the object before any PE reuses its memory.
-	if err := s.p.BarrierAll(); err != nil {
+	off := int64(uintptr(ptr) - uintptr(s.base))
+	// Every PE stops using the object before any PE reuses its memory, and
+	// every PE frees the same object.
+	if err := agree(s, off, 0); err != nil {
 		die(op, err)
 		return
 	}
 	setup.Lock()
-	ok := heapAllo.release(uint64(uintptr(ptr) - uintptr(s.base)))
+	ok := heapAllo.release(uint64(off))
 	setup.Unlock()
 	if !ok {
 		die(op, fmt.Errorf("%w: %p was not returned by shmem_malloc", shmem.ErrInvalidArgument, ptr))
@@ -225,8 +269,9 @@ func goshmem_realloc(op *C.char, ptr unsafe.Pointer, size C.size_t) unsafe.Point
 		die(op, fmt.Errorf("%w: %p was not returned by shmem_malloc", shmem.ErrInvalidArgument, ptr))
 		return nil
 	}
-	// Every PE has stopped using the old object before it moves.
-	if err := s.p.BarrierAll(); err != nil {
+	// Every PE has stopped using the old object before it moves, and
+	// every PE moves the same object to the same size.
+	if err := agree(s, int64(old), int64(size)); err != nil {
 		die(op, err)
 		return nil
 	}

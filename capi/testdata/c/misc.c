@@ -1,5 +1,6 @@
 /* misc.c: memory management, locks, contexts, queries. */
 #include <string.h>
+#include <shmemx.h>
 #include "check.h"
 
 int main(void) {
@@ -22,6 +23,14 @@ int main(void) {
   CHECK(z[999] == 7, "realloc keeps contents");
   CHECK(shmem_malloc(0) == NULL, "malloc(0)");
   CHECK(shmem_malloc((size_t)1 << 40) == NULL, "out of memory is NULL");
+  /* PEs that ask for different sizes all get NULL and the reason, not
+   * different addresses */
+  shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+  void *bad = shmem_malloc(me == 0 ? 64 : 128);
+  CHECK(n == 1 || (bad == NULL && strstr(shmemx_last_error(), "shmem_malloc: ") && strstr(shmemx_last_error(), "disagree")),
+        "mismatched malloc: %p %s", bad, shmemx_last_error());
+  if (n == 1) shmem_free(bad);
+  shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
 
   long *lock = shmem_calloc(1, sizeof(long));
   long *count = shmem_calloc(1, sizeof(long));
