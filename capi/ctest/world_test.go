@@ -133,3 +133,19 @@ func cleanEnv() []string {
 	}
 	return env
 }
+
+// TestGlobalExit: shmem_global_exit(7) on one PE ends the job with status
+// 7 under shmemrun, while the others are blocked in a barrier.
+func TestGlobalExit(t *testing.T) {
+	setup(t)
+	prog := compile(t, "gexit")
+	cmd := exec.Command(tools.shmrun, "-np", "3", "--timeout", "60s", prog)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 7 {
+		t.Fatalf("want exit status 7, got %v:\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "PE 2 exits") || strings.Contains(string(out), "FAIL") {
+		t.Fatalf("output:\n%s", out)
+	}
+}
