@@ -31,7 +31,7 @@ type preInit struct {
 // sysArea is the library's own symmetric memory at the start of the C
 // heap, in uint64 words: the team collect's counts (npes+1), the active-set
 // collect's counts (npes), the active-set barrier's arrive and release
-// counters (64 each; rt_aset.c addresses these four), and the allocation
+// counters (64 each; aset.c addresses these four), and the allocation
 // check's 8 words (agree).
 func sysArea(npes int) uint64 {
 	return (8*uint64(2*npes+1+2*64+agreeWords) + 4095) &^ 4095
