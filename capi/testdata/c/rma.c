@@ -22,12 +22,15 @@ int main(void) {
   shmem_iput(i4 + 2, spaced, 2, 2, 3, next); /* i4[2,4,6] = 1,2,3 */
   shmem_put64(l + 8, src + 8, 2, next);
   shmem_putmem(bytes, "hello", 6, next);
+  shmem_put128(l + 10, src + 10, 1, next);            /* 16 bytes: l[10], l[11] */
+  shmem_iput64(l + 12, src + 12, 2, 1, 2, next);      /* l[12], l[14] = src[12], src[13] */
   short three[3] = {(short)me, 2, 3};
   shmem_short_put(s, three, 3, next);
   shmem_quiet();
   shmem_barrier_all();
 
-  for (int k = 0; k < 10; k++) CHECK(l[k] == prev * 100 + k, "l[%d]=%ld", k, l[k]);
+  for (int k = 0; k < 12; k++) CHECK(l[k] == prev * 100 + k, "l[%d]=%ld", k, l[k]);
+  CHECK(l[12] == prev * 100 + 12 && l[14] == prev * 100 + 13 && l[13] == 0, "iput64");
   CHECK(i4[0] == prev + 7, "p: %d", i4[0]);
   CHECK(i4[2] == 1 && i4[4] == 2 && i4[6] == 3 && i4[3] == 0, "iput: %d %d %d %d", i4[2], i4[4], i4[6], i4[3]);
   CHECK(d[0] == prev + 0.5, "double p: %f", d[0]);

@@ -34,6 +34,21 @@ int main(void) {
   CHECK(shmem_long_alltoall(SHMEM_TEAM_WORLD, dst, a2a, 1) == 0, "alltoall");
   for (int p = 0; p < n; p++) CHECK(dst[p] == p * 100 + me, "alltoall[%d]=%ld", p, dst[p]);
 
+  /* strided alltoall of 16-byte elements (two 8-byte streams in Go) and
+   * the untyped collectives */
+  long double *zs = shmem_malloc(2 * n * sizeof(long double));
+  long double *zd = shmem_calloc(2 * n, sizeof(long double));
+  for (int p = 0; p < n; p++) zs[2 * p] = me + p / 1024.0L;
+  shmem_barrier_all();
+  CHECK(shmem_longdouble_alltoalls(SHMEM_TEAM_WORLD, zd, zs, 2, 2, 1) == 0, "alltoalls");
+  for (int p = 0; p < n; p++) CHECK(zd[2 * p] == p + me / 1024.0L, "alltoalls[%d]", p);
+  char *bs = shmem_malloc(4), *bd = shmem_calloc(4 * n, 1);
+  for (int k = 0; k < 4; k++) bs[k] = (char)(me * 4 + k);
+  shmem_barrier_all();
+  CHECK(shmem_broadcastmem(SHMEM_TEAM_WORLD, bd, bs, 4, 0) == 0 && bd[3] == 3, "broadcastmem");
+  CHECK(shmem_fcollectmem(SHMEM_TEAM_WORLD, bd, bs, 2) == 0 && bd[2 * (n - 1)] == (char)((n - 1) * 4), "fcollectmem");
+  CHECK(shmem_collectmem(SHMEM_TEAM_WORLD, bd, bs, 1) == 0 && bd[n - 1] == (char)((n - 1) * 4), "collectmem");
+
   /* complex and long double reductions: no Go element type, done in C */
   double _Complex *cz = shmem_malloc(sizeof(double _Complex));
   double _Complex *cr = shmem_malloc(sizeof(double _Complex));
