@@ -816,6 +816,12 @@ void shmem_ctx_short_put_signal_nbi(shmem_ctx_t ctx, short *dest, const short *s
 
 static inline uint64_t gs_bits_short(short v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline short gs_from_bits_short(uint64_t b) { short v; memcpy(&v, &b, sizeof v); return v; }
+void shmem_short_wait_until(short *ivar, int cmp, short cmp_value) {
+  gs_wait("shmem_short_wait_until", GS_I16, sizeof(short), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
+}
+int shmem_short_test(short *ivar, int cmp, short cmp_value) {
+  return (int)gs_wait("shmem_short_test", GS_I16, sizeof(short), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 0);
+}
 void shmem_short_wait(short *ivar, short cmp_value) {
   gs_wait("shmem_short_wait", GS_I16, sizeof(short), ivar, 1, NULL, NULL, SHMEM_CMP_NE, &cmp_value, 0, GS_WAIT_ALL, 1);
 }
@@ -2242,6 +2248,12 @@ void shmem_ctx_ushort_put_signal_nbi(shmem_ctx_t ctx, unsigned short *dest, cons
 
 static inline uint64_t gs_bits_ushort(unsigned short v) { uint64_t b = 0; memcpy(&b, &v, sizeof v); return b; }
 static inline unsigned short gs_from_bits_ushort(uint64_t b) { unsigned short v; memcpy(&v, &b, sizeof v); return v; }
+void shmem_ushort_wait_until(unsigned short *ivar, int cmp, unsigned short cmp_value) {
+  gs_wait("shmem_ushort_wait_until", GS_U16, sizeof(unsigned short), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
+}
+int shmem_ushort_test(unsigned short *ivar, int cmp, unsigned short cmp_value) {
+  return (int)gs_wait("shmem_ushort_test", GS_U16, sizeof(unsigned short), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 0);
+}
 
 static void gs_comb_ushort_and(void *acc, const void *x, size_t n) {
   unsigned short *a = acc; const unsigned short *b = x;

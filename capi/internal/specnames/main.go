@@ -6,8 +6,9 @@
 //	go run ./capi/internal/specnames /tmp/spec/content > capi/testdata/spec15_c_api.txt
 //
 // Output lines are "name kind" where kind is "c" (a C function), "generic"
-// (a C11 _Generic name) or either with "-deprecated". The list is checked in
-// so tests do not need the specification.
+// (a C11 _Generic name) or either with "-deprecated"; a name that is both
+// has a line for each. The list is checked in so tests do not need the
+// specification.
 package main
 
 import (
@@ -68,7 +69,7 @@ func main() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Println(n, out[n])
+		fmt.Println(strings.Fields(n)[0], out[n])
 	}
 }
 
@@ -120,25 +121,42 @@ func scan(lines []string, tables map[string]*table, out map[string]string) {
 				decls = append(decls, strings.ReplaceAll(m[1], `\_`, "_"))
 			}
 		}
-		// The sentence after the block says which types or sizes apply.
+		// The sentence after the block says which types or sizes apply; a
+		// deprecated clause may follow it ("or TYPE is one of {short, ...}").
 		// A block without one (the team reductions) shares the previous
 		// block's table.
 		var where strings.Builder
-		for k := j + 1; k < len(lines) && k < j+6 && !strings.Contains(lines[k], `\begin{`); k++ {
+		for k := j + 1; k < len(lines) && k < j+10; k++ {
+			if strings.Contains(lines[k], `\begin{`) && !strings.Contains(lines[k], `\begin{DeprecateBlock}`) {
+				break
+			}
 			where.WriteString(lines[k] + " ")
 		}
-		if m := tableRef.FindString(where.String()); m != "" {
+		clauses := strings.Split(where.String(), `\begin{DeprecateBlock}`)
+		if m := tableRef.FindString(clauses[0]); m != "" {
 			lastRef = m
 		} else if lastRef != "" {
-			where.WriteString(" " + lastRef)
+			clauses[0] += " " + lastRef
 		}
 		if deprecated > 0 {
 			kind += "-deprecated"
 		}
-		for _, d := range decls {
-			for _, n := range expand(d, where.String(), tables) {
-				if _, seen := out[n]; !seen || kind == "c" {
-					out[n] = kind
+		for ci, clause := range clauses {
+			if ci > 0 && tableRef.FindString(clause) == "" {
+				continue
+			}
+			k := kind
+			if ci > 0 && !strings.HasSuffix(k, "-deprecated") {
+				k += "-deprecated"
+			}
+			for _, d := range decls {
+				// A name can be both a C function and a C11 generic name
+				// (shmem_wait_until, shmem_sync): one line for each.
+				for _, n := range expand(d, clause, tables) {
+					key := n + " " + strings.TrimSuffix(k, "-deprecated")
+					if _, seen := out[key]; !seen {
+						out[key] = k
+					}
 				}
 			}
 		}

@@ -29,6 +29,10 @@ int main(void) {
     shmem_wait_until(&vals[n - 1], SHMEM_CMP_GE, (long)n); /* generic */
     CHECK(shmem_test(&vals[0], SHMEM_CMP_EQ, 1L), "generic test");
     CHECK(!shmem_int_test(&flags[0], SHMEM_CMP_EQ, 2), "test false");
+    size_t got2 = shmem_long_test_some(vals, n, idx, NULL, SHMEM_CMP_GT, 1L);
+    CHECK(got2 == (size_t)(n - 1) && (n == 1 || idx[0] == 1), "test_some %zu", got2);
+    size_t some2 = shmem_long_wait_until_some_vector(vals, n, idx, NULL, SHMEM_CMP_EQ, want);
+    CHECK(some2 == (size_t)n, "wait_until_some_vector %zu", some2);
   }
   shmem_barrier_all();
   /* a ring of put_signal: each PE waits for the previous one */
@@ -39,6 +43,14 @@ int main(void) {
   CHECK(got == 1, "signal %llu", (unsigned long long)got);
   CHECK(*data == 1000 + (me + n - 1) % n, "data %ld", *data);
   if (me != 0) shmem_putmem_signal(data, &v, sizeof v, sig, 1, SHMEM_SIGNAL_ADD, next);
+  shmem_barrier_all();
+  /* the non-blocking form, then a 16-bit wait (deprecated short type) */
+  short *h = shmem_calloc(1, sizeof(short));
+  shmem_long_put_signal_nbi(data, &v, 1, sig, 5, SHMEM_SIGNAL_SET, next);
+  shmem_quiet();
+  shmem_short_p(h, 3, next);
+  shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 5);
+  shmem_short_wait_until(h, SHMEM_CMP_EQ, 3);
   shmem_barrier_all();
   CHECK(shmem_signal_fetch(sig) >= 1, "signal_fetch");
   PASS("wait");
