@@ -171,12 +171,12 @@ func goshmem_check(op *C.char) {
 	s := world(op)
 	for pe := 0; pe < s.p.NPEs(); pe++ {
 		if !s.p.Accessible(pe) {
-			// G names the failure as goshmem reports it (ErrPEFailed, the PE).
+			// A G of the failed PE gives goshmem's account of the failure.
 			_, err := shmem.G(s.p, s.heap.Slice(0, 1), pe)
 			if err == nil {
-				err = fmt.Errorf("%w: PE %d is not accessible", shmem.ErrPEFailed, pe)
+				err = shmem.ErrPEFailed
 			}
-			die(op, err)
+			die(op, fmt.Errorf("PE %d failed while this PE waited (%w)", pe, err))
 			return
 		}
 	}

@@ -80,6 +80,13 @@ func aclWorld(t *testing.T, prog, tls string) {
 func TestKilledPEEndsBarrier(t *testing.T) {
 	setup(t)
 	prog := compile(t, "killed")
+	t.Run("barrier", func(t *testing.T) { killedWorld(t, prog, "barrier", "shmem_barrier_all") })
+	// A C wait polls its memory in C and asks goshmem every millisecond
+	// whether a PE failed.
+	t.Run("wait_until", func(t *testing.T) { killedWorld(t, prog, "wait", "shmem_long_wait_until") })
+}
+
+func killedWorld(t *testing.T, prog, mode, call string) {
 	const npes = 3
 	t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
 	uid, err := shmem.GetUniqueID()
@@ -93,7 +100,7 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	}
 	results := make(chan result, npes)
 	for r := 0; r < npes; r++ {
-		cmd := exec.Command(prog)
+		cmd := exec.Command(prog, mode)
 		cmd.Env = append(cleanEnv(), fmt.Sprintf("SHMEM_RANK=%d", r), fmt.Sprintf("SHMEM_NPES=%d", npes),
 			"SHMEM_UNIQUE_ID="+uid.String(), "SHMEM_INIT_TIMEOUT=60s")
 		go func(r int) {
@@ -111,8 +118,8 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 		if res.rank == npes-1 {
 			continue // killed
 		}
-		if ee.ExitCode() != 1 || !strings.Contains(res.out, "goshmem: shmem_barrier_all: ") || strings.Contains(res.out, "FAIL") {
-			t.Errorf("PE %d: exit %d, want 1 and the abort message naming shmem_barrier_all:\n%s", res.rank, ee.ExitCode(), res.out)
+		if ee.ExitCode() != 1 || !strings.Contains(res.out, "goshmem: "+call+": ") || strings.Contains(res.out, "FAIL") {
+			t.Errorf("PE %d: exit %d, want 1 and the abort message naming %s:\n%s", res.rank, ee.ExitCode(), call, res.out)
 		}
 		t.Logf("PE %d: %s", res.rank, strings.TrimSpace(res.out))
 	}
