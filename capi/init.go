@@ -159,6 +159,7 @@ func goshmem_global_exit(status C.int) {
 
 //export goshmem_accessible
 func goshmem_accessible(pe C.int) C.int {
+	defer guard(nil)
 	if s := cur.Load(); s != nil && s.p.Accessible(int(pe)) {
 		return 1
 	}

@@ -25,6 +25,7 @@ func teamOf(op *C.char, t C.uintptr_t) (*state, *shmem.Team, error) {
 
 //export goshmem_team_query
 func goshmem_team_query(t C.uintptr_t, npes C.int) C.int {
+	defer guard(nil)
 	s := cur.Load()
 	if s == nil {
 		return -1
@@ -41,6 +42,7 @@ func goshmem_team_query(t C.uintptr_t, npes C.int) C.int {
 
 //export goshmem_team_translate
 func goshmem_team_translate(src C.uintptr_t, pe C.int, dst C.uintptr_t) C.int {
+	defer guard(nil)
 	s := cur.Load()
 	if s == nil {
 		return -1
@@ -156,6 +158,7 @@ func goshmem_ctx_destroy(op *C.char, ctx C.uintptr_t) {
 
 //export goshmem_ctx_team
 func goshmem_ctx_team(ctx C.uintptr_t) C.uintptr_t {
+	defer guard(nil)
 	if e, ok := ctxTab.get(uintptr(ctx)); ok {
 		return C.uintptr_t(e.team)
 	}
