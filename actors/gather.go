@@ -7,22 +7,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
-
-// Wrap encodes m into the envelope every inter-PE message travels in.
-// protoactor's remote layer only carries protobuf messages (NOTES.md), so the
-// msgpack bytes ride in a BytesValue; local sends use the same envelope so
-// that one code path serves both.
-func Wrap(m any) (*wrapperspb.BytesValue, error) {
-	b, err := Encode(m)
-	if err != nil {
-		return nil, err
-	}
-	return wrapperspb.Bytes(b), nil
-}
 
 type roundKey struct {
 	domain string
@@ -53,18 +40,11 @@ func NewCoordinator(log *slog.Logger) *actor.Props {
 	})
 }
 
-// Receive handles Gather and PEFailed envelopes.
+// Receive handles Gather and PEFailed messages, as decoded values: from
+// another process they arrive through the world's control lane, which
+// decoded and checked them (Decode).
 func (c *Coordinator) Receive(ctx actor.Context) {
-	env, ok := ctx.Message().(*wrapperspb.BytesValue)
-	if !ok {
-		return
-	}
-	m, err := Decode(env.Value)
-	if err != nil {
-		c.log.Warn("coordinator dropped a message", "err", err)
-		return
-	}
-	switch m := m.(type) {
+	switch m := ctx.Message().(type) {
 	case *Gather:
 		c.gather(ctx, m)
 	case *PEFailed:
@@ -112,45 +92,27 @@ func (c *Coordinator) gather(ctx actor.Context, g *Gather) {
 
 func (c *Coordinator) finish(ctx actor.Context, k roundKey, r *round, reply *GatherReply) {
 	delete(c.rounds, k)
-	env, err := Wrap(reply)
-	if err != nil {
-		env, _ = Wrap(&GatherReply{Err: err.Error(), Failed: -1})
-	}
 	for _, s := range r.senders {
 		if s != nil {
-			ctx.Send(s, env)
+			ctx.Send(s, reply)
 		}
 	}
 }
 
 func (c *Coordinator) reply(ctx actor.Context, to *actor.PID, reply *GatherReply) {
-	if env, err := Wrap(reply); err == nil {
-		ctx.Send(to, env)
-	}
+	ctx.Send(to, reply)
 }
 
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
 func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	env, err := Wrap(g)
-	if err != nil {
-		return nil, err
-	}
-	res, err := root.RequestFuture(coord, env, timeout).Result()
+	res, err := root.RequestFuture(coord, g, timeout).Result()
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}
-	renv, ok := res.(*wrapperspb.BytesValue)
+	reply, ok := res.(*GatherReply)
 	if !ok {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
-	}
-	m, err := Decode(renv.Value)
-	if err != nil {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "%v", err)
-	}
-	reply, ok := m.(*GatherReply)
-	if !ok {
-		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", m)
 	}
 	if reply.Err != "" {
 		if reply.Failed >= 0 {

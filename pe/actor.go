@@ -2,7 +2,6 @@ package pe
 
 import (
 	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/goshmem/shmem/actors"
 )
@@ -10,28 +9,26 @@ import (
 // actorProps returns the PE actor: it takes failure and exit notices from
 // the rest of the world and turns them into the state the hot path reads
 // (atomics), then rings the bell so that blocked waits notice at once.
+// Messages arrive decoded (from another process through the backend's
+// control lane), in the order they were sent to this actor: a failure a
+// backend detects after a GlobalExit arrived is ignored, since the exit is
+// what ended the peer.
 func actorProps(s *state) *actor.Props {
 	return actor.PropsFromFunc(func(ctx actor.Context) {
-		env, ok := ctx.Message().(*wrapperspb.BytesValue)
-		if !ok {
-			return
-		}
-		m, err := actors.Decode(env.Value)
-		if err != nil {
-			s.log.Warn("PE actor dropped a message", "err", err)
-			return
-		}
-		switch m := m.(type) {
+		switch m := ctx.Message().(type) {
 		case *actors.PEFailed:
+			if s.exited.Load() != nil {
+				return
+			}
 			s.markFailed(m.Rank, m.Reason, m.Origin)
 		case *actors.GlobalExit:
 			if s.cfg.Rank == 0 && m.Rank != 0 && s.exited.Load() == nil {
 				// Rank 0 reaches every PE (the multi-process backend
 				// checks it at start-up); the caller may not (a relayed
 				// pair), so rank 0 passes the notice on once.
-				for r, pid := range s.cfg.Peers {
-					if r != 0 && r != m.Rank {
-						ctx.Send(pid, env)
+				for r := 1; r < s.cfg.NPEs; r++ {
+					if r != m.Rank {
+						s.cfg.Send(r, m)
 					}
 				}
 			}

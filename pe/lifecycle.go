@@ -111,16 +111,12 @@ func (p *PE) Destroy() error {
 // ExitStatus), and a launcher's processes exit with it. After Finalize it
 // does nothing.
 func (p *PE) GlobalExit(status int) {
-	env, err := actors.Wrap(&actors.GlobalExit{Rank: p.MyPE(), Status: status})
-	if err != nil || p.s.finalized.Load() {
+	if p.s.finalized.Load() {
 		return
 	}
-	post := p.s.cfg.Post
-	if post == nil {
-		post = func(pid *actor.PID, msg any) bool { p.s.cfg.System.Root.Send(pid, msg); return true }
-	}
-	for _, pid := range p.s.cfg.Peers {
-		post(pid, env)
+	m := &actors.GlobalExit{Rank: p.MyPE(), Status: status}
+	for r := 0; r < p.s.cfg.NPEs; r++ {
+		p.s.cfg.Send(r, m)
 	}
 }
 

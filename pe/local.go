@@ -62,6 +62,13 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	heaps := make([]*heap.Heap, n)
 	bells := make([]transport.Bell, n)
 	peers := make([]*actor.PID, n)
+	send := func(r int, msg any) bool {
+		if r < 0 || r >= n {
+			return false
+		}
+		w.system.Root.Send(peers[r], msg)
+		return true
+	}
 	for r := 0; r < n; r++ {
 		reg, err := heap.NewRegion(cfg.HeapSize)
 		if err != nil {
@@ -101,7 +108,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		p, err := Start(Config{
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
-			Shared: shared, System: w.system, Coordinator: w.coord, Peers: peers,
+			Shared: shared, System: w.system, Coordinator: w.coord, Send: send,
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 		})
 		if err != nil {
@@ -116,11 +123,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 // Fail tells every PE of the world that rank failed, as a failure detector
 // would. The coordinator aborts the agreements rank was part of.
 func (w *LocalWorld) Fail(rank int, reason string) {
-	env, err := actors.Wrap(&actors.PEFailed{Rank: rank, Reason: reason})
-	if err != nil {
-		return
-	}
-	w.system.Root.Send(w.coord, env)
+	w.system.Root.Send(w.coord, &actors.PEFailed{Rank: rank, Reason: reason})
 	for _, p := range w.PEs {
 		if p.MyPE() != rank {
 			p.NotifyFailed(rank, reason)

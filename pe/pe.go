@@ -41,14 +41,10 @@ type Config struct {
 	System *actor.ActorSystem
 	// Coordinator is the world's gather coordinator (actors.Coordinator).
 	Coordinator *actor.PID
-	// Peers are the PE actors of every rank, for failure and exit fan-out.
-	Peers []*actor.PID
-	// Post sends a message to another process's actor from outside an
-	// actor (GlobalExit's fan-out), and reports whether it went. Default:
-	// System.Root.Send. A backend whose remote layer shuts down at Release
-	// passes one that drops messages from then on, because a send racing
-	// that shutdown panics inside protoactor.
-	Post func(pid *actor.PID, msg any) bool
+	// Send delivers msg (an *actors.GlobalExit or *actors.PEFailed) to
+	// the PE actor of rank, wherever it runs, and reports whether the
+	// backend took it; it never blocks. GlobalExit's fan-out uses it.
+	Send func(rank int, msg any) bool
 	// Timeout bounds each control-plane agreement (allocation, team
 	// creation). Default 10 minutes: long enough for a PE that computes
 	// before its next collective call, while failures end waits sooner.
@@ -129,9 +125,9 @@ func HeapActor(rank int) string { return "heap-" + strconv.Itoa(rank) }
 // Start makes the PE that cfg describes and spawns its actors.
 func Start(cfg Config) (*PE, error) {
 	const op = "Init"
-	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || len(cfg.Peers) != cfg.NPEs {
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || cfg.Send == nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
-			"rank %d of %d with %d paths and %d peers", cfg.Rank, cfg.NPEs, len(cfg.Paths), len(cfg.Peers))
+			"rank %d of %d with %d paths (and Send set: %v)", cfg.Rank, cfg.NPEs, len(cfg.Paths), cfg.Send != nil)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Minute

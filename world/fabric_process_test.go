@@ -36,7 +36,7 @@ func fabricBinary(t *testing.T) string {
 	t.Helper()
 	fabricPEOnce.Do(func() {
 		fabricPE = filepath.Join(filepath.Dir(peBinary), "testpe-fabric")
-		out, err := exec.Command("go", "build", "-tags", "goshmem_fabric", "-o", fabricPE, "./internal/testpe").CombinedOutput()
+		out, err := exec.Command("go", goBuild("-tags", "goshmem_fabric", "-o", fabricPE, "./internal/testpe")...).CombinedOutput()
 		if err != nil {
 			fabricPEErr = errors.New(err.Error() + "\n" + string(out))
 		}

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	peBinary = filepath.Join(dir, "testpe")
-	build := exec.Command("go", "build", "-o", peBinary, "./internal/testpe")
+	build := exec.Command("go", goBuild("-o", peBinary, "./internal/testpe")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the PE program: %v\n%s", err, out)
 		os.Exit(1)
@@ -42,6 +42,15 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// goBuild returns the arguments of a go build of args, with -race when
+// the tests run with it.
+func goBuild(args ...string) []string {
+	if raceEnabled {
+		args = append([]string{"-race"}, args...)
+	}
+	return append([]string{"build"}, args...)
 }
 
 // world starts n PEs of role and returns their exit codes and output.

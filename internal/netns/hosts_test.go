@@ -3,7 +3,6 @@ package netns_test
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,38 +17,20 @@ import (
 	"github.com/goshmem/shmem/internal/netns"
 )
 
-// peBinary is what PE processes run: this test binary, built again
-// without the race detector when the tests themselves run with it.
-// protoactor-go's remote layer races with itself when a peer disconnects
-// during its Shutdown (upstream), which would fail every PE of these
-// tests for a bug that is not goshmem's.
+// peBinary is what PE processes run: this test binary itself, so the PEs
+// run with the race detector whenever the tests do.
 var peBinary = os.Args[0]
 
 func TestMain(m *testing.M) {
 	if role := os.Getenv("GOSHMEM_NETNS_ROLE"); role != "" {
 		os.Exit(runRole(role))
 	}
-	var dir string
-	if netns.Available() == "" && raceEnabled {
-		var err error
-		if dir, err = os.MkdirTemp("", "goshmem-netns"); err == nil {
-			bin := filepath.Join(dir, "netns.test")
-			if out, err := exec.Command("go", "test", "-c", "-o", bin, ".").CombinedOutput(); err == nil {
-				peBinary = bin
-			} else {
-				fmt.Fprintf(os.Stderr, "building the PE binary without -race: %v\n%s", err, out)
-			}
-		}
-	}
-	code := m.Run()
-	if dir != "" {
-		os.RemoveAll(dir)
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // detectBound is the generous bound on noticing a failure: memberlist's
-// suspicion and gRPC keepalive both take a few seconds.
+// suspicion and the control lane's heartbeat silence both take a few
+// seconds.
 const detectBound = 20 * time.Second
 
 // procTimeout ends a PE process that hangs; the test then fails.

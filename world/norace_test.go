@@ -1,5 +1,5 @@
 //go:build !race
 
-package netns_test
+package world_test
 
 const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build race
-
-package netns_test
-
-const raceEnabled = true

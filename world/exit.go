@@ -1,0 +1,25 @@
+package world
+
+// onGlobalExit wraps the caller's handler: before a process that sent
+// the exit notice ends, the notice must reach every PE, or a PE that saw
+// the connection drop first would report a failure instead of the exit.
+// The caller sent it to every PE and rank 0 passed it on (rankzero.go), so
+// those two wait until the others are gone, rank 0 for all but the caller
+// (which waits for rank 0 in turn); the others, mere receivers, end at
+// once, which is what lets the two stop waiting.
+func (j *joiner) onGlobalExit() func(origin, status int) {
+	exit := j.cfg.OnGlobalExit
+	if exit == nil {
+		return nil
+	}
+	return func(origin, status int) {
+		switch j.cfg.Rank {
+		case origin:
+			j.ctl.awaitGone(-1, lingerOnExit)
+		case 0:
+			j.ctl.awaitGone(origin, lingerOnExit)
+		}
+		exit(status)
+	}
+}
+
