@@ -1,9 +1,7 @@
 // Command testpe is the PE program of the world package's multi-process
 // tests: it joins the world its environment describes and runs the role
-// GOSHMEM_TEST_ROLE names. The tests build it without the race detector:
-// protoactor-go's remote layer races with itself when a peer disconnects
-// during Shutdown (endpointManager.stop against removeEndpoint, upstream),
-// which would fail every child for a bug that is not goshmem's.
+// GOSHMEM_TEST_ROLE names. The tests build it with the race detector
+// when they run with it.
 package main
 
 import (
