@@ -58,6 +58,7 @@ func (s *state) markFailed(rank int, reason string, origin int) {
 
 func (s *state) markExited(rank, status int) {
 	if s.exited.CompareAndSwap(nil, &exitInfo{rank: rank, status: status}) {
+		close(s.exitKnown)
 		s.log.Info("global exit", "by", rank, "status", status)
 		s.bell.Ring()
 		if s.cfg.OnGlobalExit != nil {

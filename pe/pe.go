@@ -7,6 +7,7 @@ package pe
 
 import (
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -104,6 +105,7 @@ type state struct {
 
 	finalized atomic.Bool
 	exited    atomic.Pointer[exitInfo]
+	exitKnown chan struct{} // closed when exited is set
 	nFailed   atomic.Int32
 	failed    []atomic.Pointer[string] // reason by rank, nil while alive
 
@@ -137,8 +139,18 @@ func Start(cfg Config) (*PE, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &state{
-		cfg: cfg, log: log.With("pe", cfg.Rank), paths: cfg.Paths,
+		cfg: cfg, log: log.With("pe", cfg.Rank),
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+		exitKnown: make(chan struct{}),
+	}
+	// A network path's errors are settled against a GlobalExit under way
+	// (settle); mapped memory does not fail.
+	s.paths = make([]transport.Path, len(cfg.Paths))
+	for r, path := range cfg.Paths {
+		s.paths[r] = path
+		if !slices.Contains(cfg.Shared, r) {
+			s.paths[r] = settledPath{Path: path, s: s}
+		}
 	}
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()

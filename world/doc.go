@@ -70,5 +70,6 @@
 // their process ends; the others close their lane with a bye first, so no
 // PE takes their end for a failure. A data operation that sees an exiting
 // peer's connection drop before the notice arrives waits briefly for it
-// (exitaware.go), so it reports the exit, not a failure.
+// (pe settles its network paths' errors), so it reports the exit, not a
+// failure.
 package world

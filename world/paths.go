@@ -29,7 +29,7 @@ func (j *joiner) makePaths(recs []record, via [][]int) ([]transport.Path, []int,
 		case via[c.Rank][r] != direct:
 			v := via[c.Rank][r]
 			j.log.Info("relaying", "peer", r, "via", v)
-			paths[r] = exitAware{j.node.RelayPath(r, v, recs[v].Data), &j.p}
+			paths[r] = j.node.RelayPath(r, v, recs[v].Data)
 		case j.sameHost(rec):
 			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
 			if err != nil {
@@ -43,7 +43,7 @@ func (j *joiner) makePaths(recs []record, via [][]int) ([]transport.Path, []int,
 			if err != nil {
 				return nil, nil, err
 			}
-			paths[r] = exitAware{p, &j.p}
+			paths[r] = p
 		}
 	}
 	for a := range via {

@@ -53,6 +53,19 @@ func goBuild(args ...string) []string {
 	return append([]string{"build"}, args...)
 }
 
+// TestProcessesGlobalExit: one PE ends the world with GlobalExit(42)
+// while the others read from it or wait in a barrier, over the network
+// path with and without TLS: the notice travels on the control lane,
+// and every process exits with 42, none reporting a failure.
+func TestProcessesGlobalExit(t *testing.T) {
+	for _, tlsEnv := range []string{"TEST_NO_TLS=0", "TEST_NO_TLS=1"} {
+		t.Run(tlsEnv, func(t *testing.T) {
+			codes, outs := world(t, 4, "exit", "SHMEM_TRANSPORT=tcp", "TEST_EXITER=2", tlsEnv)
+			expectAll(t, codes, outs, 42)
+		})
+	}
+}
+
 // world starts n PEs of role and returns their exit codes and output.
 func world(t *testing.T, n int, role string, env ...string) ([]int, []string) {
 	t.Helper()

@@ -40,6 +40,9 @@ func runRole(role string) error {
 		}
 		opts = append(opts, shmem.WithTLS(cfg))
 	}
+	if role == "exit" {
+		opts = append(opts, shmem.WithExitOnGlobalExit())
+	}
 	if seeds := os.Getenv("TEST_GOSSIP_SEEDS"); seeds != "" {
 		n, _ := strconv.Atoi(os.Getenv("TEST_GOSSIP_NPES"))
 		opts = append(opts, shmem.WithSeeds(strings.Split(seeds, ","), n))
@@ -55,6 +58,8 @@ func runRole(role string) error {
 		err = dieOrWait(p)
 	case "barriers":
 		err = barriers(p, 300)
+	case "exit":
+		err = globalExit(p)
 	case "fabric":
 		err = fabricChecks(p)
 	case "fabricdie":
@@ -79,6 +84,36 @@ func dieOrWait(p *shmem.PE) error {
 		os.Exit(7)
 	}
 	return p.BarrierAll()
+}
+
+// globalExit: PE TEST_EXITER ends the world with status 42 while the
+// odd PEs read in a loop from the odd PE two ranks on (another receiver
+// of the notice, which may end its process before the reader has the
+// notice: the reader sees the connection drop first) and the even PEs
+// wait in a barrier; every process must exit with 42, none with a
+// failure.
+func globalExit(p *shmem.PE) error {
+	exiter, _ := strconv.Atoi(os.Getenv("TEST_EXITER"))
+	word, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if p.MyPE() == exiter {
+		p.GlobalExit(42)
+		select {} // the exit notice ends this process too
+	}
+	if p.MyPE()%2 == 0 {
+		return p.BarrierAll()
+	}
+	from := (p.MyPE() + 2) % p.NPEs()
+	for {
+		if _, err := shmem.G(p, word, from); err != nil {
+			return err
+		}
+	}
 }
 
 // barriers runs n barriers, each checked by a counter every PE bumps on
