@@ -44,7 +44,7 @@ type control struct {
 	rank    int
 	flood   *floodState // nil until the routes are agreed
 	node    peerFailers
-	started bool         // the PE actor runs: detections go to it
+	started bool        // the PE actor runs: detections go to it
 	early   []detection // detections before it ran
 }
 

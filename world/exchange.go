@@ -34,4 +34,3 @@ func (j *joiner) exchange(ctx context.Context, mine record) ([]record, error) {
 	}
 	return recs, nil
 }
-

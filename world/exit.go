@@ -26,4 +26,3 @@ func (j *joiner) onGlobalExit() func(origin, status int) {
 		exit(status)
 	}
 }
-

@@ -104,7 +104,7 @@ type joiner struct {
 
 	// exchange
 	ctl         *control
-	dataLn      net.Listener // until the TCP node owns it
+	dataLn      net.Listener   // until the TCP node owns it
 	fab         fabricEndpoint // nil unless Config.Provider is ProviderFabric
 	seg         *udma.Segment
 	gossipWorld *membership.World

@@ -1,8 +1,8 @@
 package lane
 
 import (
-	"net"
 	"crypto/tls"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -164,8 +164,6 @@ func (nd *node) crash() {
 	}
 	nd.lane.mu.Unlock()
 }
-
-
 
 func secureConfigs(t *testing.T, secret []byte) (server, client *tls.Config, err error) {
 	t.Helper()

@@ -271,4 +271,3 @@ func TestUnauthenticatedBounded(t *testing.T) {
 	conns = nil
 	roundTrip(t, nodes, 1, 0)
 }
-

@@ -102,10 +102,10 @@ type (
 
 // Actions.
 type (
-	actDial    struct{}
-	actStop    struct{}           // cancel a dial under way
-	actRead    struct{ conn int } // the connection is the link: read it
-	actWrite   struct {
+	actDial  struct{}
+	actStop  struct{}           // cancel a dial under way
+	actRead  struct{ conn int } // the connection is the link: read it
+	actWrite struct {
 		conn int
 		m    *out
 	}
