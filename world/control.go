@@ -76,7 +76,7 @@ func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, c
 	// may be assigned after start-up (gossip), and a PE must never send to
 	// a coordinator that does not exist yet.
 	if c.coord, err = c.sys.Root.SpawnNamed(actors.NewCoordinator(log), coordinatorName); err != nil {
-		_ = c.close()
+		_ = c.close(true)
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "spawning the coordinator: %v", err)
 	}
 	return c, nil
@@ -188,12 +188,17 @@ func (c *control) awaitGone(except int, d time.Duration) { c.lane.AwaitGone(exce
 
 // close stops the coordinator (its last answers are queued on the lane
 // by then), closes the lane (those answers go out before its bye) and the
-// actor system.
-func (c *control) close() error {
+// actor system. abort says this PE gives up (its start-up failed): the
+// peers then take its departure for a failure instead of waiting for it.
+func (c *control) close(abort bool) error {
 	if c.coord != nil {
 		_ = c.sys.Root.StopFuture(c.coord).Wait()
 	}
-	err := c.lane.Close()
+	closeLane := c.lane.Close
+	if abort {
+		closeLane = c.lane.Abort
+	}
+	err := closeLane()
 	c.sys.Shutdown()
 	return err
 }

@@ -87,6 +87,7 @@ func Join(ctx context.Context, cfg Config) (*pe.PE, error) {
 	}
 	p, err := j.join(ctx)
 	if err != nil {
+		j.aborted = true
 		_ = j.release()
 		return nil, err
 	}
@@ -123,6 +124,7 @@ type joiner struct {
 
 	closers []func() error // of the stages run, in order
 	closed  atomic.Bool
+	aborted bool // Join failed: the release tells the peers this PE gave up
 }
 
 func (j *joiner) fail(err error, detail string, args ...any) error {

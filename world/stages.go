@@ -48,7 +48,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	if j.ctl, err = startControl(ctlLn, j.log, c.UID.Secret[:], j.serverTLS, j.clientTLS); err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
 	}
-	u.add(j.ctl.close)
+	u.add(func() error { return j.ctl.close(j.aborted) })
 	if j.dataLn, err = net.Listen("tcp", net.JoinHostPort(host, "0")); err != nil {
 		return u.close, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
 	}

@@ -18,6 +18,7 @@ import (
 //	hello:     from (uint32) | to (uint32)           the dialer's first frame
 //	heartbeat: empty                                 "still here"
 //	bye:       empty                                 "closing on purpose"
+//	abort:     empty                                 "closing after a failure of my own"
 //	message:   from (uint32) | to (uint32) |
 //	           target length (1 byte) | target | reply length (1 byte) | reply |
 //	           payload (an actors.Encode message)
@@ -31,6 +32,7 @@ const (
 	kindHeartbeat byte = 2
 	kindBye       byte = 3
 	kindMessage   byte = 4
+	kindAbort     byte = 5
 )
 
 // maxID bounds an actor name in a frame. protoactor names are short
@@ -121,7 +123,7 @@ func decodeFrame(b []byte) (*frame, error) {
 	f := &frame{kind: b[0]}
 	b = b[1:]
 	switch f.kind {
-	case kindHeartbeat, kindBye:
+	case kindHeartbeat, kindBye, kindAbort:
 		if len(b) != 0 {
 			return nil, fmt.Errorf("%w: kind %d with a %d-byte body", errFrame, f.kind, len(b))
 		}

@@ -434,8 +434,15 @@ func (l *Lane) await(d time.Duration, done func() bool) {
 // Close says bye on every link, waits for the peers' ends (at most
 // Timing.Silence), then closes every connection, the listener and the
 // transport actors, and returns once every goroutine of the lane has
-// ended. Messages sent before Close go out before the bye.
-func (l *Lane) Close() error {
+// ended. Messages sent before Close go out before the bye. The peers take
+// the bye for a departure, not a failure.
+func (l *Lane) Close() error { return l.close(false) }
+
+// Abort is Close for a PE that gives up (its start-up failed): the peers
+// take its departure for a failure, so that none waits for it.
+func (l *Lane) Abort() error { return l.close(true) }
+
+func (l *Lane) close(abort bool) error {
 	l.mu.Lock()
 	if l.closing {
 		l.mu.Unlock()
@@ -453,7 +460,7 @@ func (l *Lane) Close() error {
 		n := 0
 		for _, p := range l.peers {
 			if p != nil {
-				l.root.Send(p, evClose{})
+				l.root.Send(p, evClose{abort: abort})
 				n++
 			}
 		}

@@ -271,3 +271,17 @@ func TestUnauthenticatedBounded(t *testing.T) {
 	conns = nil
 	roundTrip(t, nodes, 1, 0)
 }
+
+// TestAbortIsFailure: a PE that gives up (its start-up failed) closes
+// with an abort, and its peers declare it failed rather than wait for it.
+func TestAbortIsFailure(t *testing.T) {
+	noLeaks(t)
+	nodes := world(t, 2, false, fastTiming, nil)
+	roundTrip(t, nodes, 1, 0)
+	if err := nodes[1].lane.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if p := nodes[0].nextLost(t); p != 1 {
+		t.Fatalf("declared PE %d failed, want 1", p)
+	}
+}

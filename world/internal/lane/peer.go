@@ -92,7 +92,11 @@ func (p *peer) act(ctx actor.Context, a any) any {
 	case actHeartbeat:
 		return p.write(a.conn, appendFrame(nil, &frame{kind: kindHeartbeat}))
 	case actBye:
-		if ev := p.write(a.conn, appendFrame(nil, &frame{kind: kindBye})); ev != nil {
+		kind := kindBye
+		if a.abort {
+			kind = kindAbort
+		}
+		if ev := p.write(a.conn, appendFrame(nil, &frame{kind: kind})); ev != nil {
 			return ev
 		}
 		// The peer reads everything before the end; the link ends when
@@ -178,8 +182,8 @@ func (l *Lane) read(peer int, self *actor.PID, id int, c net.Conn) {
 		switch f.kind {
 		case kindHeartbeat:
 			l.root.Send(self, evHeard{id})
-		case kindBye:
-			l.root.Send(self, evBye{id})
+		case kindBye, kindAbort:
+			l.root.Send(self, evBye{conn: id, abort: f.kind == kindAbort})
 		case kindMessage:
 			l.root.Send(self, evHeard{id})
 			l.deliver(peer, f)

@@ -89,14 +89,17 @@ type (
 	evDialFailed struct{ reason string }
 	evAccepted   struct{ conn int }
 	evHeard      struct{ conn int }
-	evBye        struct{ conn int }
-	evLost       struct {
+	evBye        struct {
+		conn  int
+		abort bool // the peer closes after a failure of its own
+	}
+	evLost struct {
 		conn   int
 		reason string
 	}
 	evTick   struct{}
 	evSend   struct{ m *out }
-	evClose  struct{}
+	evClose  struct{ abort bool }
 	evFailed struct{} // the PE learned from elsewhere that the peer failed
 )
 
@@ -110,9 +113,12 @@ type (
 		m    *out
 	}
 	actHeartbeat struct{ conn int }
-	actBye       struct{ conn int } // write a bye, then close the write side
-	actClose     struct{ conn int }
-	actForward   struct {
+	actBye       struct { // write a bye (or an abort), then close the write side
+		conn  int
+		abort bool
+	}
+	actClose   struct{ conn int }
+	actForward struct {
 		via int
 		m   *out
 	}
@@ -159,11 +165,15 @@ func (s *peerState) step(now int64, ev any) []any {
 		if ev.conn != s.conn {
 			return nil
 		}
-		switch s.phase {
-		case phaseUp:
+		switch {
+		case s.phase == phaseUp && ev.abort:
+			// It did not finish (its start-up failed): for the PEs that
+			// wait for it, that is a failure.
+			return s.lose(now, "it closed after a failure of its own (see its log)", true)
+		case s.phase == phaseUp:
 			s.enter(now, phaseLeft)
 			return []any{actClose{ev.conn}, actGone{left: true}}
-		case phaseClosing:
+		case s.phase == phaseClosing:
 			return s.closed(now)
 		}
 		return nil
@@ -198,7 +208,7 @@ func (s *peerState) step(now int64, ev any) []any {
 		}
 		return []any{actDrop{ev.m, "link " + s.phase.String()}}
 	case evClose:
-		return s.close(now)
+		return s.close(now, ev.abort)
 	case evFailed:
 		switch s.phase {
 		case phaseLost, phaseLeft, phaseClosed, phaseClosing:
@@ -268,13 +278,13 @@ func (s *peerState) lose(now int64, reason string, declare bool) []any {
 	return append(acts, actGone{left: false})
 }
 
-func (s *peerState) close(now int64) []any {
+func (s *peerState) close(now int64, abort bool) []any {
 	switch s.phase {
 	case phaseClosing, phaseClosed:
 		return nil
 	case phaseUp:
 		s.enter(now, phaseClosing)
-		return []any{actBye{s.conn}}
+		return []any{actBye{s.conn, abort}}
 	}
 	var acts []any
 	if s.phase == phaseDialing {

@@ -83,7 +83,8 @@ func scenarioEvent(t *testing.T, c *datadriven.Case) any {
 	case "heard":
 		return evHeard{intArg(t, c, "conn")}
 	case "bye":
-		return evBye{intArg(t, c, "conn")}
+		_, abort := c.Arg("abort")
+		return evBye{conn: intArg(t, c, "conn"), abort: abort}
 	case "lost":
 		return evLost{conn: intArg(t, c, "conn"), reason: "reset"}
 	case "tick":
@@ -93,7 +94,8 @@ func scenarioEvent(t *testing.T, c *datadriven.Case) any {
 		_, hop := c.Arg("hop")
 		return evSend{&out{name: name, hop: hop}}
 	case "close":
-		return evClose{}
+		_, abort := c.Arg("abort")
+		return evClose{abort: abort}
 	case "failed":
 		return evFailed{}
 	}
@@ -114,6 +116,9 @@ func describe(a any) string {
 	case actHeartbeat:
 		return fmt.Sprintf("heartbeat conn=%d", a.conn)
 	case actBye:
+		if a.abort {
+			return fmt.Sprintf("abort conn=%d", a.conn)
+		}
 		return fmt.Sprintf("bye conn=%d", a.conn)
 	case actClose:
 		return fmt.Sprintf("close conn=%d", a.conn)
