@@ -340,11 +340,12 @@ func (l *Lane) ticker() {
 func (l *Lane) now() int64 { return time.Since(l.start).Milliseconds() }
 
 // track registers a connection so that Close closes it; it returns 0,
-// having closed c, once the lane is closing.
+// having closed c, once Close has ended the lane's life. While Close
+// waits for the byes a dial may still complete: its link says bye too.
 func (l *Lane) track(c net.Conn) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closing {
+	if l.life.Err() != nil {
 		c.Close()
 		return 0
 	}

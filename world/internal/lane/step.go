@@ -77,6 +77,7 @@ type peerState struct {
 	lastTick int64
 	nextDial int64 // when to dial again, 0 for no retry pending
 	queue    []*out
+	abort    bool // this side closes after a failure of its own
 }
 
 // Events.
@@ -137,11 +138,22 @@ func (s *peerState) step(now int64, ev any) []any {
 	case evRoute:
 		return s.route(now, ev)
 	case evDialed:
-		if s.phase != phaseDialing {
-			return []any{actClose{ev.conn}}
+		switch {
+		case s.phase == phaseDialing:
+			return s.up(now, ev.conn)
+		case s.phase == phaseClosing && s.conn == 0:
+			// Closed while the dial was under way: what waited goes
+			// out, then the bye, so the peer does not wait for a link
+			// that never comes.
+			acts := s.up(now, ev.conn)
+			s.enter(now, phaseClosing)
+			return append(acts, actBye{ev.conn, s.abort})
 		}
-		return s.up(now, ev.conn)
+		return []any{actClose{ev.conn}}
 	case evDialFailed:
+		if s.phase == phaseClosing && s.conn == 0 {
+			return s.closed(now)
+		}
 		if s.phase != phaseDialing {
 			return nil
 		}
@@ -279,12 +291,17 @@ func (s *peerState) lose(now int64, reason string, declare bool) []any {
 }
 
 func (s *peerState) close(now int64, abort bool) []any {
-	switch s.phase {
-	case phaseClosing, phaseClosed:
+	s.abort = abort
+	switch {
+	case s.phase == phaseClosing, s.phase == phaseClosed:
 		return nil
-	case phaseUp:
+	case s.phase == phaseUp:
 		s.enter(now, phaseClosing)
 		return []any{actBye{s.conn, abort}}
+	case s.phase == phaseDialing && s.nextDial == 0:
+		// A dial is under way: its link, if it comes, says bye.
+		s.enter(now, phaseClosing)
+		return nil
 	}
 	var acts []any
 	if s.phase == phaseDialing {
@@ -300,7 +317,17 @@ func (s *peerState) close(now int64, abort bool) []any {
 
 func (s *peerState) closed(now int64) []any {
 	s.enter(now, phaseClosed)
-	return []any{actClose{s.conn}, actDone{}}
+	var acts []any
+	if s.conn != 0 {
+		acts = append(acts, actClose{s.conn})
+	} else {
+		acts = append(acts, actStop{})
+	}
+	for _, m := range s.queue {
+		acts = append(acts, actDrop{m, "closing"})
+	}
+	s.queue = nil
+	return append(acts, actDone{})
 }
 
 func (s *peerState) tick(now int64) []any {
