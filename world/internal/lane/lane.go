@@ -42,7 +42,8 @@ type Config struct {
 	MaxUnauthenticated int
 	// OnLost runs when this PE detects that a peer failed: its link ended
 	// without a bye, stayed silent for Timing.Silence, or never came up.
-	// It runs on the peer's transport actor and must not block. Optional.
+	// reason names the peer, its address and the cause. It runs on the
+	// peer's transport actor and must not block. Optional.
 	OnLost func(peer int, reason string)
 }
 

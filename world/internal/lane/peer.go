@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"io"
@@ -113,9 +114,10 @@ func (p *peer) act(ctx actor.Context, a any) any {
 	case actForward:
 		l.root.Send(l.peers[a.via], evSend{a.m})
 	case actDeclare:
-		l.log.Warn("control lane: peer lost", "peer", p.rank, "reason", a.reason)
+		reason := fmt.Sprintf("lost the control link to PE %d at %s: %s", p.rank, l.addrs[p.rank], a.reason)
+		l.log.Warn("control lane: peer lost", "peer", p.rank, "reason", reason)
 		if l.cfg.OnLost != nil {
-			l.cfg.OnLost(p.rank, a.reason)
+			l.cfg.OnLost(p.rank, reason)
 		}
 	case actGone:
 		l.markGone(p.rank)
