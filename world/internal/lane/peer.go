@@ -1,9 +1,9 @@
 package lane
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"time"
