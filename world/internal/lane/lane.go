@@ -6,13 +6,11 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 )
 
@@ -77,12 +75,6 @@ type Lane struct {
 	changed chan struct{} // closed and replaced when gone or done changes
 	done    int           // peers closed by this side
 }
-
-// Address is the protoactor address of rank's process: a PID with it
-// reaches rank's actors over the lane (the resolver New registers).
-func Address(rank int) string { return addrPrefix + strconv.Itoa(rank) }
-
-const addrPrefix = "goshmem-pe/"
 
 // New starts serving cfg.Listener. Connections are authenticated at once;
 // they are matched to their transport actor once Join has run.
@@ -178,60 +170,6 @@ func (l *Lane) setRoute(r int, rt Route) {
 	l.root.Send(l.peers[r], evRoute{role: rt.Role, via: rt.Via})
 }
 
-// Send delivers msg, a message of package actors, to the actor named
-// target on rank's process, and reports whether the lane took it: false
-// once the lane closes, for a rank outside the world, or a message that
-// does not encode. Taking it is not delivery: a peer that fails first
-// never gets it. Messages to one rank arrive in the order sent.
-func (l *Lane) Send(rank int, target string, msg any) bool {
-	return l.send(rank, target, "", msg)
-}
-
-// PID returns the PID of the actor target on rank's process.
-func PID(rank int, target string) *actor.PID { return actor.NewPID(Address(rank), target) }
-
-func (l *Lane) send(rank int, target, reply string, msg any) bool {
-	select {
-	case <-l.joined:
-	default:
-		return false
-	}
-	if rank < 0 || rank >= len(l.peers) || l.isClosing() {
-		return false
-	}
-	if rank == l.me {
-		l.root.Send(actor.NewPID(l.root.ActorSystem().Address(), target), msg)
-		return true
-	}
-	b, err := encodeMessage(l.me, rank, target, reply, msg)
-	if err != nil {
-		l.log.Warn("control lane: message not sent", "to", rank, "target", target, "err", err)
-		return false
-	}
-	l.root.Send(l.peers[rank], evSend{&out{b: b, name: typeName(msg)}})
-	return true
-}
-
-func typeName(m any) string {
-	switch m.(type) {
-	case *actors.Gather:
-		return "Gather"
-	case *actors.GatherReply:
-		return "GatherReply"
-	case *actors.PEFailed:
-		return "PEFailed"
-	case *actors.GlobalExit:
-		return "GlobalExit"
-	}
-	return "message"
-}
-
-func (l *Lane) isClosing() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.closing
-}
-
 // PeerFailed tells the lane that the PE learned of rank's failure from
 // another PE: its link closes, and no failure is declared for it here.
 func (l *Lane) PeerFailed(rank int) {
@@ -243,79 +181,6 @@ func (l *Lane) PeerFailed(rank int) {
 	if rank >= 0 && rank < len(l.peers) && rank != l.me {
 		l.root.Send(l.peers[rank], evFailed{})
 	}
-}
-
-// resolve maps a PID of Address(rank) to rank's transport actor, or to
-// the local actor when rank is this PE.
-func (l *Lane) resolve(pid *actor.PID) (actor.Process, bool) {
-	rest, ok := strings.CutPrefix(pid.Address, addrPrefix)
-	if !ok {
-		return nil, false
-	}
-	rank, err := strconv.Atoi(rest)
-	select {
-	case <-l.joined:
-	default:
-		return nil, false
-	}
-	if err != nil || rank < 0 || rank >= len(l.peers) {
-		return nil, false
-	}
-	if rank == l.me {
-		return l.root.ActorSystem().ProcessRegistry.GetLocal(pid.Id)
-	}
-	return remote{l: l, rank: rank}, true
-}
-
-// remote is the Process of an actor on another PE's process.
-type remote struct {
-	l    *Lane
-	rank int
-}
-
-// SendUserMessage frames the message for the lane. A sender on this
-// process becomes the frame's reply name; system messages (watch, stop)
-// do not cross processes.
-func (r remote) SendUserMessage(pid *actor.PID, m any) {
-	reply := ""
-	if env, ok := m.(*actor.MessageEnvelope); ok {
-		m = env.Message
-		if s := env.Sender; s != nil && (s.Address == r.l.root.ActorSystem().Address() || s.Address == "nonhost") {
-			reply = s.Id
-		}
-	}
-	r.l.send(r.rank, pid.Id, reply, m)
-}
-
-func (remote) SendSystemMessage(*actor.PID, any) {}
-func (remote) Stop(*actor.PID)                   {}
-
-// deliver handles a message frame that arrived from peer: for this PE it
-// goes to its target actor, decoded; for another PE it is relayed, once.
-func (l *Lane) deliver(peer int, f *frame) {
-	if f.to != l.me {
-		if f.from != peer || f.to >= len(l.peers) || f.to == peer {
-			l.log.Warn("control lane: dropped a frame to relay", "from", f.from, "to", f.to, "via", peer)
-			return
-		}
-		l.root.Send(l.peers[f.to], evSend{&out{b: appendFrame(nil, f), name: "relayed", hop: true}})
-		return
-	}
-	if f.from >= len(l.peers) || f.from == l.me {
-		l.log.Warn("control lane: dropped a frame from an unknown PE", "from", f.from, "via", peer)
-		return
-	}
-	msg, err := actors.Decode(f.payload)
-	if err != nil {
-		l.log.Warn("control lane: dropped a message", "from", f.from, "err", err)
-		return
-	}
-	target := actor.NewPID(l.root.ActorSystem().Address(), f.target)
-	if f.reply == "" {
-		l.root.Send(target, msg)
-		return
-	}
-	l.root.RequestWithCustomSender(target, msg, PID(f.from, f.reply))
 }
 
 // ticker drives every transport actor's clock.
@@ -359,78 +224,6 @@ func (l *Lane) untrack(id int) {
 	l.mu.Lock()
 	delete(l.conns, id)
 	l.mu.Unlock()
-}
-
-func (l *Lane) notify() {
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-func (l *Lane) markGone(rank int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.gone[rank] {
-		l.gone[rank] = true
-		l.notify()
-	}
-}
-
-func (l *Lane) markDone() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.done++
-	l.notify()
-}
-
-// AwaitGone waits until the link to every linked peer but except (-1:
-// none) has ended (the peer left or failed), or d has passed. Peers
-// reached through a relay are not waited for: their end is not seen here.
-func (l *Lane) AwaitGone(except int, d time.Duration) {
-	l.await(d, func() bool {
-		for r, g := range l.gone {
-			if r != l.me && r != except && !g && l.routes[r] != RoleRelay {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// AwaitGoneOf waits until the links to every PE of ranks have ended, or d
-// has passed.
-func (l *Lane) AwaitGoneOf(ranks []int, d time.Duration) {
-	l.await(d, func() bool {
-		for _, r := range ranks {
-			if r >= 0 && r < len(l.gone) && !l.gone[r] {
-				return false
-			}
-		}
-		return true
-	})
-}
-
-// await waits until done, called under l.mu, holds, or d has passed.
-func (l *Lane) await(d time.Duration, done func() bool) {
-	select {
-	case <-l.joined:
-	default:
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	for {
-		l.mu.Lock()
-		ok, ch := done(), l.changed
-		l.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-ch:
-		case <-t.C:
-			return
-		}
-	}
 }
 
 // Close says bye on every link, waits for the peers' ends (at most
