@@ -1,5 +1,7 @@
 package world
 
+import "slices"
+
 // Failure notices are flooded over the reach graph, so that a PE learns of
 // a failure even when it cannot connect to the failed PE or to the PE that
 // detected it (a relayed pair).
@@ -7,7 +9,7 @@ package world
 // The rule: the detector (the notice's origin) tells every PE it can
 // connect to; a PE that records the failure first from a notice forwards
 // it, once, to the PEs it can connect to that the origin cannot. A PE
-// records a failure once (pe.markFailed), so it forwards at most once per
+// records a failure once (the PE actor, package pe), so it forwards at most once per
 // failed PE, whatever number of notices and detectors.
 //
 // Why every survivor hears: take a PE m that heard, from a notice with
@@ -43,4 +45,49 @@ func floodTargets(reach [][]bool, me, origin, failed int, skip func(r int) bool)
 		out = append(out, q)
 	}
 	return out
+}
+
+// coordinatorTarget is a floodNotice's to when the notice is for rank 0's
+// coordinator, which aborts the agreements the failed PE was part of.
+const coordinatorTarget = -1
+
+// floodState is one PE's side of the failure flood, as a pure step: the
+// PE records a failure (floodState.step), and the notices to send come
+// out. It holds what the rule needs: the agreed reach graph and the
+// failures already recorded (told once, and never told of).
+type floodState struct {
+	reach [][]bool
+	me    int
+	known []bool // by rank: recorded as failed here
+}
+
+// floodNotice is one notice to send: to learns that failed failed, as
+// origin detected.
+type floodNotice struct {
+	to, failed, origin int
+}
+
+func newFloodState(reach [][]bool, me int) *floodState {
+	return &floodState{reach: reach, me: me, known: make([]bool, len(reach))}
+}
+
+// step records that failed failed, detected by origin (me: detected
+// here), and returns the notices to send: the peers floodTargets names,
+// minus the PEs known failed, and rank 0's coordinator when this PE
+// detected the failure of a PE other than rank 0 (while rank 0 lives).
+// A failure recorded before, or one of a PE outside the world, returns
+// nothing.
+func (f *floodState) step(failed, origin int) []floodNotice {
+	if failed < 0 || failed >= len(f.known) || failed == f.me || f.known[failed] {
+		return nil
+	}
+	f.known[failed] = true
+	var out []floodNotice
+	if origin == f.me && failed != 0 && !f.known[0] {
+		out = append(out, floodNotice{coordinatorTarget, failed, origin})
+	}
+	for _, q := range floodTargets(f.reach, f.me, origin, failed, func(q int) bool { return f.known[q] }) {
+		out = append(out, floodNotice{q, failed, origin})
+	}
+	return slices.Clip(out)
 }

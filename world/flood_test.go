@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 )
@@ -160,7 +159,7 @@ func TestFailureNoticeCrossesARelay(t *testing.T) {
 	var mu sync.Mutex
 	var sent [][2]int // from, to
 	for r := range ctls {
-		ctls[r] = &control{log: log, gone: map[int]bool{}, allGone: make(chan struct{}), goneChanged: make(chan struct{})}
+		ctls[r] = &control{log: log, rank: r, started: true, flood: newFloodState(reach, r)}
 	}
 	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: n, HeapSize: 1 << 20, Logger: log,
 		OnFailure: func(r int) func(int, string, int) { return ctls[r].onFailure }})
@@ -169,26 +168,19 @@ func TestFailureNoticeCrossesARelay(t *testing.T) {
 	}
 	defer w.Close()
 	root := w.PEs[0].ActorRoot()
-	recs := make([]record, n)
-	for r := range recs {
-		recs[r] = record{Rank: r, Actor: root.ActorSystem().Address()}
-	}
 	for r, c := range ctls {
-		c.setWorld(r, recs, reach, nil)
-		c.p = w.PEs[r]
-		c.send = func(pid *actor.PID, msg any) {
-			to := slices.Index([]string{core.PEActor(0), core.PEActor(1), core.PEActor(2), core.PEActor(3)}, pid.Id)
+		c.post = func(to int, m *actors.PEFailed) {
 			mu.Lock()
 			sent = append(sent, [2]int{r, to})
 			mu.Unlock()
-			if to < 0 {
-				return // the coordinator: this world's is not named; no agreement runs here
+			if to == coordinatorTarget {
+				return // this world's coordinator is not named; no agreement runs here
 			}
 			if !reach[r][to] {
 				t.Errorf("PE %d sent to PE %d, which it cannot connect to", r, to)
 				return
 			}
-			root.Send(pid, msg)
+			root.Send(root.ActorSystem().NewLocalPID(core.PEActor(to)), m)
 		}
 	}
 	errsOf := make([]error, n)

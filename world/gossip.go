@@ -70,7 +70,7 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 
 // hostOf returns the host part of the record's control address.
 func (r record) hostOf() string {
-	h, _, err := net.SplitHostPort(r.Actor)
+	h, _, err := net.SplitHostPort(r.Control)
 	if err != nil {
 		return "127.0.0.1"
 	}

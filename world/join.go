@@ -6,20 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"net"
-	"os"
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-	"github.com/vmihailenco/msgpack/v5"
-
-	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/bootstrap"
-	"github.com/goshmem/shmem/bootstrap/rendezvous"
-	"github.com/goshmem/shmem/heap"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/internal/secure"
 	"github.com/goshmem/shmem/membership"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/rdma"
@@ -95,12 +87,15 @@ func Join(ctx context.Context, cfg Config) (*core.PE, error) {
 	}
 	p, err := j.join(ctx)
 	if err != nil {
-		j.release()
+		j.aborted = true
+		_ = j.release()
 		return nil, err
 	}
 	return p, nil
 }
 
+// joiner carries start-up from stage to stage. Each stage fills in the
+// fields it owns, read by the stages after it (see join).
 type joiner struct {
 	cfg                  Config
 	log                  *slog.Logger
@@ -108,24 +103,51 @@ type joiner struct {
 	hostID               string
 	serverTLS, clientTLS *tls.Config
 
-	seg    *udma.Segment
-	peers  []*udma.Segment
-	node   *rdma.Node
-	fab    fabricEndpoint // nil unless Config.Provider is ProviderFabric
-	sys    *actor.ActorSystem
-	ctl    *control
-	p      *core.PE
-	closed atomic.Bool
-
-	bell        transport.Bell // this PE's: the segment's futex bell, or a LocalBell (see join)
+	// exchange
+	ctl         *control
+	dataLn      net.Listener   // until the TCP node owns it
+	fab         fabricEndpoint // nil unless Config.Provider is ProviderFabric
+	seg         *udma.Segment
 	gossipWorld *membership.World
-	dataLn      net.Listener
+	recs        []record
+	// routes
+	via   [][]int
+	reach [][]bool
+	// providers
+	node   *rdma.Node
+	peers  []*udma.Segment
+	bell   transport.Bell // this PE's: the segment's futex bell, or a LocalBell
+	paths  []transport.Path
+	shared []int
+	// control
+	p *core.PE
+
+	closers []func() error // of the stages run, in order
+	closed  atomic.Bool
+	aborted bool // Join failed: the release tells the peers this PE gave up
 }
 
 func (j *joiner) fail(err error, detail string, args ...any) error {
 	return errs.New("Init", j.cfg.Rank, errs.NoPE, err, detail, args...)
 }
 
+// stage is one step of start-up. It returns what undoes it (nil:
+// nothing), also when it fails part way: a stage undoes nothing itself.
+type stage struct {
+	name string
+	run  func(ctx context.Context) (closer func() error, err error)
+}
+
+// join runs the stages in order:
+//
+//	exchange   listeners (control lane, data, fabric), then every PE's record
+//	routes     the lane's links to rank 0, reach probes and their agreement,
+//	           the data plan (who relays for whom) and the lane's other links
+//	providers  the heap, shared memory, TCP and fabric paths to every PE
+//	control    the PE itself, wired to the lane and its failure detectors
+//
+// Each stage's closer is kept; release runs them in reverse, at Finalize or
+// when a later stage fails.
 func (j *joiner) join(ctx context.Context) (*core.PE, error) {
 	c := &j.cfg
 	if c.Gossip == nil && (c.NPEs < 1 || c.Rank < 0 || c.Rank >= c.NPEs) {
@@ -138,240 +160,35 @@ func (j *joiner) join(ctx context.Context) (*core.PE, error) {
 		c.Timeout = 60 * time.Second
 	}
 	j.job = c.UID.JobName()
-	if err := j.credentials(); err != nil {
-		return nil, err
-	}
-	host, err := j.listenHost()
-	if err != nil {
-		return nil, err
-	}
-	if j.ctl, err = startControl(host, j.log, c.UID.Secret[:], j.serverTLS, j.clientTLS); err != nil {
-		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
-	}
-	j.sys = j.ctl.sys
-	// The data listener is opened before the rank is known so that its
-	// address can travel in this PE's record.
-	dataLn, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	j.dataLn = dataLn // closed by release until the transport owns it
-	if err != nil {
-		return nil, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
-	}
-	j.hostID = c.HostID
-	if j.hostID == "" {
-		j.hostID = hostIdentity()
-	}
-	if err := j.startFabric(); err != nil {
-		return nil, err
-	}
-	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
-		Actor: j.sys.Address(), Data: dataLn.Addr().String(), HeapSize: c.HeapSize, PID: os.Getpid(),
-		Wire: rdma.WireVersion}
-	if j.fab != nil {
-		mine.Fabric = j.fab.Address()
-	}
-	recs, err := j.exchange(ctx, mine)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkPeers(c.Rank, c.HeapSize, recs); err != nil {
-		return nil, err
-	}
-	if err := j.checkFabric(recs); err != nil {
-		return nil, err
-	}
-	if j.seg == nil { // startFabric creates it before the exchange
-		if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
-			return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
+	for _, s := range []stage{
+		{"exchange", j.exchangeStage},
+		{"routes", j.routesStage},
+		{"providers", j.providersStage},
+		{"control", j.controlStage},
+	} {
+		closer, err := s.run(ctx)
+		if closer != nil {
+			j.closers = append(j.closers, closer)
+		}
+		if err != nil {
+			j.log.Debug("start-up stage failed", "stage", s.name, "err", err)
+			return nil, err
 		}
 	}
-	h := heap.New(j.seg.Heap())
-	// A heap no other process maps is written only by this process's
-	// goroutines (the rdma server), so its waiters park on a channel: a
-	// ring then hands the waiter to the ringing thread instead of waking
-	// another thread through futex(2).
-	j.bell = j.seg.Bell()
-	if !j.sharesHost(recs) {
-		j.bell = transport.NewLocalBell()
-	}
-	if j.node, err = rdma.Listen(rdma.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.bell, BusyPoll: c.BusyPoll,
-		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: dataLn,
-		Authenticate: j.authenticate, Logger: j.log,
-	}); err != nil {
-		return nil, j.fail(errs.ErrBootstrap, "network transport: %v", err)
-	}
-	j.dataLn = nil
-	via, reach, err := j.routes(recs)
-	if err != nil {
-		return nil, err
-	}
-	if err := j.connectFabric(recs, via); err != nil {
-		return nil, err
-	}
-	paths, shared, err := j.paths(recs, via)
-	if err != nil {
-		return nil, err
-	}
-	peers := make([]*actor.PID, c.NPEs)
-	for r, rec := range recs {
-		peers[r] = actor.NewPID(rec.Actor, core.PEActor(r))
-	}
-	// A waiting PE polls first (processSpin): while it polls it is not
-	// armed, so puts and atomics arriving meanwhile wake nobody, and with
-	// network peers it keeps a thread in the runtime's poller meanwhile
-	// (core.Config.SocketWriters). With busy-polling reads a PE on a
-	// LocalBell parks at once instead: the polling reader then has the
-	// core, and its ring runs the waiter on the reader's own thread.
-	spin := processSpin
-	if _, local := j.bell.(*transport.LocalBell); local && c.BusyPoll > 0 {
-		spin = 0
-	}
-	socketWriters := len(shared) < c.NPEs && spin > 0
-	j.ctl.setWorld(c.Rank, recs, reach, j.failers())
-	j.p, err = core.Start(core.Config{
-		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: h, Bell: j.waitBell(), Paths: paths,
-		Shared: shared, System: j.sys, Coordinator: coordinatorPID(recs),
-		Send: func(r int, m any) bool {
-			// protoactor's remote layer carries protobuf only: the
-			// message travels in its msgpack envelope.
-			env, err := actors.Wrap(m)
-			return err == nil && r >= 0 && r < len(peers) && j.ctl.post(peers[r], env)
-		},
-		Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
-		Release: j.release, Spin: spin, SocketWriters: socketWriters,
-	})
-	if err != nil {
-		return nil, err
-	}
-	j.ctl.watch(j.p)
-	if j.gossipWorld != nil {
-		go j.ctl.watchGossip(j.gossipWorld, recs)
-	}
-	// Every PE has mapped every same-host heap once this round completes,
-	// so the names can go: a crash from here on leaves nothing in /dev/shm.
-	unlock := j.p.CollectiveLock()
-	_, err = j.p.Agree("Init", "init", 1, worldRanks(c.NPEs), c.Rank, nil)
-	unlock()
-	if err != nil {
-		return nil, err
-	}
-	_ = j.seg.Unlink()
-	j.seg.SetState(udma.StateAlive)
 	return j.p, nil
 }
 
-// onGlobalExit wraps the caller's handler: before a process that sent
-// the exit notice ends, the notice must reach every PE, or a PE that saw
-// the connection drop first would report a failure instead of the exit.
-// The caller sent it to every PE and rank 0 passed it on (rankzero.go), so
-// those two wait until the others are gone, rank 0 for all but the caller
-// (which waits for rank 0 in turn); the others, mere receivers, end at
-// once, which is what lets the two stop waiting.
-func (j *joiner) onGlobalExit() func(origin, status int) {
-	exit := j.cfg.OnGlobalExit
-	if exit == nil {
+// release undoes the stages that ran, last first; Finalize calls it
+// (core.Config.Release), and Join when a stage fails.
+func (j *joiner) release() error {
+	if !j.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	return func(origin, status int) {
-		switch j.cfg.Rank {
-		case origin:
-			j.ctl.awaitGone(-1, lingerOnExit)
-		case 0:
-			j.ctl.awaitGone(origin, lingerOnExit)
-		}
-		exit(status)
+	var err error
+	for i := len(j.closers) - 1; i >= 0; i-- {
+		err = errors.Join(err, j.closers[i]())
 	}
-}
-
-// exchange gives every PE every PE's record: through the rank-0
-// rendezvous the unique ID names, or through gossip, which also assigns
-// this PE its rank.
-func (j *joiner) exchange(ctx context.Context, mine record) ([]record, error) {
-	c := &j.cfg
-	if c.Gossip != nil {
-		return j.gossip(ctx, mine)
-	}
-	b, err := msgpack.Marshal(&mine)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := rendezvous.Exchange(ctx, rendezvous.Config{
-		Addr: c.UID.Addr, Rank: c.Rank, NPEs: c.NPEs, Secret: c.UID.Secret[:],
-		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Timeout: c.Timeout, Logger: j.log,
-	}, b)
-	if err != nil {
-		return nil, err
-	}
-	recs, err := decodeRecords(raw)
-	if err != nil {
-		return nil, j.fail(errs.ErrBootstrap, "%v", err)
-	}
-	return recs, nil
-}
-
-// paths returns the data path to every PE: a mapping for PEs on this host,
-// the network for the others (the fabric node's when it runs, netPath),
-// through a relay where via says so (always TCP: the fabric cannot relay).
-// When this PE relays for others to a PE it maps or reaches by the fabric,
-// it also opens a TCP path to that PE, because relayed frames travel on
-// TCP paths only.
-func (j *joiner) paths(recs []record, via [][]int) ([]transport.Path, []int, error) {
-	c := &j.cfg
-	fence := new(atomic.Uint64)
-	paths := make([]transport.Path, c.NPEs)
-	var shared []int
-	j.peers = make([]*udma.Segment, c.NPEs)
-	for r, rec := range recs {
-		switch {
-		case r == c.Rank:
-			paths[r] = udma.NewPath(j.seg.Heap(), j.bell, fence, true)
-			shared = append(shared, r)
-		case via[c.Rank][r] != direct:
-			v := via[c.Rank][r]
-			j.log.Info("relaying", "peer", r, "via", v)
-			paths[r] = exitAware{j.node.RelayPath(r, v, recs[v].Data), &j.p}
-		case j.sameHost(rec):
-			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
-			if err != nil {
-				return nil, nil, j.fail(errs.ErrBootstrap, "mapping the heap of PE %d: %v", r, err)
-			}
-			j.peers[r] = seg
-			paths[r] = udma.NewPath(seg.Heap(), seg.Bell(), fence, true)
-			shared = append(shared, r)
-		default:
-			p, err := j.netPath(r, rec)
-			if err != nil {
-				return nil, nil, err
-			}
-			paths[r] = exitAware{p, &j.p}
-		}
-	}
-	for a := range via {
-		for b, v := range via[a] {
-			if v == c.Rank && (j.peers[b] != nil || j.fabricPeer(b, recs[b], via)) {
-				j.node.Path(b, recs[b].Data)
-			}
-		}
-	}
-	return paths, shared, nil
-}
-
-func coordinatorPID(recs []record) *actor.PID { return actor.NewPID(recs[0].Actor, coordinatorName) }
-
-// openPeer maps a peer's segment, waiting while its owner is still
-// creating it: owners create their segments right after the exchange, so
-// the wait is short.
-func openPeer(job string, rank, size int, timeout time.Duration) (*udma.Segment, error) {
-	deadline := time.Now().Add(timeout)
-	for delay := 50 * time.Microsecond; ; delay = min(2*delay, 10*time.Millisecond) {
-		seg, err := udma.Open(job, rank, size)
-		// A segment seen mid-creation is short or has no header yet;
-		// only the deadline tells it from a bad one.
-		if err == nil || time.Now().After(deadline) {
-			return seg, err
-		}
-		time.Sleep(delay)
-	}
+	return err
 }
 
 func worldRanks(n int) []int {
@@ -390,99 +207,3 @@ func worldID(uid bootstrap.UniqueID) uint64 {
 	}
 	return id | 1
 }
-
-// release undoes whatever join built; Finalize calls it last.
-func (j *joiner) release() error {
-	if !j.closed.CompareAndSwap(false, true) {
-		return nil
-	}
-	var err error
-	if j.ctl != nil {
-		err = errors.Join(err, j.ctl.close())
-	}
-	if j.gossipWorld != nil {
-		_ = j.gossipWorld.Leave(time.Second)
-		err = errors.Join(err, j.gossipWorld.Close())
-	}
-	if j.node != nil {
-		err = errors.Join(err, j.node.Close())
-	}
-	if j.fab != nil { // before the heap it registered is unmapped
-		err = errors.Join(err, j.fab.Close())
-	}
-	if j.dataLn != nil {
-		_ = j.dataLn.Close()
-	}
-	for _, s := range j.peers {
-		if s != nil {
-			err = errors.Join(err, s.Close())
-		}
-	}
-	if j.seg != nil {
-		j.seg.SetState(udma.StateFinalized)
-		_ = j.seg.Unlink()
-		err = errors.Join(err, j.seg.Close())
-	}
-	return err
-}
-
-func (j *joiner) credentials() error {
-	t := j.cfg.TLS
-	switch {
-	case t != nil && t.Insecure:
-		j.log.Warn("TLS is off: control and data connections are plain TCP, authenticated by the job secret only")
-		return nil
-	case t != nil:
-		j.serverTLS, j.clientTLS = t.Server, t.Client
-		return nil
-	}
-	s, c, err := secure.JobConfigs(j.cfg.UID.Secret[:])
-	if err != nil {
-		return j.fail(errs.ErrTLS, "%v", err)
-	}
-	j.serverTLS, j.clientTLS = s, c
-	return nil
-}
-
-// authenticate proves the job secret on every data connection, after TLS
-// and before any frame: even with TLS off no peer without the secret gets
-// a frame processed.
-func (j *joiner) authenticate(c net.Conn, server bool) error {
-	return secure.Handshake(c, j.cfg.UID.Secret[:], server, time.Now().Add(10*time.Second))
-}
-
-func (j *joiner) listenHost() (string, error) {
-	if j.cfg.ListenHost != "" {
-		return j.cfg.ListenHost, nil
-	}
-	h, _, err := net.SplitHostPort(j.cfg.UID.Addr)
-	if err != nil {
-		return "", j.fail(errs.ErrInvalidArgument, "unique ID address %q: %v", j.cfg.UID.Addr, err)
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		return h, nil
-	}
-	ifaces, err := bootstrap.SystemIfaces()
-	if err != nil {
-		return "", err
-	}
-	ch, err := bootstrap.SelectListenAddr(os.Getenv, ifaces)
-	if err != nil {
-		return "", err
-	}
-	return ch.Host, nil
-}
-
-// sharesHost reports whether another PE of recs maps this PE's heap.
-func (j *joiner) sharesHost(recs []record) bool {
-	for r, rec := range recs {
-		if r != j.cfg.Rank && j.sameHost(rec) {
-			return true
-		}
-	}
-	return false
-}
-
-// sameHost reports whether rec's PE and this one map each other's heaps:
-// same host, and the network path not forced.
-func (j *joiner) sameHost(rec record) bool { return rec.Host == j.hostID && !j.cfg.Network }

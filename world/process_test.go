@@ -25,7 +25,7 @@ import (
 )
 
 // peBinary is the test PE program (internal/launch/testpe), built once per
-// test run (with -race only when launchtest.RacePEs says so).
+// test run (with -race when the tests have it).
 var peBinary string
 
 func TestMain(m *testing.M) {
@@ -42,6 +42,19 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// TestProcessesGlobalExit: one PE ends the world with GlobalExit(42)
+// while the others read from it or wait in a barrier, over the network
+// path with and without TLS: the notice travels on the control lane,
+// and every process exits with 42, none reporting a failure.
+func TestProcessesGlobalExit(t *testing.T) {
+	for _, tlsEnv := range []string{"TEST_NO_TLS=0", "TEST_NO_TLS=1"} {
+		t.Run(tlsEnv, func(t *testing.T) {
+			codes, outs := world(t, 4, lt.RoleExit, "SHMEM_TRANSPORT=tcp", lt.EnvWho+"=2", tlsEnv)
+			expectAll(t, codes, outs, lt.GlobalExitStatus)
+		})
+	}
 }
 
 // world starts n PEs of role and returns their exit codes and output.

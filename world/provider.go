@@ -98,7 +98,8 @@ func (j *joiner) useFabric() (bool, error) {
 // startFabric opens this PE's fabric node when the configuration selects
 // it. The node registers the heap, so the heap's segment is created here,
 // before the exchange, and the node's address travels in this PE's record.
-func (j *joiner) startFabric() error {
+// Their closers go on u.
+func (j *joiner) startFabric(u *undo) error {
 	on, err := j.useFabric()
 	if !on || err != nil {
 		return err
@@ -110,12 +111,14 @@ func (j *joiner) startFabric() error {
 	if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
 		return j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 	}
+	u.add(closeSegment(j.seg))
 	if j.fab, err = openFabric(fabric.Config{
 		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Logger: j.log,
 		Provider: c.Fabric.Provider, Domain: c.Fabric.Domain, Node: c.Fabric.Node,
 	}); err != nil {
 		return err
 	}
+	u.add(j.fab.Close) // before the heap it registered is unmapped
 	// RDMA NICs have no TLS, and a registered heap is open to any process
 	// on the fabric that presents its key: this is why the provider is
 	// never a default. The control plane keeps its TLS.

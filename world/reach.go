@@ -116,7 +116,7 @@ func probe(recs []record, need func(r int) bool) []bool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := net.DialTimeout("tcp", rec.Actor, probeTimeout)
+			c, err := net.DialTimeout("tcp", rec.Control, probeTimeout)
 			if err == nil {
 				c.Close()
 				reached[r] = true
@@ -141,7 +141,7 @@ func (j *joiner) routes(recs []record) (via [][]int, reach [][]bool, err error) 
 	reached := probe(recs, func(r int) bool { return r != c.Rank && network(c.Rank, r) })
 	missing := unreachedRanks(reached)
 	if c.Rank != 0 && len(missing) > 0 && missing[0] == 0 {
-		return nil, nil, j.fail(errs.ErrBootstrap, "cannot connect to rank 0's control plane at %s: "+rankZeroRule, recs[0].Actor)
+		return nil, nil, j.fail(errs.ErrBootstrap, "cannot connect to rank 0's control plane at %s: "+rankZeroRule, recs[0].Control)
 	}
 	if c.Rank == 0 && len(missing) > 0 {
 		return nil, nil, j.abortRoutes(recs, missing)
@@ -153,7 +153,7 @@ func (j *joiner) routes(recs []record) (via [][]int, reach [][]bool, err error) 
 		}
 	}
 	g := &actors.Gather{Domain: "reach", Seq: 1, Rank: c.Rank, N: c.NPEs, Members: worldRanks(c.NPEs), Payload: bits}
-	all, err := actors.RunGather(j.sys.Root, coordinatorPID(recs), g, c.Timeout, "Init", c.Rank)
+	all, err := actors.RunGather(j.ctl.sys.Root, coordinatorPID(), g, c.Timeout, "Init", c.Rank)
 	if err != nil {
 		return nil, nil, j.routesFailed(recs, err)
 	}

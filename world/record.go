@@ -16,7 +16,7 @@ type record struct {
 	Version  int    `msgpack:"v"`
 	Rank     int    `msgpack:"r"`
 	Host     string `msgpack:"h"` // host identity: same value, same shared memory
-	Actor    string `msgpack:"a"` // protoactor remote address
+	Control  string `msgpack:"a"` // control lane address (lane.Lane.Addr)
 	Data     string `msgpack:"d"` // network transport address
 	HeapSize int64  `msgpack:"s"`
 	PID      int    `msgpack:"p"`

@@ -60,7 +60,7 @@ func TestCheckPeers(t *testing.T) {
 // bytes, decoding returns records or an error, never a panic, and a
 // decoded record has the version and rank its position demands.
 func FuzzDecodeRecords(f *testing.F) {
-	good, err := msgpack.Marshal(&record{Version: recordVersion, Rank: 0, Host: "h", Actor: "127.0.0.1:1",
+	good, err := msgpack.Marshal(&record{Version: recordVersion, Rank: 0, Host: "h", Control: "127.0.0.1:1",
 		Data: "127.0.0.1:2", HeapSize: 1 << 20, PID: 7, Fabric: []byte{1, 2}, Wire: rdma.WireVersion})
 	if err != nil {
 		f.Fatal(err)
