@@ -28,7 +28,7 @@
 //
 // The joiner owns the stages' products until Finalize. The control type
 // (control.go) owns this process's actor system, its end of the control
-// lane and the failure wiring; the lane (package world/internal/lane) owns
+// lane and the failure wiring; the lane (package internal/world/internal/lane) owns
 // its listener, connections and a transport actor per peer; the PE actor
 // (package pe, driven by internal/core) owns the PE's failure and exit
 // state, which every notice reaches through it; the data-path nodes own their connections, and only hear of a

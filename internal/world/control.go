@@ -13,7 +13,7 @@ import (
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/membership"
-	"github.com/goshmem/shmem/world/internal/lane"
+	"github.com/goshmem/shmem/internal/world/internal/lane"
 )
 
 const coordinatorName = "coordinator"
