@@ -55,8 +55,9 @@ func testPutSignal(t *testing.T, p Provider) {
 }
 
 // testFence: a write issued after Fence is never visible before the writes
-// issued before it, whatever routes they took; the flag is a small put, a
-// posted atomic or a signal in turn.
+// issued before it, whatever routes they took; the flag is a posted atomic
+// or a signal in turn. (Not a plain put: the waiter would read its bytes
+// while they land, which the race detector rightly reports.)
 func testFence(t *testing.T, p Provider) {
 	sizes := p.signalSizes()[1:]
 	const flag, data = 0, 64
@@ -67,7 +68,7 @@ func testFence(t *testing.T, p Provider) {
 	eng := path.Engine()
 	k := uint64(0)
 	for _, n := range sizes {
-		for kind := range 3 {
+		for kind := range 2 {
 			k++
 			first := pattern(n, byte(k))
 			second := pattern(big/2, byte(k+100)) // a second route's worth before the Fence
@@ -83,12 +84,8 @@ func testFence(t *testing.T, p Provider) {
 			var err error
 			switch kind {
 			case 0:
-				var b [8]byte
-				store(b[:], 0, 8, k)
-				err = path.Put(flag, b[:])
-			case 1:
 				err = path.AtomicPost(transport.AtomicSet, 8, flag, k)
-			case 2:
+			case 1:
 				err = path.PutSignal(flag+8, nil, flag, k, transport.SignalSet)
 			}
 			if err != nil {
