@@ -66,6 +66,13 @@ type Provider struct {
 	// engine's paths fails with errs.ErrFinalized (false for mapped memory,
 	// where Close has nothing to release).
 	Finalizes bool
+	// FailureSticks says that writes lost with a failed peer keep failing
+	// the engine's completion waits, which are not per peer: after a
+	// failure, an operation towards a live peer that first completes
+	// earlier writes (a Get or fetching atomic, read-after-write) may fail
+	// naming the failed PE. Without it only Quiet may keep reporting the
+	// failed PE, and the live peers' paths work as before.
+	FailureSticks bool
 }
 
 // Bounds is how a provider refuses an operation outside the peer's heap.
