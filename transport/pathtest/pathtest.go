@@ -106,6 +106,7 @@ const guard = 2 * time.Minute
 // Run runs the suite as subtests of t.
 func Run(t *testing.T, p Provider) {
 	t.Run("PutGet", func(t *testing.T) { testPutGet(t, p) })
+	t.Run("Ptr", func(t *testing.T) { testPtr(t, p) })
 	t.Run("ReadAfterWrite", func(t *testing.T) { testReadAfterWrite(t, p) })
 	t.Run("Atomics", func(t *testing.T) { testAtomics(t, p) })
 	t.Run("AtomicsConcurrent", func(t *testing.T) { testAtomicsConcurrent(t, p) })

@@ -126,3 +126,26 @@ func testReadAfterWrite(t *testing.T, p Provider) {
 		t.Fatal(err)
 	}
 }
+
+// testPtr: Ptr is nil, or a live view of exactly the bytes asked for:
+// what the peer's heap holds shows through it, and what is stored through
+// it lands in the heap.
+func testPtr(t *testing.T, p Provider) {
+	w := p.world(t, 2, 4096)
+	h := w.Heap(1)
+	v := w.Path(0, 1).Ptr(64, 16)
+	if v == nil {
+		t.Skip("Ptr is nil: the peer's heap is not mapped here")
+	}
+	if len(v) != 16 || cap(v) != 16 {
+		t.Fatalf("Ptr(64, 16) has length %d and capacity %d, want 16 and 16", len(v), cap(v))
+	}
+	store(h, 64, 8, 0x1122334455667788)
+	if got := load(v, 0, 8); got != 0x1122334455667788 {
+		t.Fatalf("the heap's word reads %#x through Ptr", got)
+	}
+	store(v, 8, 8, 0x99)
+	if got := load(h, 72, 8); got != 0x99 {
+		t.Fatalf("a word stored through Ptr reads %#x in the heap", got)
+	}
+}
