@@ -75,14 +75,14 @@ func boundsCases(heapSize int, big int) []boundsCase {
 // the target's, nor the caller's buffer is written.
 func testBounds(t *testing.T, p Provider) {
 	const heapSize = 64 << 10
-	big := min(p.largest()+1, heapSize)
-	var w World
+	w := p.world(t, 2, heapSize)
+	end := len(w.Heap(1)) // the heap may be larger than asked
 	dead := false
-	for _, c := range boundsCases(heapSize, big) {
+	for _, c := range boundsCases(end, min(p.largest()+1, end)) {
 		if c.local && p.Bounds == BoundsPanic {
 			continue // the caller's checks, not the path's
 		}
-		if w == nil || dead {
+		if dead {
 			w = p.world(t, 2, heapSize)
 		}
 		// A request the peer refuses costs the connection.

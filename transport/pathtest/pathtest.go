@@ -32,10 +32,12 @@ import (
 type World interface {
 	// Path returns PE from's path to PE to (from != to).
 	Path(from, to int) transport.Path
-	// Heap returns rank's symmetric heap, exactly heapSize bytes, as the
-	// provider serves it: the suite seeds and checks values through it
-	// directly. Capacity beyond its length, if any, is guard memory that no
-	// operation may write.
+	// Heap returns rank's symmetric heap as the provider serves it: the
+	// suite seeds and checks values through it directly. It holds at least
+	// the heapSize bytes asked for (a PE may reserve more for itself, which
+	// the suite may overwrite); its length is where the heap ends for the
+	// bounds checks. Capacity beyond its length, if any, is guard memory
+	// that no operation may write.
 	Heap(rank int) []byte
 	// Bell returns the bell that remote writes to rank's heap ring, or nil
 	// when the provider rings none (then waits poll with Quiet).
