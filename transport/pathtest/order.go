@@ -116,7 +116,7 @@ func testQuiet(t *testing.T, p Provider) {
 		total += n
 	}
 	src := 128 + total
-	w := p.world(t, 3, src+total)
+	w := p.world(t, 3, src+total+8*512)
 	eng := w.Path(0, 1).Engine()
 	for _, to := range []int{1, 2} {
 		copy(w.Heap(to)[src:], pattern(total, byte(to)))
@@ -150,8 +150,25 @@ func testQuiet(t *testing.T, p Provider) {
 			t.Fatal(err)
 		}
 	}
+	// A burst of small puts last, so that a Quiet returning before the
+	// peers applied them would likely find some still on their way.
+	const burst = 512
+	stream := make([]byte, 8*burst)
+	for i := range burst {
+		store(stream, uint64(8*i), 8, uint64(i+1))
+		for _, to := range []int{1, 2} {
+			if err := w.Path(0, to).Put(uint64(src+total+8*i), stream[8*i:8*i+8]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if err := eng.Quiet(); err != nil {
 		t.Fatal(err)
+	}
+	for _, to := range []int{1, 2} {
+		if got := w.Heap(to)[src+total:]; !bytes.Equal(got, stream) {
+			t.Fatalf("PE %d: a burst of %d puts not complete after Quiet: %s", to, burst, firstDiff(got, stream))
+		}
 	}
 	for _, to := range []int{1, 2} {
 		h := w.Heap(to)
