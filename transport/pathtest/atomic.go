@@ -83,7 +83,7 @@ func testAtomics(t *testing.T, p Provider) {
 // sees a different old value. Then they increment another word with
 // compare-and-swap loops, which only count right if each swap is atomic.
 func testAtomicsConcurrent(t *testing.T, p Provider) {
-	const goroutines, adds, swaps = 4, 200, 40
+	const goroutines, adds, swaps = 4, 100, 16
 	w := p.world(t, 3, 4096)
 	h := w.Heap(1)
 	for _, width := range []int{4, 8} {

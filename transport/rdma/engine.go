@@ -18,6 +18,7 @@ import (
 // covering them: on a direct lane the peer sends it unasked once its input
 // runs dry, so Quiet after a put costs no message of its own; a relayed
 // lane is flushed (all of them at once, then the answers are awaited).
+// The decisions are ackproto.go's (fenceMarkAfter, quietAction).
 type engine struct{ n *Node }
 
 // Fence orders, per peer, the writes issued before it ahead of those after.

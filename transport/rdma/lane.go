@@ -48,7 +48,8 @@ type lane struct {
 	// them); the peer applies them in that order, so one number says how
 	// far it got. A direct lane's counted frames carry flagAck and the peer
 	// acknowledges them unasked (opAck); a relayed lane's are confirmed by
-	// flushes, since a relay's ack would prove only forwarding.
+	// flushes, since a relay's ack would prove only forwarding. What to do
+	// with these counters is decided by the pure functions of ackproto.go.
 	sent      atomic.Uint64 // frames written; bumped before the write so no ack can outrun it
 	written   atomic.Uint64 // number of the last frame that completes only when acknowledged
 	acked     atomic.Uint64 // highest frame number the peer has confirmed applied
