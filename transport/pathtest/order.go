@@ -166,7 +166,7 @@ func testQuiet(t *testing.T, p Provider) {
 		t.Fatal(err)
 	}
 	for _, to := range []int{1, 2} {
-		if got := w.Heap(to)[src+total:]; !bytes.Equal(got, stream) {
+		if got := w.Heap(to)[src+total : src+total+len(stream)]; !bytes.Equal(got, stream) {
 			t.Fatalf("PE %d: a burst of %d puts not complete after Quiet: %s", to, burst, firstDiff(got, stream))
 		}
 	}
