@@ -66,7 +66,8 @@ int shmem_pe_accessible(int pe) { return goshmem_accessible(pe); }
 
 int shmem_addr_accessible(const void *addr, int pe) {
   size_t off = (size_t)((const char *)addr - gs_base);
-  return off < gs_size && goshmem_accessible(pe);
+  /* A static is accessible where this process maps the peer's copy. */
+  return (off < gs_size || ((unsigned)pe < (unsigned)gs_npes && gs_at_static(addr, 1, pe))) && goshmem_accessible(pe);
 }
 
 void *shmem_ptr(const void *dest, int pe) { return gs_at(dest, 1, pe); }
@@ -151,12 +152,18 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
   return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
 }
 
-void shmem_set_lock(long *lock) { goshmem_lock(OP("shmem_set_lock"), GS_LOCK_SET, lock); }
+void shmem_set_lock(long *lock) {
+  if (gs_static_lock("shmem_set_lock", GS_LOCK_SET, lock) < 0) goshmem_lock(OP("shmem_set_lock"), GS_LOCK_SET, lock);
+}
 void shmem_clear_lock(long *lock) {
+  if (gs_static_lock("shmem_clear_lock", GS_LOCK_CLEAR, lock) >= 0) return;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   goshmem_lock(OP("shmem_clear_lock"), GS_LOCK_CLEAR, lock);
 }
-int shmem_test_lock(long *lock) { return goshmem_lock(OP("shmem_test_lock"), GS_LOCK_TEST, lock); }
+int shmem_test_lock(long *lock) {
+  int r = gs_static_lock("shmem_test_lock", GS_LOCK_TEST, lock);
+  return r >= 0 ? r : goshmem_lock(OP("shmem_test_lock"), GS_LOCK_TEST, lock);
+}
 
 int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
   (void)options; /* every context is as capable as the default one */
