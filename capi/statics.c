@@ -129,6 +129,20 @@ static int check_maps(uintptr_t lo, uintptr_t hi) {
   return ok ? 0 : -1;
 }
 
+/* copy_sparse copies the region into the fresh (zero) memfd page by page,
+ * skipping pages of zeros: a large static buffer the program has not used
+ * yet must not cost memory, and a memfd's untouched pages cost none.
+ * (Reading an untouched .bss page maps the kernel's zero page: free.) */
+static void copy_sparse(char *to, uintptr_t lo, size_t n) {
+  static const char zero[65536];
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  for (size_t at = 0; at < n; at += page) {
+    const char *src = (const char *)lo + at;
+    if (page <= sizeof zero && memcmp(src, zero, page) == 0) continue;
+    memcpy(to + at, src, page);
+  }
+}
+
 /* remap moves [lo, hi) into a new memfd, mapped shared at the same
  * addresses. The copy and the swap are not atomic against other threads
  * writing statics: shmem_init comes before a program's threads, as usual;
@@ -151,7 +165,7 @@ static int remap(uintptr_t lo, uintptr_t hi) {
     close(fd);
     return -1;
   }
-  memcpy(tmp, (void *)lo, n);
+  copy_sparse(tmp, lo, n);
   /* From here the old private pages are replaced: a failure would leave
    * the statics unmapped, so it ends the program. */
   if (mmap((void *)lo, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != (void *)lo) {

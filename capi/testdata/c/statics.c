@@ -3,6 +3,7 @@
  * put-with-signal, locks and the active-set collectives on statics, with
  * initialized data (.data) and zeroed data (.bss). */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "check.h"
 
@@ -124,9 +125,26 @@ static void active_set(int me, int n) {
   shmem_barrier_all();
 }
 
+/* The statics are a memfd since shmem_init: nameless, so nothing of them
+ * is ever in /dev/shm. */
+static void memfd_backed(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  CHECK(f != NULL, "cannot read /proc/self/maps");
+  char line[512];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    unsigned long s, e;
+    if (sscanf(line, "%lx-%lx", &s, &e) == 2 && (unsigned long)&flag >= s && (unsigned long)&flag < e)
+      found = strstr(line, "/memfd:goshmem-statics") != NULL && strstr(line, "rw-s") != NULL;
+  }
+  fclose(f);
+  CHECK(found, "the statics are not a shared memfd mapping");
+}
+
 int main(void) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
+  memfd_backed();
   spec_example(me);
   rma(me, n);
   atomics(me, n);
