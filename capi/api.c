@@ -250,14 +250,18 @@ void shmem_team_destroy(shmem_team_t team) { goshmem_team_destroy(OP("shmem_team
 
 int gs_coll(const char *op, int kind, shmem_team_t team, void *dest, const void *src, size_t nbytes, int root) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (nbytes && (gs_is_static(dest) || gs_is_static(src))) return gs_coll_static(op, kind, team, dest, src, nbytes, root);
   return goshmem_coll(OP(op), kind, (uintptr_t)team, dest, (void *)src, nbytes, root);
 }
 int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (nelems && (gs_is_static(dest) || gs_is_static(src)))
+    return gs_alltoalls_static(op, team, dest, src, dst, sst, nelems, esize);
   return goshmem_alltoalls(OP(op), (uintptr_t)team, dest, (void *)src, dst, sst, nelems, esize);
 }
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (n && (gs_is_static(dest) || gs_is_static(src))) return gs_reduce_static(op, team, tc, rop, dest, src, n);
   return goshmem_reduce(OP(op), (uintptr_t)team, tc, rop, dest, (void *)src, n);
 }
 

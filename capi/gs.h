@@ -130,5 +130,12 @@ void gs_statics_local(void *info);
 const char *gs_statics_map(size_t off);
 void gs_statics_fini(int npes);
 int gs_static_lock(const char *op, int kind, long *lock);
+/* The team collectives on statics (teamstatic.c). */
+extern size_t gs_dinfo_off;
+int gs_is_static(const void *p);
+int gs_coll_static(const char *op, int kind, shmem_team_t team, void *dest, const void *src, size_t nb, int root);
+int gs_alltoalls_static(const char *op, shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                        size_t nelems, size_t esize);
+int gs_reduce_static(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);
 
 #endif

@@ -51,10 +51,10 @@ static int region_fd = -1;
  * gs.h reserves its room in the library's symmetric area. */
 typedef struct {
   uint64_t magic, pid, fd, dev, ino, size;
-} gs_dinfo;
+} gs_dinfo; /* the last of the words is teamstatic.c's */
 #define DINFO_MAGIC 0x676f73746174696cULL /* "gostatil" */
 
-_Static_assert(sizeof(gs_dinfo) <= 8 * GS_DINFO_WORDS, "gs_dinfo outgrew its words");
+_Static_assert(sizeof(gs_dinfo) <= 8 * (GS_DINFO_WORDS - 1), "gs_dinfo outgrew its words");
 
 __attribute__((format(printf, 1, 2))) static void why(const char *fmt, ...) {
   va_list ap;
@@ -240,6 +240,7 @@ static char *map_peer(const gs_dinfo *d, int pe) {
  * returns an error text when the PEs run different executables. */
 const char *gs_statics_map(size_t off) {
   static char err[200];
+  gs_dinfo_off = off;
   gs_dpeer = calloc((size_t)gs_npes, sizeof *gs_dpeer);
   if (!gs_dpeer) return "out of memory";
   if (region_fd < 0) return NULL; /* gs_dwhy says why */

@@ -1,7 +1,8 @@
 /* statics.c: global and static variables are symmetric data objects
  * (OpenSHMEM 1.5, 3.2) between PEs on one host: RMA, atomics, wait,
- * put-with-signal, locks and the active-set collectives on statics, with
- * initialized data (.data) and zeroed data (.bss). */
+ * put-with-signal, locks, the active-set collectives (static pSync, pWrk
+ * and data) and the team collectives on statics, with initialized data
+ * (.data) and zeroed data (.bss). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -141,6 +142,54 @@ static void memfd_backed(void) {
   CHECK(found, "the statics are not a shared memfd mapping");
 }
 
+static long tsrc[4], tdst[64];
+static int tisrc[2], tidst[32];
+static double tdsrc[2], tddst[2];
+
+/* The team collectives, on the world and on the even PEs, with static
+ * data, and with a static dest of heap data. */
+static void team_collectives(int me, int n) {
+  for (int k = 0; k < 4; k++) tsrc[k] = me * 10 + k;
+  tisrc[0] = me;
+  tisrc[1] = -me;
+  tdsrc[0] = me + 0.25;
+  tdsrc[1] = -me;
+  shmem_barrier_all();
+  CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, tdst, tsrc, 4, n - 1) == 0, "broadcast rc");
+  CHECK(tdst[3] == (n - 1) * 10 + 3, "broadcast %ld", tdst[3]);
+  CHECK(shmem_long_fcollect(SHMEM_TEAM_WORLD, tdst, tsrc, 2) == 0, "fcollect rc");
+  for (int p = 0; p < n; p++) CHECK(tdst[2 * p + 1] == p * 10 + 1, "fcollect[%d] %ld", p, tdst[2 * p + 1]);
+  CHECK(shmem_int_collect(SHMEM_TEAM_WORLD, tidst, tisrc, me % 2 + 1) == 0, "collect rc");
+  for (int p = 0, off = 0; p < n; off += p % 2 + 1, p++) CHECK(tidst[off] == p, "collect from %d: %d", p, tidst[off]);
+  CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, tdst, tsrc, 4) == 0, "sum_reduce rc");
+  CHECK(tdst[2] == 10L * n * (n - 1) / 2 + 2 * n, "sum_reduce %ld", tdst[2]);
+  CHECK(shmem_double_max_reduce(SHMEM_TEAM_WORLD, tddst, tdsrc, 2) == 0, "max_reduce rc");
+  CHECK(tddst[0] == n - 1 + 0.25 && tddst[1] == 0, "max_reduce %g %g", tddst[0], tddst[1]);
+  CHECK(shmem_int32_xor_reduce(SHMEM_TEAM_WORLD, (int32_t *)tidst, (int32_t *)tisrc, 1) == 0, "xor_reduce rc");
+  int x = 0;
+  for (int p = 0; p < n; p++) x ^= p;
+  CHECK(tidst[0] == x, "xor_reduce %d", tidst[0]);
+  for (int p = 0; p < n && p < 4; p++) tsrc[p] = me * 100 + p;
+  shmem_barrier_all();
+  if (n <= 4) {
+    CHECK(shmem_long_alltoall(SHMEM_TEAM_WORLD, tdst, tsrc, 1) == 0, "alltoall rc");
+    for (int p = 0; p < n; p++) CHECK(tdst[p] == p * 100 + me, "alltoall[%d] %ld", p, tdst[p]);
+  }
+  long *heap = shmem_malloc(4 * sizeof(long));
+  for (int k = 0; k < 4; k++) heap[k] = me + k;
+  CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, tdst, heap, 4, 0) == 0 && tdst[3] == 3, "broadcast of heap data into a static");
+  shmem_team_t even;
+  shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even);
+  if (even != SHMEM_TEAM_INVALID) {
+    CHECK(shmem_long_sum_reduce(even, tdst, tsrc, 1) == 0, "even sum_reduce rc");
+    long want = 0;
+    for (int p = 0; p < n; p += 2) want += p * 100;
+    CHECK(tdst[0] == want, "even sum_reduce %ld, want %ld", tdst[0], want);
+    shmem_team_destroy(even);
+  }
+  shmem_free(heap);
+}
+
 int main(void) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
@@ -151,6 +200,7 @@ int main(void) {
   wait_and_signal(me, n);
   locks(me, n);
   active_set(me, n);
+  team_collectives(me, n);
   shmem_finalize();
   PASS("statics");
   return 0;

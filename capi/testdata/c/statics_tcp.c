@@ -7,7 +7,7 @@
 #include <shmemx.h>
 #include "check.h"
 
-static long dest[10];
+static long dest[10], bsrc[10];
 
 int main(void) {
   shmem_init();
@@ -26,6 +26,12 @@ int main(void) {
         "error text: %s", e);
   shmem_long_atomic_add(&dest[0], 1, 1 - me);
   CHECK(strstr(shmemx_last_error(), "shmem_long_atomic_add: "), "atomic: %s", shmemx_last_error());
+  /* A team collective on statics: PE 1 cannot get PE 0's source. */
+  int rc = shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, bsrc, 10, 0);
+  if (me == 1)
+    CHECK(rc != 0 && strstr(shmemx_last_error(), "shmem_long_broadcast: ") &&
+              strstr(shmemx_last_error(), "static data is symmetric only between PEs on one host"),
+          "broadcast: rc %d, %s", rc, shmemx_last_error());
   shmem_barrier_all();
   PASS("statics-tcp");
   shmem_barrier_all();
