@@ -158,6 +158,9 @@ func notSym(addr unsafe.Pointer, n uint64, pe int) error {
 	why := C.GoString(&C.gs_dwhy[0])
 	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uintptr(C.gs_dsize)
 	if size > 0 && uintptr(addr)-base < size {
+		if uint64(uintptr(addr)-base)+n > uint64(size) {
+			return fmt.Errorf("%w: address %p (%d bytes) runs past the end of the static data", shmem.ErrInvalidArgument, addr, n)
+		}
 		if pe < 0 {
 			return fmt.Errorf("%w: address %p (%d bytes) is static data, which this call cannot use: statics are symmetric for RMA, atomics, signals, wait and the active-set collectives between PEs on one host; use shmem_malloc for it",
 				shmem.ErrInvalidArgument, addr, n)

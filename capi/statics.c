@@ -99,6 +99,11 @@ static int check_maps(uintptr_t lo, uintptr_t hi) {
     why("cannot stat /proc/self/exe: %s", strerror(errno));
     return -1;
   }
+  /* Overlay filesystems show the underlying file's device in maps, not
+   * the one stat reports: the path identifies the executable too. */
+  char exe_path[4096];
+  ssize_t len = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1);
+  exe_path[len > 0 ? len : 0] = 0;
   FILE *f = fopen("/proc/self/maps", "re");
   if (!f) {
     why("cannot read /proc/self/maps: %s", strerror(errno));
@@ -115,7 +120,7 @@ static int check_maps(uintptr_t lo, uintptr_t hi) {
     if (e <= covered || s >= hi) continue;
     char *p = path;
     while (*p == ' ') p++;
-    int mine = ino == (unsigned long)exe.st_ino && makedev(maj, mnr) == exe.st_dev;
+    int mine = (ino == (unsigned long)exe.st_ino && makedev(maj, mnr) == exe.st_dev) || (*exe_path && strcmp(p, exe_path) == 0);
     int anon = ino == 0 && (*p == 0 || strcmp(p, "[heap]") == 0);
     ok = s <= covered && strcmp(perms, "rw-p") == 0 && (mine || anon);
     if (ok) covered = e;
