@@ -211,7 +211,9 @@ func goshmem_barrier_all(op *C.char, syncOnly C.int) {
 func goshmem_lock(op *C.char, kind C.int, lock unsafe.Pointer) C.int {
 	defer guard(op)
 	s := world(op)
-	b, err := s.sym(lock, 8)
+	// A static lock reaches here only when PE 0, which holds the word of a
+	// C lock (slock.c), is not mapped: the error names PE 0.
+	b, err := s.symOn(lock, 8, 0)
 	l := shmem.SymAs[int64](b)
 	got := false
 	if err == nil {

@@ -26,6 +26,13 @@ int main(void) {
         "error text: %s", e);
   shmem_long_atomic_add(&dest[0], 1, 1 - me);
   CHECK(strstr(shmemx_last_error(), "shmem_long_atomic_add: "), "atomic: %s", shmemx_last_error());
+  /* A static lock's word is on PE 0, which PE 1 cannot reach. */
+  static long lock;
+  if (me == 1) {
+    shmem_set_lock(&lock);
+    CHECK(strstr(shmemx_last_error(), "shmem_set_lock: ") && strstr(shmemx_last_error(), "PE 0 is not mapped here"),
+          "lock: %s", shmemx_last_error());
+  }
   /* A team collective on statics: PE 1 cannot get PE 0's source. */
   int rc = shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, bsrc, 10, 0);
   if (me == 1)
