@@ -3,9 +3,11 @@
  * put-with-signal, locks, the active-set collectives (static pSync, pWrk
  * and data) and the team collectives on statics, with initialized data
  * (.data) and zeroed data (.bss). */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 
 long initialized[4] = {11, 22, 33, 44}; /* .data: keeps its values across shmem_init */
@@ -190,11 +192,22 @@ static void team_collectives(int me, int n) {
   shmem_free(heap);
 }
 
-int main(void) {
+/* With the argument "kill", the last PE dies by SIGKILL once every PE has
+ * put into its statics: the test then checks that nothing of the job is
+ * left in /dev/shm. Every PE prints its pid for that check. */
+int main(int argc, char **argv) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
+  printf("pid %d\n", (int)getpid());
   memfd_backed();
   spec_example(me);
+  if (argc > 1 && strcmp(argv[1], "kill") == 0) {
+    shmem_barrier_all();
+    if (me == n - 1) raise(SIGKILL);
+    shmem_barrier_all(); /* ends with the failure of PE n-1 */
+    printf("FAIL PE %d passed the barrier\n", me);
+    return 1;
+  }
   rma(me, n);
   atomics(me, n);
   wait_and_signal(me, n);
