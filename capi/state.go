@@ -152,8 +152,8 @@ const errStaticHosts = "static data is symmetric only between PEs on one host; u
 
 // notSym explains why [addr, addr+n) is not symmetric memory goshmem can
 // reach. Statics reach this Go path only where the C side has no mapping
-// of the peer's copy (statics.c): another host, or TCP forced; and the
-// Go routines (team collectives, locks) address the heap only.
+// of the peer's copy (statics.c): another host, or TCP forced. (The C side
+// runs the collectives and locks on statics itself: pe < 0 is a guard.)
 func notSym(addr unsafe.Pointer, n uint64, pe int) error {
 	why := C.GoString(&C.gs_dwhy[0])
 	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uintptr(C.gs_dsize)
@@ -162,7 +162,7 @@ func notSym(addr unsafe.Pointer, n uint64, pe int) error {
 			return fmt.Errorf("%w: address %p (%d bytes) runs past the end of the static data", shmem.ErrInvalidArgument, addr, n)
 		}
 		if pe < 0 {
-			return fmt.Errorf("%w: address %p (%d bytes) is static data, which this call cannot use: statics are symmetric for RMA, atomics, signals, wait and the active-set collectives between PEs on one host; use shmem_malloc for it",
+			return fmt.Errorf("%w: address %p (%d bytes) is static data, which this call cannot use; use shmem_malloc for it",
 				shmem.ErrInvalidArgument, addr, n)
 		}
 		err := fmt.Errorf("%w: address %p (%d bytes) is static data and PE %d is not mapped here (another host, or TCP forced): %s",
