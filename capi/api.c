@@ -250,7 +250,10 @@ void shmem_team_destroy(shmem_team_t team) { goshmem_team_destroy(OP("shmem_team
 
 int gs_coll(const char *op, int kind, shmem_team_t team, void *dest, const void *src, size_t nbytes, int root) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (nbytes && (gs_is_static(dest) || gs_is_static(src))) return gs_coll_static(op, kind, team, dest, src, nbytes, root);
+  /* Every member decides alike: the addresses are symmetric, and a
+   * collect's count, which may be 0 on some members only, is not asked. */
+  if ((nbytes || kind == GS_COLLECT) && (gs_is_static(dest) || gs_is_static(src)))
+    return gs_coll_static(op, kind, team, dest, src, nbytes, root);
   return goshmem_coll(OP(op), kind, (uintptr_t)team, dest, (void *)src, nbytes, root);
 }
 int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize) {

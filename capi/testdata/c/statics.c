@@ -163,6 +163,9 @@ static void team_collectives(int me, int n) {
   for (int p = 0; p < n; p++) CHECK(tdst[2 * p + 1] == p * 10 + 1, "fcollect[%d] %ld", p, tdst[2 * p + 1]);
   CHECK(shmem_int_collect(SHMEM_TEAM_WORLD, tidst, tisrc, me % 2 + 1) == 0, "collect rc");
   for (int p = 0, off = 0; p < n; off += p % 2 + 1, p++) CHECK(tidst[off] == p, "collect from %d: %d", p, tidst[off]);
+  /* PE 0 contributes nothing */
+  CHECK(shmem_int_collect(SHMEM_TEAM_WORLD, tidst, tisrc, me ? 1 : 0) == 0, "collect of 0 rc");
+  for (int p = 1; p < n; p++) CHECK(tidst[p - 1] == p, "collect with an empty PE 0: [%d] = %d", p - 1, tidst[p - 1]);
   CHECK(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, tdst, tsrc, 4) == 0, "sum_reduce rc");
   CHECK(tdst[2] == 10L * n * (n - 1) / 2 + 2 * n, "sum_reduce %ld", tdst[2]);
   CHECK(shmem_double_max_reduce(SHMEM_TEAM_WORLD, tddst, tdsrc, 2) == 0, "max_reduce rc");
