@@ -25,6 +25,7 @@ type config struct {
 	nodeOf   func(int) int
 	logger   *slog.Logger
 	timeout  time.Duration
+	net      netOptions // delivery, seed, faults, model: simulate.go
 }
 
 // Option configures Run.
@@ -59,9 +60,13 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 // panics is reported failed to the others, so nobody waits for it forever.
 // Worlds of separate Run calls are independent and may run at once.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
-	c := config{heapSize: DefaultHeapSize}
+	c := config{heapSize: DefaultHeapSize, net: netFromEnv()}
 	for _, o := range opts {
 		o(&c)
+	}
+	if c.net.on() {
+		_, err := runNet(npes, fn, &c)
+		return err
 	}
 	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
 	if err != nil {
