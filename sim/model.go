@@ -61,9 +61,10 @@ func WithModel(m Model) Option { return func(c *config) { c.net.model = &m } }
 
 // Report is what Measure measured, in virtual time.
 type Report struct {
-	// Elapsed is the slowest PE's virtual time at its end.
+	// Elapsed is the slowest PE's virtual time when its function returned
+	// (the closing Finalize is not counted).
 	Elapsed time.Duration
-	// PE holds each PE's virtual time at its end.
+	// PE holds each PE's virtual time when its function returned.
 	PE []time.Duration
 	// Ops counts each PE's goshmem calls.
 	Ops []int

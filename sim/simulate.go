@@ -161,7 +161,11 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config) (simnet.Result, err
 		go func() {
 			defer wg.Done()
 			net.Start(r)
-			errs[r] = runNetPE(w, r, p, fn)
+			errs[r] = runNetPE(w, r, p, func(p *shmem.PE) error {
+				err := fn(p)
+				net.Returned(r)
+				return err
+			})
 			net.Exit(r)
 		}()
 	}

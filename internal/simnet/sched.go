@@ -45,6 +45,8 @@ type pe struct {
 	lastArrive float64
 	lastAck    float64 // when the ack of the last write is back
 	sent       bool    // a write left since the last Quiet
+	end        float64 // clock when its function returned
+	ended      bool
 }
 
 // Start is called by PE rank's goroutine before it runs the user's
@@ -85,6 +87,15 @@ func (n *Net) Exit(rank int) {
 		n.holder = nil
 		n.schedule()
 	}
+}
+
+// Returned records that PE rank's function returned: its clock then is
+// its time in Result (Finalize's closing barrier is not the program's).
+func (n *Net) Returned(rank int) {
+	n.mu.Lock()
+	p := n.pes[rank]
+	p.end, p.ended = p.clock, true
+	n.mu.Unlock()
 }
 
 // enter is the scheduling point at the start of every call of PE p on a
@@ -211,13 +222,7 @@ func (n *Net) declareDeadlock(epoch uint64) {
 // less often.
 func (n *Net) pick() *pe {
 	if n.cfg.Model != nil {
-		best := n.ready[0]
-		for _, p := range n.ready[1:] {
-			if p.clock < best.clock || (p.clock == best.clock && p.rank < best.rank) {
-				best = p
-			}
-		}
-		return best
+		return n.ready[0]
 	}
 	if w := n.woken; w != nil {
 		n.woken = nil
@@ -233,17 +238,64 @@ func (n *Net) pick() *pe {
 	}
 }
 
+// The ready PEs are a list that pick samples, or with a model a min-heap
+// by (clock, rank), so that picking the earliest costs log n at 16384 PEs.
 func (n *Net) addReady(p *pe) {
 	p.readyIdx = len(n.ready)
 	n.ready = append(n.ready, p)
+	if n.cfg.Model != nil {
+		n.readyUp(p.readyIdx)
+	}
 }
 
 func (n *Net) removeReady(p *pe) {
 	i := p.readyIdx
-	last := n.ready[len(n.ready)-1]
-	n.ready[i] = last
-	last.readyIdx = i
-	n.ready = n.ready[:len(n.ready)-1]
+	last := len(n.ready) - 1
+	n.readySwap(i, last)
+	n.ready = n.ready[:last]
+	if n.cfg.Model != nil && i < last {
+		n.readyDown(i)
+		n.readyUp(i)
+	}
+}
+
+func (n *Net) readyLess(i, j int) bool {
+	a, b := n.ready[i], n.ready[j]
+	return a.clock < b.clock || (a.clock == b.clock && a.rank < b.rank)
+}
+
+func (n *Net) readySwap(i, j int) {
+	n.ready[i], n.ready[j] = n.ready[j], n.ready[i]
+	n.ready[i].readyIdx, n.ready[j].readyIdx = i, j
+}
+
+func (n *Net) readyUp(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !n.readyLess(i, parent) {
+			return
+		}
+		n.readySwap(i, parent)
+		i = parent
+	}
+}
+
+func (n *Net) readyDown(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(n.ready) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(n.ready) && n.readyLess(r, l) {
+			m = r
+		}
+		if !n.readyLess(m, i) {
+			return
+		}
+		n.readySwap(i, m)
+		i = m
+	}
 }
 
 // ring marks p's heap changed: a waiting p becomes ready.

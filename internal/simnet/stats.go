@@ -33,7 +33,8 @@ func (s *stats) count(from, to, size int) {
 
 // Result is what a finished world measured.
 type Result struct {
-	// Clocks are the PEs' virtual times in nanoseconds (zero without a model).
+	// Clocks are the PEs' virtual times in nanoseconds when their function
+	// returned (zero without a model).
 	Clocks []float64
 	// Ops counts each PE's goshmem calls.
 	Ops   []int
@@ -49,6 +50,9 @@ func (n *Net) Result() Result {
 	r := Result{Clocks: make([]float64, len(n.pes)), Ops: make([]int, len(n.pes)), Steps: n.steps, Seed: n.cfg.Seed}
 	for i, p := range n.pes {
 		r.Clocks[i] = p.clock
+		if p.ended {
+			r.Clocks[i] = p.end
+		}
 		r.Ops[i] = p.ops
 	}
 	for _, l := range n.stats.links {
