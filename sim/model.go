@@ -73,15 +73,60 @@ type Report struct {
 	Links []Link
 	// Seed is the seed the run used.
 	Seed uint64
+	// Steps holds, for MeasureSteps, each step's time: from the moment
+	// the slowest PE finished the step before (0 for the first) to the
+	// moment the slowest PE finished this one.
+	Steps []time.Duration
 }
 
 // Link is the traffic from one PE to another during a Measure.
 type Link = simnet.Link
 
+// MeasureSteps is Measure for a program in steps that every PE runs in
+// order, and reports each step's time in Report.Steps: how a program times
+// one collective, with a barrier as the step before it to line PEs up.
+func MeasureSteps(npes int, steps []func(p *shmem.PE) error, opts ...Option) (Report, error) {
+	var mark func(rank int)
+	rep, err := measure(npes, func(p *shmem.PE) error {
+		for _, s := range steps {
+			if err := s(p); err != nil {
+				return err
+			}
+			mark(p.MyPE())
+		}
+		return nil
+	}, func(f func(int)) { mark = f }, opts)
+	if err != nil || len(rep.marks) == 0 {
+		return rep.Report, err
+	}
+	prev := 0.0
+	for i := range steps {
+		end := 0.0
+		for _, m := range rep.marks {
+			if i < len(m) {
+				end = max(end, m[i])
+			}
+		}
+		rep.Steps = append(rep.Steps, time.Duration(end-prev))
+		prev = end
+	}
+	return rep.Report, nil
+}
+
+type measured struct {
+	Report
+	marks [][]float64
+}
+
 // Measure runs fn like Run under a cost model (ModelSHM unless WithModel
-// says otherwise) and reports virtual times. To time one collective,
-// measure a program that calls just it.
+// says otherwise) and reports virtual times; MeasureSteps times the steps
+// of a program.
 func Measure(npes int, fn func(p *shmem.PE) error, opts ...Option) (Report, error) {
+	rep, err := measure(npes, fn, nil, opts)
+	return rep.Report, err
+}
+
+func measure(npes int, fn func(p *shmem.PE) error, marker func(func(rank int)), opts []Option) (measured, error) {
 	c := config{heapSize: DefaultHeapSize, net: netFromEnv()}
 	for _, o := range opts {
 		o(&c)
@@ -90,8 +135,8 @@ func Measure(npes int, fn func(p *shmem.PE) error, opts ...Option) (Report, erro
 		m := ModelSHM
 		c.net.model = &m
 	}
-	res, err := runNet(npes, fn, &c)
-	rep := Report{PE: make([]time.Duration, len(res.Clocks)), Ops: res.Ops, Links: res.Links, Seed: res.Seed}
+	res, err := runNet(npes, fn, &c, marker)
+	rep := measured{Report: Report{PE: make([]time.Duration, len(res.Clocks)), Ops: res.Ops, Links: res.Links, Seed: res.Seed}, marks: res.Marks}
 	for i, ns := range res.Clocks {
 		rep.PE[i] = time.Duration(ns)
 		rep.Elapsed = max(rep.Elapsed, rep.PE[i])

@@ -165,3 +165,16 @@ func TestLoadModel(t *testing.T) {
 		t.Fatal("LoadModel accepted an unknown field")
 	}
 }
+
+// TestMeasureSteps: each step's time is the slowest PE's progress over it.
+func TestMeasureSteps(t *testing.T) {
+	m := sim.ModelSHM.Intra
+	round := time.Duration(m.Overhead + 8*m.PerByte + m.Latency + m.Wake)
+	rep, err := sim.MeasureSteps(4, []func(*shmem.PE) error{barriers(1), barriers(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Steps) != 2 || rep.Steps[0] != 2*round || rep.Steps[1]-6*round > 2 || 6*round-rep.Steps[1] > 2 {
+		t.Fatalf("steps %v, want [%v ~%v] (2 and 6 rounds)", rep.Steps, 2*round, 6*round)
+	}
+}

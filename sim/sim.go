@@ -65,7 +65,7 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		o(&c)
 	}
 	if c.net.on() {
-		_, err := runNet(npes, fn, &c)
+		_, err := runNet(npes, fn, &c, nil)
 		return err
 	}
 	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})

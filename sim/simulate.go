@@ -130,7 +130,8 @@ func WithLinkDown(a, b int) Option {
 func WithTrace(w io.Writer) Option { return func(c *config) { c.net.trace = w } }
 
 // runNet runs the world under the simulated network.
-func runNet(npes int, fn func(p *shmem.PE) error, c *config) (simnet.Result, error) {
+// marker, if set, receives the function that records a PE's clock.
+func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(rank int))) (simnet.Result, error) {
 	if c.net.envErr != nil {
 		return simnet.Result{}, c.net.envErr
 	}
@@ -150,6 +151,9 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config) (simnet.Result, err
 		Model: c.net.model, NodeOf: c.nodeOf, Trace: c.net.trace,
 		Kill: func(rank int, reason string) { w.Fail(rank, reason) },
 	})
+	if marker != nil {
+		marker(net.Mark)
+	}
 	w, err := pe.NewLocalWorld(pe.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net})
 	if err != nil {
 		return simnet.Result{}, err

@@ -47,6 +47,7 @@ type pe struct {
 	sent       bool    // a write left since the last Quiet
 	end        float64 // clock when its function returned
 	ended      bool
+	marks      []float64
 }
 
 // Start is called by PE rank's goroutine before it runs the user's
@@ -87,6 +88,14 @@ func (n *Net) Exit(rank int) {
 		n.holder = nil
 		n.schedule()
 	}
+}
+
+// Mark records PE rank's clock now, for Result.Marks.
+func (n *Net) Mark(rank int) {
+	n.mu.Lock()
+	p := n.pes[rank]
+	p.marks = append(p.marks, p.clock)
+	n.mu.Unlock()
 }
 
 // Returned records that PE rank's function returned: its clock then is

@@ -39,6 +39,8 @@ type Result struct {
 	// Ops counts each PE's goshmem calls.
 	Ops   []int
 	Links []Link
+	// Marks are each PE's clocks at its Mark calls.
+	Marks [][]float64
 	Steps uint64
 	Seed  uint64
 }
@@ -47,8 +49,9 @@ type Result struct {
 func (n *Net) Result() Result {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	r := Result{Clocks: make([]float64, len(n.pes)), Ops: make([]int, len(n.pes)), Steps: n.steps, Seed: n.cfg.Seed}
+	r := Result{Clocks: make([]float64, len(n.pes)), Ops: make([]int, len(n.pes)), Marks: make([][]float64, len(n.pes)), Steps: n.steps, Seed: n.cfg.Seed}
 	for i, p := range n.pes {
+		r.Marks[i] = p.marks
 		r.Clocks[i] = p.clock
 		if p.ended {
 			r.Clocks[i] = p.end
