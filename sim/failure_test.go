@@ -127,7 +127,7 @@ func TestFailureEveryBlockingCall(t *testing.T) {
 	for name, prog := range blocking {
 		for _, after := range []int{0, 3, 17, 29} {
 			t.Run(fmt.Sprintf("%s/after%d", name, after), func(t *testing.T) {
-				err := sim.Run(4, prog, sim.WithFailure(2, after), sim.WithSeed(uint64(after+1)),
+				err := sim.Run(4, prog, sim.WithFailure(2, after), sim.WithSeed(int64(after+1)),
 					sim.WithDelivery(sim.Lazy))
 				if err == nil {
 					t.Fatal("a run with a killed PE succeeded")

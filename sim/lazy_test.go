@@ -50,7 +50,7 @@ func flagAfterData(t *testing.T, sep func(p *shmem.PE) error, opts ...sim.Option
 func none(*shmem.PE) error    { return nil }
 func fence(p *shmem.PE) error { p.Fence(); return nil }
 func quiet(p *shmem.PE) error { return p.Quiet() }
-func lazy(seed uint64) []sim.Option {
+func lazy(seed int64) []sim.Option {
 	return []sim.Option{sim.WithDelivery(sim.Lazy), sim.WithSeed(seed)}
 }
 
@@ -58,7 +58,7 @@ func lazy(seed uint64) []sim.Option {
 // in either order, and Lazy mode shows both within a few seeds.
 func TestLazyReordersUnfencedPuts(t *testing.T) {
 	var stale, fresh int
-	for s := uint64(1); s <= seeds; s++ {
+	for s := int64(1); s <= seeds; s++ {
 		if flagAfterData(t, none, lazy(s)...) {
 			stale++
 		} else {
@@ -73,7 +73,7 @@ func TestLazyReordersUnfencedPuts(t *testing.T) {
 // TestEagerNeverReorders: Eager mode lands each put when issued. (It says
 // so explicitly: SHMEM_SIM_DELIVERY=lazy, as CI sets, changes the default.)
 func TestEagerNeverReorders(t *testing.T) {
-	for s := uint64(1); s <= 5; s++ {
+	for s := int64(1); s <= 5; s++ {
 		if flagAfterData(t, none, sim.WithDelivery(sim.Eager), sim.WithSeed(s)) {
 			t.Fatalf("seed %d: Eager mode landed the flag before the data", s)
 		}
@@ -87,7 +87,7 @@ func TestEagerNeverReorders(t *testing.T) {
 // data always lands first.
 func TestLazyFenceAndQuietOrder(t *testing.T) {
 	for name, sep := range map[string]func(*shmem.PE) error{"Fence": fence, "Quiet": quiet} {
-		for s := uint64(1); s <= seeds; s++ {
+		for s := int64(1); s <= seeds; s++ {
 			if flagAfterData(t, sep, lazy(s)...) {
 				t.Fatalf("%s, seed %d: the flag landed before the data", name, s)
 			}
@@ -97,7 +97,7 @@ func TestLazyFenceAndQuietOrder(t *testing.T) {
 
 // TestLazyPutSignal: whoever sees a put-with-signal's signal sees its data.
 func TestLazyPutSignal(t *testing.T) {
-	for s := uint64(1); s <= seeds; s++ {
+	for s := int64(1); s <= seeds; s++ {
 		err := sim.Run(3, func(p *shmem.PE) error {
 			data, _ := shmem.Calloc[int64](p, 16)
 			sig, err := shmem.Calloc[uint64](p, 1)
@@ -135,7 +135,7 @@ func TestLazyPutSignal(t *testing.T) {
 // TestLazyGetNBIFilledByQuiet: a GetNBI's buffer keeps its old contents
 // until Quiet and holds the source's value after it.
 func TestLazyGetNBIFilledByQuiet(t *testing.T) {
-	for s := uint64(1); s <= 10; s++ {
+	for s := int64(1); s <= 10; s++ {
 		err := sim.Run(2, func(p *shmem.PE) error {
 			src, err := shmem.Calloc[int64](p, 4)
 			if err != nil {
@@ -173,7 +173,7 @@ func TestLazyGetNBIFilledByQuiet(t *testing.T) {
 // new one.
 func TestLazyGetAfterPut(t *testing.T) {
 	seen := map[int64]bool{}
-	for s := uint64(1); s <= seeds; s++ {
+	for s := int64(1); s <= seeds; s++ {
 		err := sim.Run(2, func(p *shmem.PE) error {
 			x, err := shmem.Calloc[int64](p, 1)
 			if err != nil || p.MyPE() != 0 {
@@ -239,12 +239,12 @@ func missingQuiet(p *shmem.PE) error {
 // TestLazyBites: the missing Quiet passes in Eager mode and fails in Lazy
 // mode within a few seeds, naming the seed to replay it with.
 func TestLazyBites(t *testing.T) {
-	for s := uint64(1); s <= 5; s++ {
+	for s := int64(1); s <= 5; s++ {
 		if err := sim.Run(2, missingQuiet, sim.WithDelivery(sim.Eager), sim.WithSeed(s)); err != nil {
 			t.Fatalf("Eager, seed %d: %v", s, err)
 		}
 	}
-	for s := uint64(1); s <= 10; s++ {
+	for s := int64(1); s <= 10; s++ {
 		err := sim.Run(2, missingQuiet, lazy(s)...)
 		if err == nil {
 			continue

@@ -71,8 +71,8 @@ type Report struct {
 	// Links is the traffic of every PE pair that exchanged messages,
 	// by source then target.
 	Links []Link
-	// Seed is the seed the run used.
-	Seed uint64
+	// Seed is the seed the run used (WithSeed replays it).
+	Seed int64
 	// Steps holds, for MeasureSteps, each step's time: from the moment
 	// the slowest PE finished the step before (0 for the first) to the
 	// moment the slowest PE finished this one.
@@ -136,7 +136,7 @@ func measure(npes int, fn func(p *shmem.PE) error, marker func(func(rank int)), 
 		c.net.model = &m
 	}
 	res, err := runNet(npes, fn, &c, marker)
-	rep := measured{Report: Report{PE: make([]time.Duration, len(res.Clocks)), Ops: res.Ops, Links: res.Links, Seed: res.Seed}, marks: res.Marks}
+	rep := measured{Report: Report{PE: make([]time.Duration, len(res.Clocks)), Ops: res.Ops, Links: res.Links, Seed: int64(res.Seed)}, marks: res.Marks}
 	for i, ns := range res.Clocks {
 		rep.PE[i] = time.Duration(ns)
 		rep.Elapsed = max(rep.Elapsed, rep.PE[i])

@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/goshmem/shmem"
@@ -35,7 +37,7 @@ func ringAndReduce(p *shmem.PE) error {
 // TestReplay: the same seed writes the same trace, run after run, and a
 // different seed a different one.
 func TestReplay(t *testing.T) {
-	trace := func(seed uint64) []byte {
+	trace := func(seed int64) []byte {
 		var b bytes.Buffer
 		if err := sim.Run(4, ringAndReduce, sim.WithDelivery(sim.Lazy), sim.WithSeed(seed), sim.WithTrace(&b)); err != nil {
 			t.Fatal(err)
@@ -54,4 +56,30 @@ func TestReplay(t *testing.T) {
 	if bytes.Equal(a, trace(12)) {
 		t.Fatal("seeds 11 and 12 wrote the same trace")
 	}
+}
+
+// TestReplayFromError: a failing run without a seed names one, and
+// rerunning with it fails the same way.
+func TestReplayFromError(t *testing.T) {
+	for i := 0; i < 30; i++ {
+		err := sim.Run(2, missingQuiet, sim.WithDelivery(sim.Lazy))
+		if err == nil {
+			continue
+		}
+		var seed int64
+		msg := err.Error()
+		at := strings.Index(msg, "sim.WithSeed(")
+		if at < 0 {
+			t.Fatalf("error names no seed: %v", err)
+		}
+		if _, serr := fmt.Sscanf(msg[at:], "sim.WithSeed(%d)", &seed); serr != nil {
+			t.Fatalf("seed in %q: %v", msg, serr)
+		}
+		again := sim.Run(2, missingQuiet, sim.WithDelivery(sim.Lazy), sim.WithSeed(seed))
+		if again == nil || again.Error() != msg {
+			t.Fatalf("seed %d replayed as %v, first run %v", seed, again, err)
+		}
+		return
+	}
+	t.Fatal("30 unseeded Lazy runs of a program missing a Quiet all passed")
 }

@@ -70,11 +70,11 @@ func netFromEnv() netOptions {
 		o.envErr = fmt.Errorf("SHMEM_SIM_DELIVERY=%q: want eager or lazy: %w", v, errs.ErrInvalidArgument)
 	}
 	if v := os.Getenv("SHMEM_SIM_SEED"); v != "" {
-		s, err := strconv.ParseUint(v, 10, 64)
+		s, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			o.envErr = fmt.Errorf("SHMEM_SIM_SEED=%q: %w", v, errs.ErrInvalidArgument)
+			o.envErr = fmt.Errorf("SHMEM_SIM_SEED=%q: want an integer: %w", v, errs.ErrInvalidArgument)
 		}
-		o.seed, o.seeded = s, true
+		o.seed, o.seeded = uint64(s), true
 	}
 	return o
 }
@@ -89,8 +89,8 @@ func WithDelivery(d Delivery) Option { return func(c *config) { c.net.delivery =
 // network draws a seed and names it in its error. What breaks replay: a
 // PE that calls goshmem from goroutines of its own (they run beside the
 // scheduled one), and code that looks at real time.
-func WithSeed(seed uint64) Option {
-	return func(c *config) { c.net.seed, c.net.seeded = seed, true }
+func WithSeed(seed int64) Option {
+	return func(c *config) { c.net.seed, c.net.seeded = uint64(seed), true }
 }
 
 // WithFailure makes PE pe die after its afterOps-th goshmem call (calls on
@@ -176,7 +176,8 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 	wg.Wait()
 	err = errors.Join(append(errs, w.Close())...)
 	if err != nil {
-		err = fmt.Errorf("%w\nsimulation seed %d: rerun with sim.WithSeed(%d) or SHMEM_SIM_SEED=%d", err, seed, seed, seed)
+		s := int64(seed)
+		err = fmt.Errorf("%w\nsimulation seed %d: rerun with sim.WithSeed(%d) or SHMEM_SIM_SEED=%d", err, s, s, s)
 	}
 	return net.Result(), err
 }
