@@ -18,11 +18,14 @@ type Params = simnet.Params
 // fitted to BENCHMARKS.md's udma rows (2 PEs): put+quiet 8 B 0.038 µs
 // (overhead and latency), put bandwidth 1-4 MiB 31759 MB/s (per byte),
 // barrier 0.519 µs (one dissemination round: overhead, latency and the
-// waiter's wake-up).
+// waiter's wake-up). Slice comes from BENCHMARKS.md's 4-PE barrier on the
+// 2-core machine (26.9 µs, two rounds); it applies only when Cores is set,
+// which ModelSHM leaves at 0 (a core per PE): set it to model a crowded
+// host.
 var ModelSHM = Model{
 	Name:  "shm",
-	Intra: Params{Latency: 9, Overhead: 20, Gap: 0, PerByte: 1 / 31.759, Wake: 490},
-	Inter: Params{Latency: 9, Overhead: 20, Gap: 0, PerByte: 1 / 31.759, Wake: 490},
+	Intra: Params{Latency: 9, Overhead: 20, Gap: 0, PerByte: 1 / 31.759, Wake: 490, Slice: 12900},
+	Inter: Params{Latency: 9, Overhead: 20, Gap: 0, PerByte: 1 / 31.759, Wake: 490, Slice: 12900},
 }
 
 // ModelTCP is every PE pair over goshmem's TCP transport, fitted to
@@ -30,11 +33,12 @@ var ModelSHM = Model{
 // 11.23 µs and get 8 B 11.21 µs (overhead plus two latencies), put
 // bandwidth 1 MiB 5348 MB/s (per byte), barrier 39.51 µs (one round:
 // overhead, latency and a parked waiter's wake-up). Intra-node pairs use
-// the same costs; a file can give them shared-memory costs instead.
+// the same costs; a file can give them shared-memory costs instead. Slice
+// comes from the 4-PE TCP barrier on 2 cores (358 µs), as for ModelSHM.
 var ModelTCP = Model{
 	Name:  "tcp",
-	Intra: Params{Latency: 5000, Overhead: 1200, Gap: 0, PerByte: 1 / 5.348, Wake: 33300},
-	Inter: Params{Latency: 5000, Overhead: 1200, Gap: 0, PerByte: 1 / 5.348, Wake: 33300},
+	Intra: Params{Latency: 5000, Overhead: 1200, Gap: 0, PerByte: 1 / 5.348, Wake: 33300, Slice: 139700},
+	Inter: Params{Latency: 5000, Overhead: 1200, Gap: 0, PerByte: 1 / 5.348, Wake: 33300, Slice: 139700},
 }
 
 // LoadModel reads a Model from a JSON file:

@@ -3,6 +3,7 @@
 // as CSV and a log-log plot (PNG), as BENCHMARKS.md shows them:
 //
 //	cd bench/simplot && go run . -max 4096 -csv ../simplot.csv -png ../simplot.png
+//	cd bench/simplot && go run . -validate ../sim-validation.csv
 //
 // Each world runs every collective once, each after a barrier that lines
 // the PEs up, and a collective's time is the slowest PE's progress over
@@ -80,7 +81,16 @@ func main() {
 	maxLinear := flag.Int("maxlinear", 512, "largest world for the algorithms linear in the PE count")
 	csvOut := flag.String("csv", "simplot.csv", "CSV output: model,algorithm,npes,ns")
 	pngOut := flag.String("png", "simplot.png", "PNG output")
+	check := flag.String("validate", "", "instead: compare the shmem-perf CSV rows in FILE (transport labels shm-N, tcp-N) with predictions, as a Markdown table")
+	cores := flag.Int("cores", 2, "with -validate: the cores of the machine that measured")
 	flag.Parse()
+	if *check != "" {
+		if err := validate(*check, *cores, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "simplot:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var pts []point
 	for _, m := range []sim.Model{sim.ModelSHM, sim.ModelTCP} {
 		for n := 2; n <= *maxN; n *= 2 {

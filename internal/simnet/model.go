@@ -20,6 +20,10 @@ type Params struct {
 	// Wake is how long a PE blocked in a wait takes to notice the write
 	// that ends it (polling, a futex wake-up or the network poller).
 	Wake float64 `json:"wake_ns"`
+	// Slice is what a wake-up costs more per PE beyond one per core on
+	// the waker's node (Model.Cores): the waiting process must first be
+	// scheduled.
+	Slice float64 `json:"oversubscribed_wake_ns"`
 }
 
 // Model is a cost model: Intra for PEs on one node, Inter between nodes.
@@ -27,6 +31,9 @@ type Model struct {
 	Name  string `json:"name"`
 	Intra Params `json:"intra"`
 	Inter Params `json:"inter"`
+	// Cores is the cores per node; 0 means a core for every PE. With f
+	// PEs per core (f > 1) every wake-up costs (f-1)·Intra.Slice more.
+	Cores int `json:"cores_per_node"`
 }
 
 // LoadModel reads a Model from a JSON file shaped like
@@ -43,7 +50,7 @@ func LoadModel(file string) (*Model, error) {
 		return nil, fmt.Errorf("model %s: %w", file, err)
 	}
 	for _, p := range []Params{m.Intra, m.Inter} {
-		if p.Latency < 0 || p.Overhead < 0 || p.Gap < 0 || p.PerByte < 0 || p.Wake < 0 {
+		if p.Latency < 0 || p.Overhead < 0 || p.Gap < 0 || p.PerByte < 0 || p.Wake < 0 || p.Slice < 0 || m.Cores < 0 {
 			return nil, fmt.Errorf("model %s: negative cost", file)
 		}
 	}

@@ -115,6 +115,17 @@ func New(cfg Config) *Net {
 		p.eng = engine{n: n, p: p}
 		n.pes[r] = p
 	}
+	if m := cfg.Model; m != nil && m.Cores > 0 {
+		perNode := map[int]int{}
+		for r := range n.pes {
+			perNode[n.node(r)]++
+		}
+		for r, p := range n.pes {
+			if f := float64(perNode[n.node(r)]) / float64(m.Cores); f > 1 {
+				p.crowd = (f - 1) * m.Intra.Slice
+			}
+		}
+	}
 	if len(cfg.Down) > 0 {
 		n.down = map[[2]int]bool{}
 		for _, l := range cfg.Down {
@@ -123,6 +134,13 @@ func New(cfg Config) *Net {
 	}
 	n.stats.init(cfg.NPEs)
 	return n
+}
+
+func (n *Net) node(rank int) int {
+	if n.cfg.NodeOf == nil {
+		return 0
+	}
+	return n.cfg.NodeOf(rank)
 }
 
 // Seed returns the seed the network runs with.

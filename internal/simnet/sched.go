@@ -34,6 +34,7 @@ type pe struct {
 	ops      int // goshmem calls so far
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
+	crowd    float64 // a wake-up's extra cost on an oversubscribed node
 	rung     bool // a write landed since Arm
 	deadlock bool // picked to report that every PE waits for nothing
 
@@ -335,7 +336,7 @@ func (n *Net) ring(p *pe, at float64) {
 	p.rung = true
 	if p.st == stWaiting {
 		if n.cfg.Model != nil {
-			p.clock = max(p.clock, at+n.link(p.rank, p.rank).Wake*p.slow)
+			p.clock = max(p.clock, at+n.link(p.rank, p.rank).Wake*p.slow+p.crowd)
 		}
 		p.st = stReady
 		n.addReady(p)
