@@ -61,6 +61,7 @@ func TestReplay(t *testing.T) {
 // TestReplayFromError: a failing run without a seed names one, and
 // rerunning with it fails the same way.
 func TestReplayFromError(t *testing.T) {
+	t.Setenv("SHMEM_SIM_SEED", "") // CI sets one for the whole process
 	for i := 0; i < 30; i++ {
 		err := sim.Run(2, missingQuiet, sim.WithDelivery(sim.Lazy))
 		if err == nil {

@@ -179,7 +179,7 @@ func (n *Net) Block(rank int) (resume func()) {
 		n.outside--
 		p.st = stReturned
 		n.returned = append(n.returned, p)
-		if n.holder == nil && len(n.ready) == 0 && n.outside == 0 {
+		if n.holder == nil && n.outside == 0 {
 			n.schedule()
 		}
 		n.waitTurn(p)

@@ -35,8 +35,8 @@ type pe struct {
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
 	crowd    float64 // a wake-up's extra cost on an oversubscribed node
-	rung     bool // a write landed since Arm
-	deadlock bool // picked to report that every PE waits for nothing
+	rung     bool    // a write landed since Arm
+	deadlock bool    // picked to report that every PE waits for nothing
 
 	epoch uint32 // fences so far
 	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
@@ -341,7 +341,9 @@ func (n *Net) ring(p *pe, at float64) {
 		p.st = stReady
 		n.addReady(p)
 		n.woken = p
-		if n.holder == nil && !n.scheduling && n.outside == 0 && n.started == len(n.pes) {
+		// A ring from outside the schedule (the control plane's
+		// goroutines) may find nobody running: someone must pick.
+		if n.holder == nil && !n.scheduling && n.started == len(n.pes) {
 			n.schedule()
 		}
 	}
