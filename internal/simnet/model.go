@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -44,7 +45,7 @@ func LoadModel(file string) (*Model, error) {
 		return nil, err
 	}
 	var m Model
-	dec := json.NewDecoder(bytesReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("model %s: %w", file, err)

@@ -271,66 +271,6 @@ func (n *Net) pick() *pe {
 	}
 }
 
-// The ready PEs are a list that pick samples, or with a model a min-heap
-// by (clock, rank), so that picking the earliest costs log n at 16384 PEs.
-func (n *Net) addReady(p *pe) {
-	p.readyIdx = len(n.ready)
-	n.ready = append(n.ready, p)
-	if n.cfg.Model != nil {
-		n.readyUp(p.readyIdx)
-	}
-}
-
-func (n *Net) removeReady(p *pe) {
-	i := p.readyIdx
-	last := len(n.ready) - 1
-	n.readySwap(i, last)
-	n.ready = n.ready[:last]
-	if n.cfg.Model != nil && i < last {
-		n.readyDown(i)
-		n.readyUp(i)
-	}
-}
-
-func (n *Net) readyLess(i, j int) bool {
-	a, b := n.ready[i], n.ready[j]
-	return a.clock < b.clock || (a.clock == b.clock && a.rank < b.rank)
-}
-
-func (n *Net) readySwap(i, j int) {
-	n.ready[i], n.ready[j] = n.ready[j], n.ready[i]
-	n.ready[i].readyIdx, n.ready[j].readyIdx = i, j
-}
-
-func (n *Net) readyUp(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !n.readyLess(i, parent) {
-			return
-		}
-		n.readySwap(i, parent)
-		i = parent
-	}
-}
-
-func (n *Net) readyDown(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(n.ready) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(n.ready) && n.readyLess(r, l) {
-			m = r
-		}
-		if !n.readyLess(m, i) {
-			return
-		}
-		n.readySwap(i, m)
-		i = m
-	}
-}
-
 // ring marks p's heap changed: a waiting p becomes ready.
 func (n *Net) ring(p *pe, at float64) {
 	p.rung = true
@@ -373,57 +313,6 @@ func (n *Net) die(p *pe, reason string) {
 	n.mu.Unlock()
 	panic(&Abort{Rank: p.rank, Reason: reason})
 }
-
-// bell is a PE's bell under the scheduler: a waiting PE gives up the
-// baton and is ready again when a write lands in its heap.
-type bell struct {
-	n *Net
-	p *pe
-}
-
-func (b *bell) Ring() {
-	b.n.mu.Lock()
-	b.n.ring(b.p, b.p.clock)
-	b.n.mu.Unlock()
-}
-
-func (b *bell) Arm() uint32 {
-	b.n.mu.Lock()
-	b.p.rung = false
-	b.n.mu.Unlock()
-	return b.p.inner.Arm()
-}
-
-func (b *bell) Wait(armed uint32, timeout time.Duration) {
-	n, p := b.n, b.p
-	n.mu.Lock()
-	if p.st == stReady {
-		n.waitTurn(p) // another goroutine of p yielded: run with it
-		n.mu.Unlock()
-		return
-	}
-	if p.st != stRunning || n.holder != p {
-		n.mu.Unlock()
-		p.inner.Wait(armed, timeout)
-		return
-	}
-	if p.rung {
-		n.yield(p)
-		n.mu.Unlock()
-		return
-	}
-	n.tracef("wait %d", p.rank)
-	p.st = stWaiting
-	n.holder = nil
-	n.schedule()
-	n.waitTurn(p)
-	if p.deadlock {
-		n.die(p, "deadlock: every PE still running waits, and no write is in flight")
-	}
-	n.mu.Unlock()
-}
-
-func (b *bell) Disarm() { b.p.inner.Disarm() }
 
 func itoa(v int) string {
 	if v == 0 {

@@ -1,11 +1,6 @@
 package simnet
 
-import (
-	"bytes"
-	"sort"
-)
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
+import "sort"
 
 // Link is the traffic from one PE to another.
 type Link struct {
