@@ -46,6 +46,11 @@ func atomicsOn[T shmem.Integer](t *testing.T) {
 				if err != nil {
 					return fmt.Errorf("%s: %w", s.name, err)
 				}
+				// A non-fetching atomic may still be in flight when the
+				// next (fetching) one runs: only Quiet completes it.
+				if err := p.Quiet(); err != nil {
+					return err
+				}
 				if err := want(p, fmt.Sprintf("%T %s returned", got, s.name), got, s.old); err != nil {
 					return err
 				}
@@ -54,6 +59,7 @@ func atomicsOn[T shmem.Integer](t *testing.T) {
 			if err := shmem.AtomicSet(p, w, ^T(0), 1); err != nil {
 				return err
 			}
+			p.Fence() // two non-fetching atomics to one word: unordered without it
 			if err := shmem.AtomicInc(p, w, 1); err != nil {
 				return err
 			}

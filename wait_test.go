@@ -29,6 +29,7 @@ func TestWaitUntilEveryCmp(t *testing.T) {
 				if err := shmem.P(p, x, c.final/2, 0); err != nil {
 					return err
 				}
+				p.Fence() // else the two writes may land in either order
 				if err := shmem.AtomicSet(p, x, c.final, 0); err != nil {
 					return err
 				}
@@ -92,6 +93,7 @@ func TestWaitAllAnySome(t *testing.T) {
 				if err := shmem.P(p, iv.Slice(i, i+1), 1, 0); err != nil {
 					return err
 				}
+				p.Fence() // the waiter relies on 2 landing before 4
 			}
 			if err := shmem.WaitUntil(p, step, shmem.CmpEQ, 1); err != nil {
 				return err

@@ -26,6 +26,7 @@ type config struct {
 	nodeOf   func(int) int
 	logger   *slog.Logger
 	timeout  time.Duration
+	net      netOptions // delivery, seed, faults, model: simulate.go
 }
 
 // Option configures Run.
@@ -60,9 +61,13 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 // panics is reported failed to the others, so nobody waits for it forever.
 // Worlds of separate Run calls are independent and may run at once.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
-	c := config{heapSize: DefaultHeapSize}
+	c := config{heapSize: DefaultHeapSize, net: netFromEnv()}
 	for _, o := range opts {
 		o(&c)
+	}
+	if c.net.on() {
+		_, err := runNet(npes, fn, &c, nil)
+		return err
 	}
 	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
 	if err != nil {
@@ -71,9 +76,8 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 	errs := make([]error, npes)
 	var wg sync.WaitGroup
 	for r, c := range w.PEs {
-		p, err := shmem.Init(context.Background(), shmem.WithBackend(func(context.Context) (*core.PE, error) { return c, nil }))
+		p, err := publicPE(c)
 		if err != nil {
-			// Cannot happen: the backend hands over a PE that exists.
 			errs[r] = err
 			w.Fail(r, err.Error())
 			continue
@@ -86,6 +90,12 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 	}
 	wg.Wait()
 	return errors.Join(append(errs, w.Close())...)
+}
+
+// publicPE hands the runtime's PE c to user code as a *shmem.PE.
+func publicPE(c *core.PE) (*shmem.PE, error) {
+	// It cannot fail: the backend hands over a PE that exists.
+	return shmem.Init(context.Background(), shmem.WithBackend(func(context.Context) (*core.PE, error) { return c, nil }))
 }
 
 func runPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {

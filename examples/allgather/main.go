@@ -6,6 +6,11 @@
 //
 //	go run ./examples/allgather -pes 4 -type float16
 //	shmemrun -np 4 go run ./examples/allgather -type float16
+//	go run ./examples/allgather -pes 4096 -model tcp
+//
+// With -model (shm, tcp or a JSON model file, see sim.LoadModel) the
+// times are the simulator's prediction in virtual time, not measured, for
+// the sizes up to 256 KiB gathered per PE.
 //
 // Without -pes, under a launcher (SHMEM_RANK set), each process is one PE
 // joined with shmem.Init; PE 0 writes the CSV and the table.
@@ -46,6 +51,7 @@ func main() {
 	typ := flag.String("type", "int32", "element type: int32, float16 or bfloat16")
 	iters := flag.Int("iters", 50, "allgathers per size; the first 10 are warm-up and not timed")
 	out := flag.String("out", "result.csv", "CSV file for M,N,Time(us)")
+	model := flag.String("model", "", "predict the times with the simulator's cost model: shm, tcp or a JSON model file")
 	flag.Parse()
 	pesSet := false
 	flag.Visit(func(f *flag.Flag) { pesSet = pesSet || f.Name == "pes" })
@@ -58,12 +64,23 @@ func main() {
 	}
 	var res []result
 	var err error
-	switch *typ {
-	case "int32":
+	var m sim.Model
+	if *model != "" {
+		m, err = loadModel(*model)
+	}
+	switch {
+	case err != nil:
+	case *model != "" && *typ == "int32":
+		res, err = predict(*pes, m, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
+	case *model != "" && *typ == "float16":
+		res, err = predict(*pes, m, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
+	case *model != "" && *typ == "bfloat16":
+		res, err = predict(*pes, m, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
+	case *typ == "int32":
 		res, err = run(*pes, procs, *iters, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
-	case "float16":
+	case *typ == "float16":
 		res, err = run(*pes, procs, *iters, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
-	case "bfloat16":
+	case *typ == "bfloat16":
 		res, err = run(*pes, procs, *iters, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
 	default:
 		err = fmt.Errorf("unknown -type %q (int32, float16 or bfloat16)", *typ)
@@ -86,6 +103,9 @@ func main() {
 		fmt.Fprintf(tw, "%d\t%d\t%.2f\t\n", r.m, r.n, r.us)
 	}
 	tw.Flush()
+	if *model != "" {
+		fmt.Printf("times predicted by model %s; ", m.Name)
+	}
 	fmt.Printf("all results match the golden data (%s, %d PEs); wrote %s\n", *typ, n, *out)
 }
 

@@ -86,6 +86,7 @@ func (t *Team) allgatherv(op string, seq uint64, step0 int, base uint64, off, ln
 	if n == 1 {
 		return 0, nil
 	}
+	t.rt.Fence() // Collect's second pass signals the same members as its first
 	total := off[n-1] + ln[n-1]
 	if total <= smallGather {
 		return t.bruck(op, seq, step0, base, off, ln)

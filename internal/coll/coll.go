@@ -93,6 +93,10 @@ func (t *Team) putSig(op string, j int, off uint64, data []byte, v uint64) error
 	if err != nil {
 		return err
 	}
+	// An earlier signal to j may still be in flight, and unfenced writes
+	// to one PE may land in any order: a later, larger signal overtaken
+	// by an earlier one would go backwards.
+	t.rt.Fence()
 	return path.PutSignal(off, data, t.sigWord(t.me), v, transport.SignalSet)
 }
 
@@ -116,6 +120,7 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	n := len(t.members)
 	local := t.rt.Local()
 	var buf [24]byte
+	t.rt.Fence() // the previous collective's signals land before this one's
 	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
 		path, err := t.rt.Path(op, t.members[(t.me+d)%n])
 		if err != nil {

@@ -142,6 +142,7 @@ func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f
 				hi := min(blockHi(sb), lo+chunk)
 				buf := t.l.scratch + uint64(sent%ringBuffers*chunk)
 				data := local[dst+uint64(lo) : dst+uint64(hi)]
+				t.rt.Fence() // signals to right only grow (see putSig)
 				if err := rpath.PutSignal(buf, data, t.sigWord(me), enc(seq, sent+1), transport.SignalSet); err != nil {
 					return err
 				}
@@ -156,6 +157,7 @@ func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f
 				buf := t.l.scratch + uint64(got%ringBuffers*chunk)
 				f(local[dst+uint64(lo):dst+uint64(hi)], local[buf:buf+uint64(hi-lo)])
 				got++
+				t.rt.Fence() // acks to left only grow
 				if err := lpath.AtomicPost(transport.AtomicSet, 8, t.ackWord(me), enc(seq, got)); err != nil {
 					return err
 				}
@@ -165,6 +167,7 @@ func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f
 	for s := 0; s < n-1; s++ {
 		sb := (me + 1 - s + n) % n
 		lo, hi := dst+uint64(blockLo(sb)), dst+uint64(blockHi(sb))
+		t.rt.Fence()
 		if err := rpath.PutSignal(lo, local[lo:hi], t.sigWord(me), enc(seq, sent+s+1), transport.SignalSet); err != nil {
 			return err
 		}

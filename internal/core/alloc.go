@@ -61,6 +61,9 @@ func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload
 	if len(members) == 1 {
 		return [][]byte{payload}, nil
 	}
+	if b := p.s.cfg.Block; b != nil {
+		defer b()()
+	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
 	f := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout)
 	p.s.agreeMu.Lock()

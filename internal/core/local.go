@@ -34,6 +34,8 @@ type LocalConfig struct {
 	// OnFailure, if set, returns the Config.OnFailure of rank's PE: tests
 	// of failure handling plug a backend's in (the simulator has none).
 	OnFailure func(rank int) func(failed int, reason string, origin int)
+	// Net, if set, wraps the bells and paths (the simulator's network).
+	Net Net
 }
 
 // LocalWorld is a world of PEs in one process: each PE's heap is a private
@@ -71,6 +73,9 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		w.regions = append(w.regions, reg)
 		heaps[r] = heap.New(reg.Bytes())
 		bells[r] = transport.NewLocalBell()
+		if cfg.Net != nil {
+			bells[r] = cfg.Net.Bell(r, bells[r])
+		}
 		peers[r] = w.system.NewLocalPID(PEActor(r))
 	}
 	var id [8]byte
@@ -90,7 +95,11 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		var shared []int
 		for q := 0; q < n; q++ {
 			same := nodeOf(q) == nodeOf(r)
-			paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, same)
+			if cfg.Net != nil {
+				paths[q] = cfg.Net.Path(r, q, heaps[q].Bytes(), same)
+			} else {
+				paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, same)
+			}
 			if same {
 				shared = append(shared, q)
 			}
@@ -103,6 +112,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
 			Shared: shared, System: w.system, Coordinator: w.coord, CoordinatorRank: -1, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
+			Block: blockOf(cfg.Net, r),
 		})
 		if err != nil {
 			w.Close()
@@ -171,4 +181,11 @@ func loggerOr(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
+}
+
+func blockOf(n Net, rank int) func() func() {
+	if n == nil {
+		return nil
+	}
+	return func() func() { return n.Block(rank) }
 }

@@ -96,6 +96,9 @@ type Config struct {
 	// mappings, the actor system if it is the PE's own); Finalize calls it
 	// last. Optional.
 	Release func() error
+	// Block, if set, is called before the PE blocks in a control-plane
+	// agreement, and what it returns when the PE runs on (see Net).
+	Block func() (resume func())
 }
 
 // PE is one processing element, or a context on one (CreateCtx). Its

@@ -1,0 +1,203 @@
+// Package simnet is the simulator's network: data paths, an engine and bells
+// for a world of PEs in one process that hold writes in flight (Lazy
+// delivery or a cost model's arrival times), run the PEs one at a time in an
+// order a seeded scheduler picks, kill PEs on request, and keep virtual
+// clocks. The sim package plugs it into pe.LocalWorld through pe.Net; the
+// PE code above the paths does not know it is simulated.
+//
+// Every decision (which PE runs next, which write lands when) comes from one
+// random source seeded by Config.Seed, and PEs switch only inside calls on
+// a path, the engine or the bell, so a world replays exactly as long as its
+// PEs call goshmem from one goroutine each and do not look at real time.
+package simnet
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/goshmem/shmem/transport"
+)
+
+// Mode says when a write lands.
+type Mode uint8
+
+const (
+	// Eager applies every write when it is issued (without a model).
+	Eager Mode = iota
+	// Lazy holds puts, non-fetching atomics, signals and NBI gets in flight
+	// and lands them at moments the OpenSHMEM memory model allows.
+	Lazy
+)
+
+// Config describes a simulated network.
+type Config struct {
+	NPEs int
+	Mode Mode
+	Seed uint64
+	// FailAfter maps a rank to the number of goshmem calls it completes
+	// before it dies (its next call does not return); 0 kills it at its
+	// first call.
+	FailAfter map[int]int
+	// Slow maps a rank to a factor > 1: with a model its overheads, gaps
+	// and wake-ups cost that much more; without one it is picked to run
+	// that much less often.
+	Slow map[int]float64
+	// Down lists lost links (unordered pairs of ranks): their traffic is
+	// relayed through a third PE, as the process backends do, which with
+	// a model costs a second hop.
+	Down [][2]int
+	// Model, if set, gives every PE a virtual clock and lands each write
+	// at its modeled arrival.
+	Model *Model
+	// NodeOf says which node a rank is on (nil: one node); with a model it
+	// picks a link's intra- or inter-node parameters.
+	NodeOf func(rank int) int
+	// Kill reports a PE that FailAfter killed to the rest of the world
+	// (LocalWorld.Fail); it runs before any other PE runs again.
+	Kill func(rank int, reason string)
+	// Trace, if set, receives one line per scheduling decision and
+	// delivery: the same seed writes the same trace.
+	Trace io.Writer
+}
+
+// Net is one world's simulated network. Its methods implement pe.Net.
+type Net struct {
+	mu  sync.Mutex
+	cfg Config
+	rng *rand.Rand
+	pes []*pe
+
+	// scheduler
+	started  int
+	holder   *pe
+	ready    []*pe
+	outside  int
+	returned []*pe
+	steps    uint64
+	// scheduling is set while schedule runs: a write it lands wakes its
+	// target without a nested schedule.
+	scheduling bool
+	// stall, while every PE waits, reports a deadlock unless the control
+	// plane rings a bell first.
+	stall *time.Timer
+	// meanDelay is the mean number of scheduling steps a write stays in
+	// flight in Lazy mode; the seed picks it, so different seeds explore
+	// both "everything lands at once" and "nothing lands until forced".
+	meanDelay float64
+	// woken is the PE a landing last made ready: it runs next with high
+	// probability, as a PE polling its flag would notice it at once.
+	woken *pe
+
+	inflight opHeap // writes and NBI gets issued and not landed
+	opSeq    uint64
+
+	down  map[[2]int]bool
+	stats stats
+}
+
+// New returns the network cfg describes.
+func New(cfg Config) *Net {
+	n := &Net{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	n.meanDelay = [...]float64{0.5, 3, 10, 40}[n.rng.IntN(4)]
+	n.pes = make([]*pe, cfg.NPEs)
+	for r := range n.pes {
+		p := &pe{rank: r, n: n, failAt: -1, slow: 1}
+		if k, ok := cfg.FailAfter[r]; ok {
+			p.failAt = k
+		}
+		if f := cfg.Slow[r]; f > 1 {
+			p.slow = f
+		}
+		p.cond.L = &n.mu
+		p.eng = engine{n: n, p: p}
+		n.pes[r] = p
+	}
+	if m := cfg.Model; m != nil && m.Cores > 0 {
+		perNode := map[int]int{}
+		for r := range n.pes {
+			perNode[n.node(r)]++
+		}
+		for r, p := range n.pes {
+			if f := float64(perNode[n.node(r)]) / float64(m.Cores); f > 1 {
+				p.crowd = (f - 1) * m.Intra.Slice
+			}
+		}
+	}
+	if len(cfg.Down) > 0 {
+		n.down = map[[2]int]bool{}
+		for _, l := range cfg.Down {
+			n.down[[2]int{min(l[0], l[1]), max(l[0], l[1])}] = true
+		}
+	}
+	n.stats.init(cfg.NPEs)
+	return n
+}
+
+func (n *Net) node(rank int) int {
+	if n.cfg.NodeOf == nil {
+		return 0
+	}
+	return n.cfg.NodeOf(rank)
+}
+
+// Seed returns the seed the network runs with.
+func (n *Net) Seed() uint64 { return n.cfg.Seed }
+
+// Bell wraps PE rank's bell (pe.Net).
+func (n *Net) Bell(rank int, b transport.Bell) transport.Bell {
+	n.pes[rank].inner = b
+	return &bell{n: n, p: n.pes[rank]}
+}
+
+// Path returns the simulated path from PE from to PE to (pe.Net).
+func (n *Net) Path(from, to int, mem []byte, mappable bool) transport.Path {
+	n.pes[to].mem = mem
+	return &path{p: n.pes[from], to: int32(to), mappable: mappable}
+}
+
+// Block is called before PE rank blocks in a control-plane agreement: the
+// others run meanwhile (pe.Net).
+func (n *Net) Block(rank int) (resume func()) {
+	p := n.pes[rank]
+	n.mu.Lock()
+	if p.st != stRunning {
+		n.mu.Unlock()
+		return func() {}
+	}
+	n.tracef("outside %d", rank)
+	p.st = stOutside
+	n.outside++
+	n.holder = nil
+	n.schedule()
+	n.mu.Unlock()
+	return func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.outside--
+		p.st = stReturned
+		n.returned = append(n.returned, p)
+		if n.holder == nil && n.outside == 0 {
+			n.schedule()
+		}
+		n.waitTurn(p)
+	}
+}
+
+// Abort is what a PE's goroutine panics with when the simulator ends it:
+// killed by Config.FailAfter, or chosen to report a deadlock. The world
+// has been told (Config.Kill); the sim package's runner recovers it.
+type Abort struct {
+	Rank   int
+	Reason string
+}
+
+func (a *Abort) Error() string { return fmt.Sprintf("PE %d: %s", a.Rank, a.Reason) }
+
+func (n *Net) tracef(format string, args ...any) {
+	if n.cfg.Trace != nil {
+		fmt.Fprintf(n.cfg.Trace, "%d "+format+"\n", append([]any{n.steps}, args...)...)
+	}
+}

@@ -1,0 +1,305 @@
+package simnet
+
+import (
+	"github.com/goshmem/shmem/transport"
+)
+
+type opKind uint8
+
+const (
+	kPut       opKind = iota + 1 // Put, PutNBI
+	kAtomic                      // non-fetching atomic (AtomicPost)
+	kPutSignal                   // data, then signal: one landing
+	kGetNBI                      // read at a moment of its choosing, handed over at Quiet
+)
+
+// op is one operation in flight from src to PE to.
+type op struct {
+	kind    opKind
+	src     *pe
+	to      int32
+	off     uint64
+	buf     []byte // put data (a copy: the caller may reuse its buffer), or what a GetNBI read
+	dst     []byte // GetNBI destination, written only at Quiet
+	got     bool   // GetNBI has read
+	amo     transport.AtomicOp
+	width   int
+	operand uint64
+	sigOff  uint64
+	sigVal  uint64
+	sigOp   transport.SignalOp
+	epoch   uint32 // the source's fence count at issue
+	arrive  float64
+	seq     uint64
+	idx     int // in Net.inflight; -1 when not there
+}
+
+func (o *op) isWrite() bool { return o.kind != kGetNBI }
+
+// opHeap holds the operations in flight, a min-heap by arrival (virtual
+// time with a model, a scheduling step in Lazy mode), then issue.
+type opHeap struct {
+	ops    []*op
+	writes int
+}
+
+func (h *opHeap) less(i, j int) bool {
+	a, b := h.ops[i], h.ops[j]
+	return a.arrive < b.arrive || (a.arrive == b.arrive && a.seq < b.seq)
+}
+
+func (h *opHeap) swap(i, j int) {
+	h.ops[i], h.ops[j] = h.ops[j], h.ops[i]
+	h.ops[i].idx, h.ops[j].idx = i, j
+}
+
+func (h *opHeap) push(o *op) {
+	o.idx = len(h.ops)
+	h.ops = append(h.ops, o)
+	if o.isWrite() {
+		h.writes++
+	}
+	h.up(o.idx)
+}
+
+func (h *opHeap) remove(o *op) {
+	i := o.idx
+	if i < 0 {
+		return
+	}
+	last := len(h.ops) - 1
+	if i != last {
+		h.swap(i, last)
+	}
+	h.ops = h.ops[:last]
+	o.idx = -1
+	if o.isWrite() {
+		h.writes--
+	}
+	if i < last {
+		h.down(i)
+		h.up(i)
+	}
+}
+
+func (h *opHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			return
+		}
+		h.swap(i, parent)
+		i = parent
+	}
+}
+
+func (h *opHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.ops) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h.ops) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.swap(i, m)
+		i = m
+	}
+}
+
+// issue puts o in flight from p, or applies it at once in Eager mode
+// without a model.
+func (n *Net) issue(p *pe, o *op) {
+	o.src = p
+	o.epoch = p.epoch
+	if n.cfg.Mode == Eager && n.cfg.Model == nil {
+		n.apply(o)
+		return
+	}
+	n.opSeq++
+	o.seq = n.opSeq
+	if n.cfg.Model == nil {
+		o.arrive = n.lazyDelay()
+	}
+	p.out = append(p.out, o)
+	if n.cfg.Model == nil || o.isWrite() {
+		n.inflight.push(o)
+	} else {
+		o.idx = -1 // with a model a GetNBI reads at Quiet
+	}
+}
+
+// landSome lands what may land now: every write (and NBI read) whose
+// arrival is not after the earliest clock of a PE that could run (with a
+// model) or whose random delay in scheduling steps has passed (Lazy).
+func (n *Net) landSome() {
+	for len(n.inflight.ops) > 0 {
+		o := n.inflight.ops[0]
+		if n.cfg.Model != nil {
+			if len(n.ready) == 0 || o.arrive > n.earliestReady() {
+				return
+			}
+		} else if o.arrive > float64(n.steps) {
+			return
+		}
+		n.landFirst(o)
+	}
+}
+
+// landNext lands the next write because no PE can run without it.
+func (n *Net) landNext() {
+	for n.inflight.writes > 0 {
+		o := n.inflight.ops[0]
+		n.landFirst(o)
+		if o.isWrite() {
+			return
+		}
+	}
+}
+
+// landFirst lands o, or first the write that its source's fences put
+// before it.
+func (n *Net) landFirst(o *op) {
+	if o.isWrite() {
+		o = n.first(o)
+	}
+	n.land(o)
+}
+
+// lazyDelay draws the scheduling step at which a write lands in Lazy
+// mode: exponential around the seed's mean, and one write in five takes
+// a slow route twenty times longer, so later writes often overtake
+// earlier ones, as on a network with several paths.
+func (n *Net) lazyDelay() float64 {
+	d := n.rng.ExpFloat64() * n.meanDelay
+	if n.rng.IntN(5) == 0 {
+		d *= 20
+	}
+	return float64(n.steps) + d
+}
+
+// first returns the write that must land before o, or o: a write may land
+// once no write of its source to its target from an earlier fence epoch
+// is still in flight, and the earliest such write always may.
+func (n *Net) first(o *op) *op {
+	for _, q := range o.src.out {
+		if q.to == o.to && q.isWrite() {
+			if q.epoch < o.epoch {
+				return q
+			}
+			return o
+		}
+	}
+	return o
+}
+
+// land applies o now.
+func (n *Net) land(o *op) {
+	n.inflight.remove(o)
+	if o.kind == kGetNBI {
+		n.apply(o)
+		return
+	}
+	out := o.src.out
+	for i, q := range out {
+		if q == o {
+			copy(out[i:], out[i+1:])
+			out[len(out)-1] = nil
+			o.src.out = out[:len(out)-1]
+			break
+		}
+	}
+	n.apply(o)
+}
+
+// apply performs o on its target's heap and wakes the target.
+func (n *Net) apply(o *op) {
+	t := n.pes[o.to]
+	mem := t.mem
+	switch o.kind {
+	case kPut:
+		transport.Copy(mem[o.off:o.off+uint64(len(o.buf))], o.buf)
+	case kAtomic:
+		transport.ApplyAtomic(mem, o.amo, o.width, o.off, o.operand, 0)
+	case kPutSignal:
+		transport.Copy(mem[o.off:o.off+uint64(len(o.buf))], o.buf)
+		transport.ApplySignal(mem, o.sigOff, o.sigVal, o.sigOp)
+	case kGetNBI:
+		if o.buf == nil {
+			o.buf = make([]byte, len(o.dst))
+		}
+		copy(o.buf, mem[o.off:o.off+uint64(len(o.buf))])
+		o.got = true
+		n.tracef("read %d<-%d %d+%d", o.src.rank, o.to, o.off, len(o.buf))
+		return
+	}
+	n.tracef("land %d->%d k%d %d+%d", o.src.rank, o.to, o.kind, o.off, len(o.buf))
+	n.ring(t, o.arrive)
+}
+
+// quiet completes every operation p has in flight: its writes land in
+// the order of their arrival (a fence's order included), and in Lazy mode
+// the other PEs run between landings, as they would while a real Quiet
+// waits for acks, so one of them may see a later write before an earlier
+// one. Then NBI gets hand over what they read.
+func (n *Net) quiet(p *pe) {
+	for {
+		var w *op
+		for _, q := range p.out {
+			if q.isWrite() && (w == nil || q.arrive < w.arrive) {
+				w = q
+			}
+		}
+		if w == nil {
+			break
+		}
+		n.land(n.first(w))
+		if n.cfg.Model == nil && len(p.out) > 0 {
+			n.yield(p)
+		}
+	}
+	for _, q := range p.out {
+		if !q.got {
+			n.inflight.remove(q)
+			n.apply(q)
+		}
+		copy(q.dst, q.buf)
+	}
+	clear(p.out)
+	p.out = p.out[:0]
+}
+
+// landBefore lands a random subset of p's writes to PE to that its fences
+// allow: what a blocking Get or fetching atomic may find landed. The spec
+// orders neither after earlier puts or non-fetching atomics without a
+// Quiet (Fence does not order them), so any such subset is legal.
+func (n *Net) landBefore(p *pe, to int32) {
+	if n.cfg.Model != nil {
+		return
+	}
+	blocked := ^uint32(0)
+	for i := 0; i < len(p.out); {
+		q := p.out[i]
+		if q.to != to || !q.isWrite() || q.epoch > blocked || n.rng.IntN(2) == 0 {
+			if q.to == to && q.isWrite() && q.epoch < blocked {
+				blocked = q.epoch
+			}
+			i++
+			continue
+		}
+		n.land(q) // removes p.out[i]
+	}
+}
+
+// dropOut forgets what p has in flight (p is dead or done).
+func (n *Net) dropOut(p *pe) {
+	for _, q := range p.out {
+		n.inflight.remove(q)
+	}
+	clear(p.out)
+	p.out = p.out[:0]
+}

@@ -1,0 +1,144 @@
+package simnet
+
+import (
+	"github.com/goshmem/shmem/transport"
+)
+
+// path is the simulated path from PE p to PE to. Every call is a
+// scheduling point; writes go in flight (or land at once in Eager mode
+// without a model).
+type path struct {
+	p        *pe
+	to       int32
+	mappable bool
+}
+
+func (pa *path) net() *Net { return pa.p.n }
+
+// Put copies src now (the caller may reuse it on return) and sends it.
+func (pa *path) Put(off uint64, src []byte) error {
+	n := pa.net()
+	n.mu.Lock()
+	n.enter(pa.p)
+	o := &op{kind: kPut, to: pa.to, off: off, buf: append([]byte(nil), src...)}
+	o.arrive = n.send(pa.p, pa.to, len(src))
+	n.issue(pa.p, o)
+	n.mu.Unlock()
+	return nil
+}
+
+// Get returns what the target holds now, after landing any subset of the
+// caller's own writes to it that the memory model allows to have landed.
+func (pa *path) Get(dst []byte, off uint64) error {
+	n := pa.net()
+	n.mu.Lock()
+	n.enter(pa.p)
+	n.landBefore(pa.p, pa.to)
+	n.roundTrip(pa.p, pa.to, len(dst))
+	mem := n.pes[pa.to].mem
+	copy(dst, mem[off:off+uint64(len(dst))])
+	n.mu.Unlock()
+	return nil
+}
+
+// GetNBI reads at a moment before the next Quiet and writes dst only at
+// that Quiet, so a program that reads dst before Quiet sees stale data.
+func (pa *path) GetNBI(dst []byte, off uint64) error {
+	n := pa.net()
+	n.mu.Lock()
+	n.enter(pa.p)
+	if n.cfg.Mode == Eager && n.cfg.Model == nil {
+		copy(dst, n.pes[pa.to].mem[off:off+uint64(len(dst))])
+		n.mu.Unlock()
+		return nil
+	}
+	o := &op{kind: kGetNBI, to: pa.to, off: off, dst: dst}
+	o.arrive = n.send(pa.p, pa.to, 0)
+	n.issue(pa.p, o)
+	n.mu.Unlock()
+	return nil
+}
+
+// Atomic performs a fetching atomic now.
+func (pa *path) Atomic(aop transport.AtomicOp, width int, off uint64, operand, cond uint64) (uint64, error) {
+	n := pa.net()
+	n.mu.Lock()
+	n.enter(pa.p)
+	n.landBefore(pa.p, pa.to)
+	n.roundTrip(pa.p, pa.to, width)
+	t := n.pes[pa.to]
+	old := transport.ApplyAtomic(t.mem, aop, width, off, operand, cond)
+	if aop != transport.AtomicFetch {
+		n.tracef("amo %d->%d %d", pa.p.rank, pa.to, off)
+		n.ring(t, pa.p.clock)
+	}
+	n.mu.Unlock()
+	return old, nil
+}
+
+// AtomicPost sends a non-fetching atomic.
+func (pa *path) AtomicPost(aop transport.AtomicOp, width int, off uint64, operand uint64) error {
+	n := pa.net()
+	n.mu.Lock()
+	n.enter(pa.p)
+	o := &op{kind: kAtomic, to: pa.to, off: off, amo: aop, width: width, operand: operand}
+	o.arrive = n.send(pa.p, pa.to, width)
+	n.issue(pa.p, o)
+	n.mu.Unlock()
+	return nil
+}
+
+// PutSignal sends data and signal as one landing: whoever sees the signal
+// sees the data.
+func (pa *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, sop transport.SignalOp) error {
+	n := pa.net()
+	n.mu.Lock()
+	n.enter(pa.p)
+	o := &op{kind: kPutSignal, to: pa.to, off: off, buf: append([]byte(nil), src...), sigOff: sigOff, sigVal: value, sigOp: sop}
+	o.arrive = n.send(pa.p, pa.to, len(src)+8)
+	n.issue(pa.p, o)
+	n.mu.Unlock()
+	return nil
+}
+
+// Ptr hands out the target's heap on the caller's node, as the mapped path
+// does; stores through it are the user's own, outside the simulator.
+func (pa *path) Ptr(off uint64, n int) []byte {
+	if !pa.mappable {
+		return nil
+	}
+	mem := pa.net().pes[pa.to].mem
+	return mem[off : off+uint64(n) : off+uint64(n)]
+}
+
+// Engine returns the calling PE's engine.
+func (pa *path) Engine() transport.Engine { return &pa.p.eng }
+
+// engine orders and completes one PE's operations.
+type engine struct {
+	n *Net
+	p *pe
+}
+
+// Fence starts a new epoch: writes issued after it land after those
+// issued before it, per target.
+func (e *engine) Fence() error {
+	e.n.mu.Lock()
+	e.n.enter(e.p)
+	e.p.epoch++
+	e.n.mu.Unlock()
+	return nil
+}
+
+// Quiet lands everything the PE has in flight.
+func (e *engine) Quiet() error {
+	n := e.n
+	n.mu.Lock()
+	n.enter(e.p)
+	n.quiet(e.p)
+	n.waitAcks(e.p)
+	n.mu.Unlock()
+	return nil
+}
+
+func (e *engine) Close() error { return nil }

@@ -1,0 +1,165 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/sim"
+)
+
+// blocking lists a program per blocking call: each runs it in a loop long
+// enough for the failure to strike inside it.
+var blocking = map[string]func(p *shmem.PE) error{
+	"BarrierAll": func(p *shmem.PE) error {
+		for i := 0; i < 50; i++ {
+			if err := p.BarrierAll(); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"WaitUntil": func(p *shmem.PE) error {
+		x, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		me, np := p.MyPE(), p.NPEs()
+		for i := int64(1); i <= 50; i++ {
+			// A token ring: each PE waits for its left neighbour.
+			if me != 0 || i > 1 {
+				if err := shmem.WaitUntil(p, x, shmem.CmpGE, i); err != nil {
+					return err
+				}
+			}
+			if err := shmem.P(p, x, i+int64(boolInt(me == np-1)), (me+1)%np); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"FCollect": func(p *shmem.PE) error {
+		src, _ := shmem.Calloc[int64](p, 2)
+		dst, err := shmem.Calloc[int64](p, 2*p.NPEs())
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 30; i++ {
+			if err := shmem.FCollect(p.TeamWorld(), dst, src); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"Reduce": func(p *shmem.PE) error {
+		src, _ := shmem.Calloc[int64](p, 16)
+		dst, err := shmem.Calloc[int64](p, 16)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 30; i++ {
+			if err := shmem.Reduce(p.TeamWorld(), shmem.OpSum, dst, src); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"Broadcast": func(p *shmem.PE) error {
+		src, _ := shmem.Calloc[int64](p, 16)
+		dst, err := shmem.Calloc[int64](p, 16)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 30; i++ {
+			if err := shmem.Broadcast(p.TeamWorld(), dst, src, i%p.NPEs()); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"SignalWaitUntil": func(p *shmem.PE) error {
+		sig, _ := shmem.Calloc[uint64](p, 1)
+		data, err := shmem.Calloc[int64](p, 4)
+		if err != nil {
+			return err
+		}
+		me, np := p.MyPE(), p.NPEs()
+		for i := uint64(1); i <= 30; i++ {
+			if err := shmem.PutSignal(p, data, []int64{1, 2, 3, 4}, sig, 1, shmem.SignalAdd, (me+1)%np); err != nil {
+				return err
+			}
+			if _, err := shmem.SignalWaitUntil(p, sig, shmem.CmpGE, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"Malloc": func(p *shmem.PE) error {
+		for i := 0; i < 20; i++ {
+			s, err := shmem.Malloc[int64](p, 4)
+			if err != nil {
+				return err
+			}
+			if err := shmem.Put(p, s, []int64{1}, (p.MyPE()+1)%p.NPEs()); err != nil {
+				return err
+			}
+			if err := shmem.Free(p, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestFailureEveryBlockingCall kills PE 2 of 4 at several points of each
+// blocking call's loop: the run ends (no hang), the killed PE's error says
+// why, and every survivor that did not finish first fails with
+// ErrPEFailed naming PE 2.
+func TestFailureEveryBlockingCall(t *testing.T) {
+	for name, prog := range blocking {
+		for _, after := range []int{0, 3, 17, 29} {
+			t.Run(fmt.Sprintf("%s/after%d", name, after), func(t *testing.T) {
+				err := sim.Run(4, prog, sim.WithFailure(2, after), sim.WithSeed(int64(after+1)),
+					sim.WithDelivery(sim.Lazy))
+				if err == nil {
+					t.Fatal("a run with a killed PE succeeded")
+				}
+				if !errors.Is(err, shmem.ErrPEFailed) {
+					t.Fatalf("error does not match ErrPEFailed: %v", err)
+				}
+				msg := err.Error()
+				if !contains(msg, fmt.Sprintf("killed by sim.WithFailure after %d goshmem calls", after)) {
+					t.Fatalf("error does not say PE 2 was killed: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestKilledPEReportedToSurvivors: the survivors' errors name the dead PE.
+func TestKilledPEReportedToSurvivors(t *testing.T) {
+	var survivors [3]error
+	_ = sim.Run(3, func(p *shmem.PE) error {
+		for i := 0; i < 20; i++ {
+			if err := p.BarrierAll(); err != nil {
+				survivors[p.MyPE()] = err
+				return err
+			}
+		}
+		return nil
+	}, sim.WithFailure(1, 10), sim.WithSeed(5))
+	for _, r := range []int{0, 2} {
+		err := survivors[r]
+		if !errors.Is(err, shmem.ErrPEFailed) || !contains(err.Error(), "PE 1") {
+			t.Errorf("PE %d: %v, want ErrPEFailed naming PE 1", r, err)
+		}
+	}
+}

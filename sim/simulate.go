@@ -1,0 +1,215 @@
+package sim
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/core"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/simnet"
+)
+
+// Delivery says when the simulator lands puts, non-fetching atomics,
+// signals and NBI gets.
+type Delivery uint8
+
+const (
+	// Eager lands every operation when it is issued, as shared memory
+	// does. It is the default.
+	Eager Delivery = iota
+	// Lazy holds them in flight and lands each at a moment the OpenSHMEM
+	// 1.5 memory model allows, chosen by the seeded scheduler: writes to
+	// one PE land in any order unless a Fence separates them; Quiet,
+	// barriers and the completion rules of each call force them; a
+	// put-with-signal's data lands with or before its signal; a GetNBI's
+	// buffer is written only by Quiet; a blocking Get or fetching atomic
+	// may or may not see the caller's own earlier writes to that PE (the
+	// spec orders neither after them without a Quiet). A program that
+	// forgets a Fence or Quiet fails here as it would over TCP or RDMA.
+	Lazy
+)
+
+// netOptions is what the options of this file set; any of them puts the
+// world under the simulated network.
+type netOptions struct {
+	delivery Delivery
+	seed     uint64
+	seeded   bool
+	fail     map[int]int
+	slow     map[int]float64
+	down     [][2]int
+	model    *simnet.Model
+	trace    io.Writer
+	envErr   error
+}
+
+func (o *netOptions) on() bool {
+	return o.delivery != Eager || o.seeded || len(o.fail) > 0 || len(o.slow) > 0 ||
+		len(o.down) > 0 || o.model != nil || o.trace != nil || o.envErr != nil
+}
+
+// netFromEnv reads SHMEM_SIM_DELIVERY (eager or lazy) and SHMEM_SIM_SEED,
+// which apply to every Run of the process unless its options say
+// otherwise: how CI runs a package's simulator tests in Lazy mode.
+func netFromEnv() netOptions {
+	var o netOptions
+	switch v := strings.ToLower(os.Getenv("SHMEM_SIM_DELIVERY")); v {
+	case "", "eager":
+	case "lazy":
+		o.delivery = Lazy
+	default:
+		o.envErr = fmt.Errorf("SHMEM_SIM_DELIVERY=%q: want eager or lazy: %w", v, errs.ErrInvalidArgument)
+	}
+	if v := os.Getenv("SHMEM_SIM_SEED"); v != "" {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			o.envErr = fmt.Errorf("SHMEM_SIM_SEED=%q: want an integer: %w", v, errs.ErrInvalidArgument)
+		}
+		o.seed, o.seeded = uint64(s), true
+	}
+	return o
+}
+
+// WithDelivery sets when operations land: Eager (default) or Lazy.
+func WithDelivery(d Delivery) Option { return func(c *config) { c.net.delivery = d } }
+
+// WithSeed fixes every choice of the scheduler and the fault injector: the
+// PEs run one at a time, switching only inside goshmem calls, in the order
+// the seed picks, so the same seed gives the same interleaving, the same
+// landings and the same outcome. Without it a run under the simulated
+// network draws a seed and names it in its error. What breaks replay: a
+// PE that calls goshmem from goroutines of its own (they run beside the
+// scheduled one), and code that looks at real time.
+func WithSeed(seed int64) Option {
+	return func(c *config) { c.net.seed, c.net.seeded = uint64(seed), true }
+}
+
+// WithFailure makes PE pe die after its afterOps-th goshmem call (calls on
+// its data paths: puts, gets, atomics, Fence, Quiet, and those that
+// collectives make): its next call does not return, its writes in flight
+// are lost, and the other PEs see ErrPEFailed as from a failure detector.
+func WithFailure(pe, afterOps int) Option {
+	return func(c *config) {
+		if c.net.fail == nil {
+			c.net.fail = map[int]int{}
+		}
+		c.net.fail[pe] = max(afterOps, 0)
+	}
+}
+
+// WithSlowPE makes PE pe factor times slower: with a model its overheads,
+// gaps and wake-ups cost factor times more; without one the scheduler
+// runs it factor times less often.
+func WithSlowPE(pe int, factor float64) Option {
+	return func(c *config) {
+		if c.net.slow == nil {
+			c.net.slow = map[int]float64{}
+		}
+		c.net.slow[pe] = factor
+	}
+}
+
+// WithLinkDown loses the link between PEs a and b. Their traffic is
+// relayed through a third PE, as the process backends do, so programs
+// still succeed; with a model each message pays a second hop.
+func WithLinkDown(a, b int) Option {
+	return func(c *config) { c.net.down = append(c.net.down, [2]int{a, b}) }
+}
+
+// WithTrace writes one line per scheduling decision and landing to w: two
+// runs with the same seed write the same trace.
+func WithTrace(w io.Writer) Option { return func(c *config) { c.net.trace = w } }
+
+// runNet runs the world under the simulated network.
+// marker, if set, receives the function that records a PE's clock.
+func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(rank int))) (simnet.Result, error) {
+	if c.net.envErr != nil {
+		return simnet.Result{}, c.net.envErr
+	}
+	seed := c.net.seed
+	if !c.net.seeded {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:]) >> 1
+	}
+	var w *core.LocalWorld
+	mode := simnet.Eager
+	if c.net.delivery == Lazy {
+		mode = simnet.Lazy
+	}
+	net := simnet.New(simnet.Config{
+		NPEs: npes, Mode: mode, Seed: seed, FailAfter: c.net.fail, Slow: c.net.slow, Down: c.net.down,
+		Model: c.net.model, NodeOf: c.nodeOf, Trace: c.net.trace,
+		Kill: func(rank int, reason string) { w.Fail(rank, reason) },
+	})
+	if marker != nil {
+		marker(net.Mark)
+	}
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net})
+	if err != nil {
+		return simnet.Result{}, err
+	}
+	errs := make([]error, npes)
+	var wg sync.WaitGroup
+	for r, c := range w.PEs {
+		p, err := publicPE(c)
+		if err != nil {
+			errs[r] = err
+			w.Fail(r, err.Error())
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			net.Start(r)
+			errs[r] = runNetPE(w, r, p, func(p *shmem.PE) error {
+				err := fn(p)
+				net.Returned(r)
+				return err
+			})
+			net.Exit(r)
+		}()
+	}
+	wg.Wait()
+	err = errors.Join(append(errs, w.Close())...)
+	if err != nil {
+		s := int64(seed)
+		err = fmt.Errorf("%w\nsimulation seed %d: rerun with sim.WithSeed(%d) or SHMEM_SIM_SEED=%d", err, s, s, s)
+	}
+	return net.Result(), err
+}
+
+// runNetPE is runPE for a simulated network: a PE that the simulator
+// ended (killed, or reporting a deadlock) has been reported to the world
+// already.
+func runNetPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if a, ok := v.(*simnet.Abort); ok {
+				err = errs.New("sim", rank, errs.NoPE, errs.ErrPEFailed, "%s", a.Reason)
+				return
+			}
+			err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())
+		}
+		if err != nil {
+			w.Fail(rank, err.Error())
+			return
+		}
+		if ferr := p.Finalize(); ferr != nil {
+			err = fmt.Errorf("PE %d: %w", rank, ferr)
+		}
+	}()
+	if err := fn(p); err != nil {
+		return fmt.Errorf("PE %d: %w", rank, err)
+	}
+	return nil
+}
