@@ -102,6 +102,20 @@ func TestOneFails(t *testing.T) {
 	assertGone(t, readyPIDs(out))
 }
 
+// TestQuitterNamed: PE 1 exits 0 without Finalize, so the others' barrier
+// fails. The job fails with a survivor's status, and shmemrun names PE 1
+// as the PE that left early, the likely cause.
+func TestQuitterNamed(t *testing.T) {
+	t.Setenv(lt.EnvWho, "1")
+	st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleQuit)
+	if st != lt.ExitPEFailed {
+		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, lt.ExitPEFailed, out, errs)
+	}
+	if !strings.Contains(errs, "PE 1 had exited with status 0 while the others ran") {
+		t.Errorf("shmemrun does not name the PE that left early:\n%s", errs)
+	}
+}
+
 // TestBindTo: bound PEs run on disjoint CPUs; unbound ones on all of them.
 func TestBindTo(t *testing.T) {
 	if runtime.NumCPU() < 2 {

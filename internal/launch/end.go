@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -63,6 +65,11 @@ type Result struct {
 	// nil when none did: the job's failure, as later ones are often its
 	// consequences (PEs stopped, survivors reporting the failure).
 	First *End
+	// LeftEarly are the PEs that exited 0 while others still ran, before
+	// any failed: when the job then fails, they are its likely cause (a
+	// PE that ends without Finalize, or finalizes early, makes the others'
+	// collectives fail), though First names a survivor.
+	LeftEarly []End
 	// TimedOut is set when Config.Timeout stopped the job.
 	TimedOut bool
 	// Signal is the first signal forwarded from Config.Signals, or nil.
@@ -87,7 +94,21 @@ func (r Result) Err() error {
 	case r.First == nil:
 		return nil
 	}
-	return fmt.Errorf("launch: %v: %w", r.First, errs.ErrPEFailed)
+	return fmt.Errorf("launch: %v%s: %w", r.First, r.EarlyNote(), errs.ErrPEFailed)
+}
+
+// EarlyNote is what a failure message adds about LeftEarly: "" when no PE
+// left early, else a clause naming them.
+func (r Result) EarlyNote() string {
+	if r.First == nil || len(r.LeftEarly) == 0 {
+		return ""
+	}
+	ranks := make([]string, len(r.LeftEarly))
+	for i, e := range r.LeftEarly {
+		ranks[i] = strconv.Itoa(e.Rank)
+	}
+	return fmt.Sprintf(" (PE %s had exited with status 0 while the others ran: a PE that returns without Finalize, or finalizes early, fails the others' collectives)",
+		strings.Join(ranks, ", "))
 }
 
 // tally aggregates PE ends in the order they arrive. It is a pure state
@@ -95,12 +116,16 @@ func (r Result) Err() error {
 type tally struct {
 	n, ended int
 	first    *End
+	early    []End // exited 0 before any failure, while others ran
 }
 
 // record notes one PE's end and reports whether it is the first failure
 // with PEs left to stop: true at most once.
 func (t *tally) record(e End) (firstFailure bool) {
 	t.ended++
+	if !e.Failed() && t.first == nil && t.ended < t.n {
+		t.early = append(t.early, e)
+	}
 	if e.Failed() && t.first == nil {
 		t.first = &e
 		return t.ended < t.n

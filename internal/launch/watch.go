@@ -39,7 +39,7 @@ func (j *Job) watch(ends <-chan End) Result {
 				j.logf("%v", e)
 			}
 			if t.record(e) && c.KillOnFailure && !stopping {
-				j.logf("%v; stopping the other PEs", e)
+				j.logf("%v%s; stopping the other PEs", e, Result{First: &e, LeftEarly: t.early}.EarlyNote())
 				stop(syscall.SIGTERM)
 			}
 		case sig := <-sigs:
@@ -75,6 +75,9 @@ func (j *Job) watch(ends <-chan End) Result {
 		}
 	}
 	res.First = t.first
+	if t.first != nil {
+		res.LeftEarly = t.early
+	}
 	for _, p := range j.procs {
 		res.Ends = append(res.Ends, p.end)
 	}

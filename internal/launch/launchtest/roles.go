@@ -37,6 +37,9 @@ const (
 	// RoleDieAlloc: PE EnvWho exits DieStatus after a barrier while the
 	// others allocate and free in a loop (agreements through rank 0).
 	RoleDieAlloc = "diealloc"
+	// RoleQuit: PE EnvWho exits 0 without Finalize after a barrier; the
+	// others wait in a barrier that only ErrPEFailed ends.
+	RoleQuit = "quit"
 	// RolePauseLoop: READY, then broadcasts in a loop until PE 0's stdin
 	// closes; PE EnvWho prints Looping every 50 rounds.
 	RolePauseLoop = "pauseloop"

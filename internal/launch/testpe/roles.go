@@ -30,6 +30,14 @@ func runRole(p *shmem.PE, role string) error {
 		return waitForFailure(p)
 	case lt.RoleHold:
 		return hold(p)
+	case lt.RoleQuit:
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if p.MyPE() == who(p) {
+			os.Exit(0) // without Finalize: the others' barrier fails
+		}
+		return p.BarrierAll()
 	case lt.RolePauseLoop:
 		return pauseLoop(p)
 	case lt.RoleDieAlloc:
