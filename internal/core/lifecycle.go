@@ -32,7 +32,7 @@ func ExitStatus(err error) (int, bool) {
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
-	for _, e := range p.s.engines {
+	for _, e := range p.engines {
 		if err := e.Fence(); err != nil {
 			p.s.log.Warn("fence failed", "err", err)
 		}
@@ -45,7 +45,7 @@ func (p *PE) Quiet() error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, "Quiet", errs.NoPE)
 	}
-	for _, e := range p.s.engines {
+	for _, e := range p.engines {
 		if err := e.Quiet(); err != nil {
 			return err
 		}
@@ -80,29 +80,6 @@ func (p *PE) SyncAll() error {
 func (p *PE) CollectiveLock() func() {
 	p.s.collMu.Lock()
 	return p.s.collMu.Unlock
-}
-
-// CreateCtx returns a context: a handle on the same world and heap whose
-// operations are ordered and completed by its own Fence and Quiet.
-func (p *PE) CreateCtx() (*PE, error) {
-	if err := p.Check("CreateCtx"); err != nil {
-		return nil, err
-	}
-	return &PE{s: p.s, isCtx: true}, nil
-}
-
-// Destroy completes a context's operations and ends it. Only contexts can
-// be destroyed; the PE itself ends with Finalize.
-func (p *PE) Destroy() error {
-	if !p.isCtx {
-		return errs.New("Destroy", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "not a context: use Finalize")
-	}
-	if p.destroyed.Load() {
-		return nil
-	}
-	err := p.Quiet()
-	p.destroyed.Store(true)
-	return err
 }
 
 // GlobalExit ends the world on every PE with status: their blocking calls

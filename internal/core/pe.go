@@ -98,6 +98,12 @@ type PE struct {
 	s         *state
 	isCtx     bool
 	destroyed atomic.Bool
+	// paths and engines are what this PE's operations go through: the
+	// world's for the PE itself, a context's own streams' otherwise (see
+	// ctx.go). A team context's paths are in team order.
+	paths   []transport.Path
+	engines []transport.Engine
+	ctx     *ctxInfo // nil for the PE itself
 }
 
 // state is what a PE and its contexts share.
@@ -162,7 +168,7 @@ func Start(cfg Config) (*PE, error) {
 			s.engines = append(s.engines, e)
 		}
 	}
-	p := &PE{s: s}
+	p := &PE{s: s, paths: s.paths, engines: s.engines}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -238,25 +244,25 @@ func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.
 func (p *PE) Accessible(pe int) bool {
-	return pe >= 0 && pe < p.s.cfg.NPEs && p.usable() == nil && p.s.failed[pe].Load() == nil
+	return pe >= 0 && pe < len(p.paths) && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
 }
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
 // It is the hot path's only check of PE state: a few atomic loads.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
-	if uint(pe) >= uint(len(p.s.paths)) {
-		return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in a world of %d", pe, p.s.cfg.NPEs)
+	if uint(pe) >= uint(len(p.paths)) {
+		return nil, p.outOfRange(op, pe)
 	}
 	if err := p.usable(); err != nil {
 		return nil, p.annotate(err, op, pe)
 	}
 	if p.s.nFailed.Load() != 0 {
-		if r := p.s.failed[pe].Load(); r != nil {
+		if r := p.s.failed[p.worldRank(pe)].Load(); r != nil {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
 		}
 	}
-	return p.s.paths[pe], nil
+	return p.paths[pe], nil
 }
 
 // usable returns why this PE can no longer be used, or nil.
