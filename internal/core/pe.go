@@ -117,6 +117,7 @@ type state struct {
 	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
+	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited  atomic.Pointer[exitInfo]
@@ -158,6 +159,8 @@ func Start(cfg Config) (*PE, error) {
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 	}
+	s.pctl.Store(1)
+	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
 	}
