@@ -45,7 +45,7 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return joinGossip(ctx, o)
 	}
 	if !o.haveUID && o.npes <= 1 {
-		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), HeapLimit: int(o.heapLimit), Logger: o.logger, CloseWithLastPE: true})
 		if err != nil {
 			return nil, err
 		}

@@ -22,10 +22,11 @@ import (
 const DefaultHeapSize = 16 << 20
 
 type config struct {
-	heapSize int
-	nodeOf   func(int) int
-	logger   *slog.Logger
-	timeout  time.Duration
+	heapSize  int
+	heapLimit int
+	nodeOf    func(int) int
+	logger    *slog.Logger
+	timeout   time.Duration
 }
 
 // Option configures Run.
@@ -33,6 +34,11 @@ type Option func(*config)
 
 // WithHeapSize sets each PE's symmetric heap size in bytes.
 func WithHeapSize(bytes int) Option { return func(c *config) { c.heapSize = bytes } }
+
+// WithHeapLimit lets each PE's heap grow up to bytes when a collective
+// allocation does not fit (see shmem.WithHeapLimit); WithHeapSize is then
+// the initial size. Default: no growth.
+func WithHeapLimit(bytes int) Option { return func(c *config) { c.heapLimit = bytes } }
 
 // WithNodes groups PEs into nodes of perNode consecutive ranks. PEs on one
 // node form TeamShared and reach each other with Ptr. Default: one node.
@@ -64,7 +70,7 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 	for _, o := range opts {
 		o(&c)
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
 	if err != nil {
 		return err
 	}

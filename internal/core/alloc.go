@@ -36,6 +36,8 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	effects := p.s.heap.Step(heap.Begin{Op: op, Req: req})
 	for len(effects) > 0 {
 		switch e := effects[0].(type) {
+		case heap.Grow:
+			effects = p.s.heap.Step(heap.Grown{Err: p.growHeap(e.Size)})
 		case heap.Propose:
 			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
 			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
@@ -65,4 +67,17 @@ func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload
 		return nil, err
 	}
 	return all, nil
+}
+
+// growHeap makes the first size bytes of the PE's heap usable through the
+// backend (Config.Grow), before the allocation that needs them is agreed.
+func (p *PE) growHeap(size int64) error {
+	if p.s.cfg.Grow == nil {
+		return errs.ErrOutOfMemory // the backend maps no further segments
+	}
+	if err := p.s.cfg.Grow(size); err != nil {
+		return err
+	}
+	p.s.log.Info("symmetric heap grown", "bytes", size, "limit", p.s.cfg.Heap.Limit())
+	return nil
 }

@@ -33,6 +33,12 @@ type Config struct {
 	WorldID uint64
 	// Heap is this PE's symmetric heap, empty (no allocations yet).
 	Heap *heap.Heap
+	// Grow makes the first size bytes of Heap usable: a further segment,
+	// mapped wherever a peer or the network reaches the heap. The heap
+	// actor asks for it before it proposes an allocation that needs it, so
+	// once the allocation is agreed every PE's memory is there. Required
+	// when Heap can grow (Limit > Size); the heap does not shrink.
+	Grow func(size int64) error
 	// Bell is rung when this PE's heap changes; waits sleep on it.
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.

@@ -58,7 +58,7 @@ type Node struct {
 	paths   map[int]*path
 	failed  map[int]bool
 	servers map[*serverConn]struct{}
-	streams map[*stream]struct{} // open streams (contexts), failed and closed with the node
+	streams map[*stream]struct{}    // open streams (contexts), failed and closed with the node
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
 	poll    *pollBudget             // busy polling of the node's reads; nil when BusyPoll is 0
 
