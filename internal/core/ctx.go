@@ -89,7 +89,33 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 			}
 		}
 	}
-	return &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info}, nil
+	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info}
+	p.s.ctxMu.Lock()
+	if p.s.ctxs == nil {
+		p.s.ctxs = map[*PE]struct{}{}
+	}
+	p.s.ctxs[c] = struct{}{}
+	p.s.ctxMu.Unlock()
+	return c, nil
+}
+
+// quietContexts completes the operations of every context not destroyed:
+// Finalize's barrier completes the default context's only, and closing
+// the transports would drop the rest.
+func (p *PE) quietContexts() error {
+	p.s.ctxMu.Lock()
+	live := make([]*PE, 0, len(p.s.ctxs))
+	for c := range p.s.ctxs {
+		live = append(live, c)
+	}
+	p.s.ctxMu.Unlock()
+	var err error
+	for _, c := range live {
+		if e := c.Quiet(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // CtxOptions returns the options the context was created with; 0 for the
@@ -145,5 +171,8 @@ func (p *PE) Destroy() error {
 	for _, s := range p.ctx.streams {
 		_ = s.Close() // its operations were just completed
 	}
+	p.s.ctxMu.Lock()
+	delete(p.s.ctxs, p)
+	p.s.ctxMu.Unlock()
 	return err
 }

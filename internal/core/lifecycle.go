@@ -112,7 +112,13 @@ func (p *PE) Finalize() error {
 	// reaches (a partition): release at once.
 	together := p.usable() == nil && p.s.nFailed.Load() == 0
 	if together {
+		// The barrier runs even when a context's Quiet failed: the other
+		// PEs are waiting in it.
+		qerr := p.quietContexts()
 		err = p.BarrierAll()
+		if err == nil {
+			err = qerr
+		}
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()

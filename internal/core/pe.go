@@ -124,6 +124,8 @@ type state struct {
 
 	finalized atomic.Bool
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
+	ctxMu     sync.Mutex
+	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited  atomic.Pointer[exitInfo]
