@@ -7,7 +7,7 @@ import (
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/world"
+	"github.com/goshmem/shmem/internal/world"
 )
 
 // DefaultHeapSize is each PE's symmetric heap when neither WithHeapSize nor

@@ -1,55 +1,33 @@
 package actors
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// Wrap encodes m into the envelope inter-PE messages travel in while
-// protoactor's remote layer carries them: it only carries protobuf
-// messages, so the msgpack bytes ride in a BytesValue. Actors accept the
-// decoded messages as well (Unwrap), which is what a control lane that
-// delivers Go values needs.
-func Wrap(m any) (*wrapperspb.BytesValue, error) {
-	b, err := Encode(m)
-	if err != nil {
-		return nil, err
-	}
-	return wrapperspb.Bytes(b), nil
-}
-
-// Unwrap returns the control message an actor received: the decoded
-// message itself, or the one a Wrap envelope carries. It returns nil for
-// anything else (protoactor's own system messages) and for an envelope
-// that does not decode, which it logs.
-func Unwrap(msg any, log *slog.Logger) any {
-	switch m := msg.(type) {
+// control returns m if it is one of the control messages an actor takes
+// (delivered as decoded values: from another process through the world's
+// control lane, which decoded and checked them), else nil (protoactor's
+// own system messages).
+func control(m any) any {
+	switch m.(type) {
 	case *Gather, *GatherReply, *PEFailed, *GlobalExit:
 		return m
-	case *wrapperspb.BytesValue:
-		d, err := Decode(m.Value)
-		if err != nil {
-			log.Warn("actor dropped a control message", "err", err)
-			return nil
-		}
-		return d
 	}
 	return nil
 }
 
 // NewCoordinator returns the props of the actor that runs a Coordinator:
 // it feeds each Gather (with its sender) and PEFailed to Step and sends
-// the replies, in the envelope the remote layer needs.
-func NewCoordinator(log *slog.Logger) *actor.Props {
+// the replies.
+func NewCoordinator() *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		var c Coordinator
 		return Func(func(ctx actor.Context) {
-			m := Unwrap(ctx.Message(), log)
+			m := control(ctx.Message())
 			if m == nil {
 				return
 			}
@@ -58,11 +36,7 @@ func NewCoordinator(log *slog.Logger) *actor.Props {
 				from = s
 			}
 			for _, r := range c.Step(from, m) {
-				env, err := Wrap(r.Msg)
-				if err != nil {
-					env, _ = Wrap(&GatherReply{Err: err.Error(), Failed: -1})
-				}
-				ctx.Send(r.To.(*actor.PID), env)
+				ctx.Send(r.To.(*actor.PID), r.Msg)
 			}
 		})
 	})
@@ -71,15 +45,11 @@ func NewCoordinator(log *slog.Logger) *actor.Props {
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
 func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	env, err := Wrap(g)
-	if err != nil {
-		return nil, err
-	}
-	res, err := root.RequestFuture(coord, env, timeout).Result()
+	res, err := root.RequestFuture(coord, g, timeout).Result()
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}
-	reply, ok := Unwrap(res, slogDiscard).(*GatherReply)
+	reply, ok := res.(*GatherReply)
 	if !ok {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
 	}
@@ -101,5 +71,3 @@ func Result(reply *GatherReply, n int, op string, me int) ([][]byte, error) {
 	}
 	return reply.Payloads, nil
 }
-
-var slogDiscard = slog.New(slog.DiscardHandler)

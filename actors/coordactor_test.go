@@ -8,14 +8,13 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// TestCoordinatorActorTakesDecodedAndWrapped: the coordinator's actor
-// serves a round whose members send the decoded Gather (a control lane that
-// delivers Go values) and the Wrap envelope (protoactor's remote layer)
-// alike, and aborts it when a PEFailed arrives decoded.
-func TestCoordinatorActorTakesDecodedAndWrapped(t *testing.T) {
+// TestCoordinatorActor: the coordinator's actor serves a round whose
+// members send decoded Gathers (as the control lane delivers them), and
+// aborts a round when a PEFailed arrives.
+func TestCoordinatorActor(t *testing.T) {
 	sys := NewSystem(nil)
 	defer sys.Shutdown()
-	coord := sys.Root.Spawn(NewCoordinator(slogDiscard))
+	coord := sys.Root.Spawn(NewCoordinator())
 	const timeout = time.Minute // a hang guard: the round completes at once
 	decoded := sys.Root.RequestFuture(coord, &Gather{Domain: "d", Seq: 1, Rank: 0, N: 2, Members: []int{0, 1}, Payload: []byte("a")}, timeout)
 	all, err := RunGather(sys.Root, coord, &Gather{Domain: "d", Seq: 1, Rank: 1, N: 2, Members: []int{0, 1}, Payload: []byte("b")}, timeout, "Test", 1)
@@ -26,7 +25,7 @@ func TestCoordinatorActorTakesDecodedAndWrapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, ok := Unwrap(res, slogDiscard).(*GatherReply)
+	reply, ok := res.(*GatherReply)
 	if !ok || len(reply.Payloads) != 2 || string(reply.Payloads[0]) != "a" || string(reply.Payloads[1]) != "b" {
 		t.Fatalf("decoded member got %#v", res)
 	}
@@ -37,7 +36,7 @@ func TestCoordinatorActorTakesDecodedAndWrapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Result(Unwrap(res, slogDiscard).(*GatherReply), 2, "Test", 0)
+	_, err = Result(res.(*GatherReply), 2, "Test", 0)
 	var e *errs.Error
 	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 1 {
 		t.Fatalf("aborted round: %v, want ErrPEFailed naming PE 1", err)

@@ -49,7 +49,8 @@ type Send struct {
 // must apply them. It accepts:
 //   - *actors.PEFailed: a peer's notice, or this PE's own detector's (Origin
 //     is this PE). Only the first notice about a rank counts; notices about
-//     this PE itself or ranks outside the world change nothing.
+//     this PE itself or ranks outside the world, and any after a
+//     GlobalExit, change nothing.
 //   - *actors.GlobalExit: some PE ended the world. Only the first counts.
 //     Rank 0 reaches every PE (the multi-process backend checks it at
 //     start-up) while the caller of GlobalExit may not (a relayed pair), so
@@ -60,7 +61,10 @@ type Send struct {
 func (a *Actor) Step(m any) []any {
 	switch m := m.(type) {
 	case *actors.PEFailed:
-		if m.Rank < 0 || m.Rank >= a.npes || m.Rank == a.rank || a.failed[m.Rank] {
+		// After a GlobalExit, a peer's connection that ends is the exit
+		// ending its process, not a failure: the notices arrive in the
+		// order they were sent, so the exit came first.
+		if a.exited || m.Rank < 0 || m.Rank >= a.npes || m.Rank == a.rank || a.failed[m.Rank] {
 			return nil
 		}
 		a.failed[m.Rank] = true

@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 )
 
 // TestMain runs the benches instead of the tests in the PEs that
@@ -26,9 +24,6 @@ func TestMain(m *testing.M) {
 // TestLaunchPEs: -np 2 starts two PEs of this binary on loopback; PE 0's
 // CSV row reaches stdout unprefixed.
 func TestLaunchPEs(t *testing.T) {
-	if !lt.SelfPEsOK() {
-		t.Skip("the PEs would be this race-enabled binary; see launchtest.RacePEs")
-	}
 	t.Setenv("SHMEM_UID_SESSION_ID", "")
 	var out, errb bytes.Buffer
 	if err := run([]string{"-np", "2", "-b", "barrier", "-csv", "-bind", "none"}, &out, &errb); err != nil {

@@ -32,8 +32,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin.dir = dir
-	// shmemrun with -race when the tests have it; the PEs as
-	// launchtest.RacePEs says.
+	// shmemrun and the PEs with -race when the tests have it.
 	bin.shmemrun, err = lt.BuildLauncher(dir, "github.com/goshmem/shmem/cmd/shmemrun")
 	if err == nil {
 		bin.pe, err = lt.BuildPE(dir)

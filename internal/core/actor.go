@@ -50,6 +50,7 @@ func (s *state) apply(e any) {
 		s.bell.Ring()
 	case pe.Exited:
 		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})
+		close(s.exitKnown)
 		s.log.Info("global exit", "by", e.Rank, "status", e.Status)
 		s.bell.Ring()
 		if s.cfg.OnGlobalExit != nil {
@@ -69,11 +70,12 @@ func (s *state) send(rank int, msg any) bool {
 }
 
 // actorProps returns the protoactor actor that takes notices from the
-// rest of the world, decoded or in the remote layer's envelope, into the
-// PE actor.
+// rest of the world (decoded values, from other processes through the
+// backend's control lane) into the PE actor.
 func actorProps(s *state) *actor.Props {
 	return actor.PropsFromFunc(func(ctx actor.Context) {
-		if m := actors.Unwrap(ctx.Message(), s.log); m != nil {
+		switch m := ctx.Message().(type) {
+		case *actors.PEFailed, *actors.GlobalExit:
 			s.deliver(m)
 		}
 	})

@@ -30,7 +30,7 @@ func newFakeWorld(t *testing.T, n int) *fakeWorld {
 	t.Helper()
 	w := &fakeWorld{nw: fakenet.New(n, 4<<20), failures: make([]atomic.Int32, n)}
 	sys := actors.NewSystem(nil)
-	coord := sys.Root.Spawn(actors.NewCoordinator(slogDiscard()))
+	coord := sys.Root.Spawn(actors.NewCoordinator())
 	peers := make([]*actor.PID, n)
 	all := make([]int, n)
 	for r := range peers {

@@ -83,8 +83,18 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 		}
 		wp := p.s.paths[w]
 		paths[i] = wp
-		if s, ok := streams[wp.Engine()]; ok {
-			if sp, ok := s.Path(wp); ok {
+		// A network path is settled (settle.go): the stream's path to the
+		// same peer is made from the raw one and settled alike.
+		raw, settled := wp.(settledPath)
+		inner := wp
+		if settled {
+			inner = raw.Path
+		}
+		if s, ok := streams[inner.Engine()]; ok {
+			if sp, ok := s.Path(inner); ok {
+				if settled {
+					sp = settledPath{Path: sp, s: p.s}
+				}
 				paths[i] = sp
 			}
 		}

@@ -47,7 +47,7 @@ func (p *PE) Quiet() error {
 	}
 	for _, e := range p.engines {
 		if err := e.Quiet(); err != nil {
-			return err
+			return p.s.settle(err)
 		}
 	}
 	return nil

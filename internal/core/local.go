@@ -61,7 +61,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		nodeOf = func(int) int { return 0 }
 	}
 	w := &LocalWorld{system: actors.NewSystem(cfg.Logger)}
-	w.coord = w.system.Root.Spawn(actors.NewCoordinator(loggerOr(cfg.Logger)))
+	w.coord = w.system.Root.Spawn(actors.NewCoordinator())
 	n := cfg.NPEs
 	heaps := make([]*heap.Heap, n)
 	bells := make([]transport.Bell, n)

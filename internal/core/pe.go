@@ -10,6 +10,7 @@ package core
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -129,6 +130,8 @@ type state struct {
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited  atomic.Pointer[exitInfo]
+	// exitKnown is closed when exited is set: settle waits on it.
+	exitKnown chan struct{}
 	nFailed atomic.Int32
 	failed  []atomic.Pointer[string] // reason by rank, nil while alive
 	actor   peActor
@@ -163,9 +166,19 @@ func Start(cfg Config) (*PE, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &state{
-		cfg: cfg, log: log.With("pe", cfg.Rank), paths: cfg.Paths,
+		cfg: cfg, log: log.With("pe", cfg.Rank),
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
+		exitKnown: make(chan struct{}),
+	}
+	// A network path's errors are settled against a GlobalExit under way
+	// (settle); mapped memory does not fail.
+	s.paths = make([]transport.Path, len(cfg.Paths))
+	for r, path := range cfg.Paths {
+		s.paths[r] = path
+		if !slices.Contains(cfg.Shared, r) {
+			s.paths[r] = settledPath{Path: path, s: s}
+		}
 	}
 	s.pctl.Store(1)
 	s.log = slog.New(gate{s.log.Handler(), &s.pctl})

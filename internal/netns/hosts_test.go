@@ -20,7 +20,7 @@ import (
 
 // peBinary is the test PE program (internal/launch/testpe) that runs in
 // the hosts, built by TestMain when namespaces can be made here (with
-// -race only when launchtest.RacePEs says so).
+// -race when the tests have it).
 var peBinary string
 
 func TestMain(m *testing.M) {

@@ -148,13 +148,12 @@ func TestHostsCutLink(t *testing.T) {
 
 // TestHostsCutLinkNotice: a world formed by unique ID (no gossip, so no
 // memberlist detection), PE 3's host cut off while PEs 0, 1 and 2 keep
-// reading from it and PE 3 reads from PE 0. Only rank 0 holds a control
-// connection to PE 3: PEs 1 and 2 learn of the failure from rank 0's
-// notice alone, and it must end their pending reads too (their data
-// connections, cut without a reset, would only time out after 30 s, or
-// hang in a dial). PE 3, cut off, must end too, blaming PE 0: its control
-// connection to rank 0 is idle, and only the kernel's keepalive probes
-// end it within seconds (controlKeepAlive; gRPC alone took 12 s).
+// reading from it and PE 3 reads from PE 0. The detection must end their
+// pending reads (their data connections, cut without a reset, would only
+// time out after 30 s, or hang in a dial): the control lane's heartbeats
+// stop arriving, and each link is declared lost after its silence bound.
+// PE 3, cut off, must end too, blaming PE 0: its own links fall silent the
+// same way, and its read from PE 0 ends when PE 0 is declared failed.
 func TestHostsCutLinkNotice(t *testing.T) {
 	n := netns.New(t, netns.Config{Hosts: 4})
 	l := newWorld(t, n, []int{0, 1, 2, 3}, lt.RoleWait, false, lt.EnvWho+"=3", lt.EnvReaders+"=1")

@@ -14,30 +14,19 @@ import (
 	"github.com/goshmem/shmem"
 )
 
-// RacePEs is the one switch for building test PE programs with -race when
-// the tests themselves run with it. It is off because protoactor-go's
-// remote layer races with itself when a peer disconnects during its
-// Shutdown (endpointManager.stop against removeEndpoint, upstream), which
-// would fail every PE for a bug that is not goshmem's. Turn it on once the
-// control plane no longer uses that layer.
-const RacePEs = false
-
-// SelfPEsOK reports whether a test may run PEs in its own (re-executed)
-// binary: not when that binary has the race detector and RacePEs is off.
-func SelfPEsOK() bool { return RacePEs || !raceEnabled }
-
 // PEPackage is the import path of the test PE program.
 const PEPackage = "github.com/goshmem/shmem/internal/launch/testpe"
 
 // BuildPE builds the test PE program into dir, with the build tags given
-// (goshmem_fabric, say), and returns its path. It is built with -race when
-// RacePEs is on and this binary has the race detector.
+// (goshmem_fabric, say), and returns its path. It is built with -race
+// when this binary has the race detector, so every PE of a race-enabled
+// test run is checked too.
 func BuildPE(dir string, tags ...string) (string, error) {
 	name := "testpe"
 	if len(tags) > 0 {
 		name += "-" + strings.Join(tags, "-")
 	}
-	return build(dir, name, PEPackage, RacePEs && raceEnabled, tags)
+	return build(dir, name, PEPackage, raceEnabled, tags)
 }
 
 // BuildLauncher builds the launcher command pkg (shmemrun, say) into dir

@@ -40,7 +40,8 @@ const (
 	RoleWait = "wait"
 	// RoleHold: formed, prints READY, waits for stdin to close, runs spmd.
 	RoleHold = "hold"
-	// RoleExit: PE EnvWho calls GlobalExit(GlobalExitStatus).
+	// RoleExit: PE EnvWho calls GlobalExit(GlobalExitStatus) while the
+	// odd PEs read from another odd PE and the even ones wait in a barrier.
 	RoleExit = "exit"
 	// RoleHello prints "hello r of n" on stdout and "stderr line from r"
 	// on stderr.

@@ -28,7 +28,7 @@ var gossipProbe = []goleak.Option{
 }
 
 // leaks reports what outlives Finalize. Finalize closes every socket of
-// the control plane (gRPC) and the data path before it returns; only a
+// the control lane and the data path before it returns; only a
 // gossip probe under way may still hold one, until gossipProbeBound.
 // goleak gives goroutines already told to end a moment to return.
 func leaks() error {

@@ -133,7 +133,16 @@ func hold(p *shmem.PE) error {
 
 // globalExit: PE who ends the world with GlobalExitStatus while the others
 // wait in a barrier.
+// globalExit: PE who ends the world while the odd PEs read in a loop from
+// the odd PE two ranks on (another receiver of the notice, which may end
+// its process before the reader has the notice: the reader sees the
+// connection drop first and must still report the exit, not a failure)
+// and the even PEs wait in a barrier.
 func globalExit(p *shmem.PE) error {
+	word, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
@@ -141,7 +150,15 @@ func globalExit(p *shmem.PE) error {
 		p.GlobalExit(lt.GlobalExitStatus)
 		select {} // the exit notice ends this process too
 	}
-	return p.BarrierAll()
+	if p.MyPE()%2 == 0 {
+		return p.BarrierAll()
+	}
+	from := (p.MyPE() + 2) % p.NPEs()
+	for {
+		if _, err := shmem.G(p, word, from); err != nil {
+			return err
+		}
+	}
 }
 
 func hello(p *shmem.PE) error {

@@ -1,0 +1,152 @@
+package ctest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// tools holds oshcc and shmemrun, built once for all tests.
+var tools struct {
+	once               sync.Once
+	dir, oshcc, shmrun string
+	err                error
+}
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// setup builds oshcc, shmemrun and libgoshmem, or skips without a C compiler.
+func setup(t *testing.T) {
+	t.Helper()
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	if _, err := exec.LookPath(strings.Fields(cc)[0]); err != nil {
+		t.Skipf("no C compiler (%s): the C API tests need gcc or cc", cc)
+	}
+	tools.once.Do(func() {
+		root := repoRoot(t)
+		dir, err := os.MkdirTemp("", "goshmem-ctest-")
+		if err != nil {
+			tools.err = err
+			return
+		}
+		tools.dir = dir
+		tools.oshcc = filepath.Join(dir, "oshcc")
+		tools.shmrun = filepath.Join(dir, "shmemrun")
+		for bin, pkg := range map[string]string{tools.oshcc: "./cmd/oshcc", tools.shmrun: "./cmd/shmemrun"} {
+			cmd := exec.Command("go", "build", "-o", bin, pkg)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				tools.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+		// The first oshcc builds libgoshmem (or finds it in the cache).
+		if out, err := exec.Command(tools.oshcc, "--lib-dir").CombinedOutput(); err != nil {
+			tools.err = fmt.Errorf("oshcc --lib-dir: %v\n%s", err, out)
+		}
+	})
+	if tools.err != nil {
+		t.Fatal(tools.err)
+	}
+}
+
+// compile builds testdata/c/name.c with oshcc and returns the program.
+func compile(t *testing.T, name string, extra ...string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "capi", "testdata", "c", name+".c")
+	out := filepath.Join(t.TempDir(), name)
+	args := append([]string{"-O2", "-Wall", "-Werror", src, "-o", out}, extra...)
+	if b, err := exec.Command(tools.oshcc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("oshcc %s: %v\n%s", name, err, b)
+	}
+	return out
+}
+
+// shmemrun runs prog on np PEs and returns its output; a failed job fails
+// the test with that output.
+func shmemrun(t *testing.T, np int, prog string, args ...string) string {
+	t.Helper()
+	return shmemrunFlags(t, []string{"-np", fmt.Sprint(np)}, prog, args...)
+}
+
+func shmemrunFlags(t *testing.T, flags []string, prog string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(tools.shmrun, append(append(flags, "--timeout", "60s", prog), args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("shmemrun %s %s: %v\n%s", strings.Join(flags, " "), filepath.Base(prog), err, out)
+	}
+	return string(out)
+}
+
+// TestFamilies runs a C program per API family, as the spec's examples do
+// for each, on 2 and 4 PEs: every PE must report its checks passed. A
+// third run forces TCP between the PEs (shmemrun --network), so that no
+// peer is mapped and every C call takes the Go path.
+func TestFamilies(t *testing.T) {
+	setup(t)
+	for _, name := range []string{"rma", "amo", "wait", "misc", "team", "activeset", "generic"} {
+		t.Run(name, func(t *testing.T) {
+			prog := compile(t, name)
+			for _, np := range []int{2, 4} {
+				out := shmemrun(t, np, prog)
+				if strings.Contains(out, "FAIL") || strings.Count(out, name+" ok") != np {
+					t.Fatalf("-np %d: want %d lines %q\n%s", np, np, name+" ok", out)
+				}
+			}
+			out := shmemrunFlags(t, []string{"-np", "2", "--network"}, prog)
+			if strings.Contains(out, "FAIL") || strings.Count(out, name+" ok") != 2 {
+				t.Fatalf("--network: want 2 lines %q\n%s", name+" ok", out)
+			}
+		})
+	}
+}
+
+// TestLatencyProgram runs the OSU-style latency program (numbers are for
+// BENCHMARKS.md, not asserted here) and checks it reports every measure.
+func TestLatencyProgram(t *testing.T) {
+	setup(t)
+	out := shmemrun(t, 2, compile(t, "latency"), "2000")
+	for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "barrier_all"} {
+		if !strings.Contains(out, "[PE 0] "+m+" ") {
+			t.Errorf("no %s line:\n%s", m, out)
+		}
+	}
+}
+
+// TestStaticLibrary links a program with libgoshmem.a and runs it. The
+// archive is a second build of goshmem and its dependencies (c-archive
+// objects differ from c-shared ones), minutes on a cold 2-core machine, so
+// it runs only with GOSHMEM_CTEST_STATIC=1.
+func TestStaticLibrary(t *testing.T) {
+	if os.Getenv("GOSHMEM_CTEST_STATIC") != "1" {
+		t.Skip("set GOSHMEM_CTEST_STATIC=1 to build libgoshmem.a and link a program with it")
+	}
+	setup(t)
+	prog := compile(t, "rma", "--static-goshmem")
+	if out := shmemrun(t, 2, prog); strings.Count(out, "rma ok") != 2 {
+		t.Fatalf("static:\n%s", out)
+	}
+}
+
+func run(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd.Path, err, buf.String())
+	}
+	return buf.String()
+}

@@ -1,0 +1,109 @@
+/*
+ * gs.h: libgoshmem's internal C side. Not installed.
+ *
+ * The C routines address peers directly where goshmem maps their heaps
+ * (PEs on this host): after shmem_init, gs_peer[pe] is the address at
+ * which this process maps PE pe's part of the C heap (NULL where it is not
+ * mapped: other hosts, or TCP forced), and gs_base/gs_size are this PE's
+ * own part. A put to a mapped peer is then a memcpy and an atomic is a C11
+ * atomic on the peer's word, with no call into Go; everything else falls
+ * back to the Go exports (_cgo_export.h), which check and report errors.
+ */
+#ifndef GOSHMEM_GS_H
+#define GOSHMEM_GS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "shmem.h"
+
+/* Type codes of the Go side's typed calls. */
+enum { GS_I8 = 1, GS_I16, GS_I32, GS_I64, GS_U8, GS_U16, GS_U32, GS_U64, GS_F32, GS_F64 };
+/* Reduction operations, in goshmem's Op order. */
+enum { GS_OP_SUM = 1, GS_OP_PROD, GS_OP_MIN, GS_OP_MAX, GS_OP_AND, GS_OP_OR, GS_OP_XOR };
+/* Atomic operations of the Go fallback. */
+enum { GS_AMO_FETCH = 1, GS_AMO_SET, GS_AMO_SWAP, GS_AMO_CSWAP, GS_AMO_FADD, GS_AMO_FAND, GS_AMO_FOR, GS_AMO_FXOR };
+/* RMA kinds of the Go fallback. */
+enum { GS_PUT = 1, GS_GET, GS_PUT_NBI, GS_GET_NBI };
+/* Team collectives. */
+enum { GS_BCAST = 1, GS_COLLECT, GS_FCOLLECT, GS_ALLTOALL };
+/* Wait and test modes. */
+enum { GS_WAIT_ALL = 1, GS_WAIT_ANY, GS_WAIT_SOME };
+/* Lock calls. */
+enum { GS_LOCK_SET = 1, GS_LOCK_CLEAR, GS_LOCK_TEST };
+
+extern char *gs_base;
+extern size_t gs_size;
+extern char **gs_peer;
+extern int gs_me, gs_npes;
+/* Set once any RMA went through Go: from then on quiet and fence must ask
+ * Go too. A job whose peers are all mapped never sets it, so its quiet is
+ * a memory fence. */
+extern int gs_go_rma;
+
+/* A context made from a team addresses PEs by their number in that team:
+ * gs_ctx_map[handle] is {n, world PE of team PE 0, ..., of n-1} for such
+ * contexts, NULL for the others (set by shmem_team_create_ctx). */
+#define GS_MAX_CTX 4096
+extern int *gs_ctx_map[GS_MAX_CTX];
+
+static inline int gs_pe(shmem_ctx_t ctx, int pe) {
+  uintptr_t h = (uintptr_t)ctx;
+  if (h <= 1 || h >= GS_MAX_CTX) return pe;
+  int *m = gs_ctx_map[h];
+  if (!m) return pe;
+  return (unsigned)pe < (unsigned)m[0] ? m[pe + 1] : -1;
+}
+
+/* gs_at returns where this process reaches [addr, addr+n) on pe, or NULL
+ * when the Go path must do the access (pe not mapped, or addr not in the
+ * symmetric heap, in which case Go reports the error). */
+static inline char *gs_at(const void *addr, size_t n, int pe) {
+  size_t off = (size_t)((const char *)addr - gs_base);
+  if ((unsigned)pe >= (unsigned)gs_npes || off >= gs_size || n > gs_size - off) return NULL;
+  char *b = gs_peer[pe];
+  return b ? b + off : NULL;
+}
+
+void gs_put_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);
+void gs_get_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);
+
+static inline void gs_put(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi) {
+  pe = gs_pe(ctx, pe);
+  char *r = gs_at(dest, n, pe);
+  if (r) {
+    memcpy(r, src, n);
+    return;
+  }
+  gs_put_slow(ctx, op, dest, src, n, pe, nbi);
+}
+
+static inline void gs_get(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi) {
+  pe = gs_pe(ctx, pe);
+  char *r = gs_at(src, n, pe);
+  if (r) {
+    memcpy(dest, r, n);
+    return;
+  }
+  gs_get_slow(ctx, op, dest, src, n, pe, nbi);
+}
+
+void gs_strided(shmem_ctx_t ctx, const char *op, int put, void *dest, const void *src, size_t esize,
+                ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n,
+                   uint64_t *sig, uint64_t value, int sig_op, int pe, int nbi);
+uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe);
+size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
+               int cmp, const void *values, int vector, int mode, int block);
+int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);
+typedef void (*gs_combine)(void *acc, const void *x, size_t n);
+int gs_reduce_c(const char *op, shmem_team_t team, void *dest, const void *src, size_t n, size_t esize, gs_combine f);
+void gs_to_all(const char *op, void *dest, const void *src, int n, size_t esize, int start, int logstride, int size, gs_combine f);
+int gs_coll(const char *op, int kind, shmem_team_t team, void *dest, const void *src, size_t nbytes, int root);
+int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize);
+
+/* Called by the Go side at init and finalize. */
+void gs_setup(char *base, size_t size, char **peers, int me, int npes);
+void gs_die(const char *msg, int status);
+
+#endif

@@ -1,0 +1,295 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "gs.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/goshmem/shmem"
+)
+
+// preInit is what the aclshmemx_* calls configure before init.
+type preInit struct {
+	uid       *shmem.UniqueID
+	rank      int
+	npes      int
+	heap      int64
+	tls       []shmem.Option
+	initiated bool // set at init: aclshmemx_set_conf_store_tls is refused from then on
+}
+
+// sysArea is the library's own symmetric memory at the start of the C
+// heap, in uint64 words: the team collect's counts (npes+1), the active-set
+// collect's counts (npes), the active-set barrier's arrive and release
+// counters (64 each; aset.c addresses these four), and the allocation
+// check's 8 words (agree).
+func sysArea(npes int) uint64 {
+	return (8*uint64(2*npes+1+2*64+agreeWords) + 4095) &^ 4095
+}
+
+// agreeOff is the byte offset of agree's words in the sys area.
+func agreeOff(npes int) int { return 8 * (2*npes + 1 + 2*64) }
+
+const agreeWords = 8
+
+// heapSlack is goshmem's own use of its heap (team resources, collective
+// scratch) beside the C heap.
+func heapSlack(user int64) int64 { return 8<<20 + user/8 }
+
+//export goshmem_init
+func goshmem_init(op *C.char) C.int {
+	defer guard(op)
+	setup.Lock()
+	defer setup.Unlock()
+	if cur.Load() != nil {
+		return 0 // OpenSHMEM: later calls have no effect
+	}
+	user, err := userHeap()
+	if err != nil {
+		return fail(op, err)
+	}
+	opts := append([]shmem.Option{shmem.WithHeapSize(user + heapSlack(user))}, pre.tls...)
+	if pre.uid != nil {
+		opts = append(opts, shmem.WithUniqueID(*pre.uid, pre.rank, pre.npes))
+	}
+	pre.initiated = true
+	p, err := shmem.Init(context.Background(), opts...)
+	if err != nil {
+		return fail(op, err)
+	}
+	// Page-aligned, as C programs expect of heap memory.
+	heap, err := shmem.Align[uint8](p, 4096, int(user))
+	if err != nil {
+		_ = p.Finalize()
+		return fail(op, err)
+	}
+	local := heap.Local(p)
+	n := p.NPEs()
+	// C keeps the peer table: one address per PE, NULL where not mapped.
+	peers := (*[1 << 30]*C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))[:n:n]
+	for pe := 0; pe < n; pe++ {
+		if v, ok := shmem.Ptr(p, heap, pe); ok && len(v) == len(local) {
+			peers[pe] = (*C.char)(unsafe.Pointer(unsafe.SliceData(v)))
+		}
+	}
+	s := &state{p: p, heap: heap, base: unsafe.Pointer(unsafe.SliceData(local)), size: uint64(user), sys: 0}
+	heapAllo = newAllocator(uint64(uintptr(s.base)), sysArea(n), uint64(user))
+	clear(local[:sysArea(n)])
+	ctxTab.reset()
+	ctxTab.set(ctxDefault, &ctxEntry{p: p, team: teamWorld})
+	teamTab.reset()
+	teamTab.set(teamWorld, p.TeamWorld())
+	teamTab.set(teamShared, p.TeamShared())
+	C.gs_setup((*C.char)(s.base), C.size_t(user), &peers[0], C.int(p.MyPE()), C.int(n))
+	cur.Store(s)
+	// No PE may address the sys area before every PE has cleared it.
+	if err := p.BarrierAll(); err != nil {
+		return fail(op, err)
+	}
+	return 0
+}
+
+// userHeap is the C heap size: aclshmemx's local_mem_size, else
+// SHMEM_SYMMETRIC_SIZE, else goshmem's default.
+func userHeap() (int64, error) {
+	if pre.heap > 0 {
+		return pre.heap, nil
+	}
+	v := os.Getenv("SHMEM_SYMMETRIC_SIZE")
+	if v == "" {
+		return shmem.DefaultHeapSize, nil
+	}
+	n, err := parseSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: SHMEM_SYMMETRIC_SIZE=%q: %v", shmem.ErrInvalidArgument, v, err)
+	}
+	return n, nil
+}
+
+// parseSize reads 1073741824, 512m, 2G, 1GiB (binary k/m/g/t, optional b).
+func parseSize(v string) (int64, error) {
+	s := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "b"), "i")
+	mult := int64(1)
+	if s != "" {
+		if i := strings.IndexByte("kmgt", s[len(s)-1]); i >= 0 {
+			mult = 1 << (10 * (i + 1))
+			s = s[:len(s)-1]
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > (1<<50)/mult {
+		return 0, errors.New("not a size")
+	}
+	return n * mult, nil
+}
+
+//export goshmem_finalize
+func goshmem_finalize(op *C.char) {
+	defer guard(op)
+	setup.Lock()
+	defer setup.Unlock()
+	s := cur.Load()
+	if s == nil {
+		return
+	}
+	cur.Store(nil)
+	C.gs_setup(nil, 0, nil, 0, 0)
+	if err := s.p.Finalize(); err != nil {
+		die(op, err)
+	}
+}
+
+//export goshmem_global_exit
+func goshmem_global_exit(status C.int) {
+	defer guard(nil)
+	if s := cur.Load(); s != nil {
+		s.p.GlobalExit(int(status))
+	}
+}
+
+//export goshmem_accessible
+func goshmem_accessible(pe C.int) C.int {
+	defer guard(nil)
+	if s := cur.Load(); s != nil && s.p.Accessible(int(pe)) {
+		return 1
+	}
+	return 0
+}
+
+//export goshmem_check
+func goshmem_check(op *C.char) {
+	defer guard(op)
+	s := world(op)
+	for pe := 0; pe < s.p.NPEs(); pe++ {
+		if !s.p.Accessible(pe) {
+			// A G of the failed PE gives goshmem's account of the failure.
+			_, err := shmem.G(s.p, s.heap.Slice(0, 1), pe)
+			if err == nil {
+				err = shmem.ErrPEFailed
+			}
+			die(op, fmt.Errorf("PE %d failed while this PE waited (%w)", pe, err))
+			return
+		}
+	}
+}
+
+//export goshmem_alloc
+func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer {
+	defer guard(op)
+	s := world(op)
+	setup.Lock()
+	off, ok := heapAllo.alloc(uint64(size), max(uint64(align), 16))
+	setup.Unlock()
+	res := int64(off)
+	if !ok {
+		res = -1
+	}
+	if ok && zero != 0 {
+		clear(s.heap.Slice(int(off), int(off+uint64(size))).Local(s.p))
+	}
+	// The spec's barrier (no PE uses the object before every PE has it),
+	// which also checks that every PE asked for the same object.
+	if err := agree(s, int64(size), res); err != nil {
+		if ok {
+			setup.Lock()
+			heapAllo.release(off)
+			setup.Unlock()
+		}
+		die(op, err)
+		return nil
+	}
+	if !ok {
+		record(op, fmt.Errorf("%w: %d bytes (SHMEM_SYMMETRIC_SIZE is %d)", shmem.ErrOutOfMemory, size, s.size))
+		return nil
+	}
+	return unsafe.Add(s.base, off)
+}
+
+// agree is a barrier that also checks that every PE passed the same two
+// values to a collective allocation call: C's allocator is deterministic,
+// so a PE asking for another size (or freeing another object) would hand
+// out different addresses on different PEs and corrupt memory. It is a
+// max-reduction of (a, b, -a, -b) over the world after a quiet.
+func agree(s *state, a, b int64) error {
+	if err := s.p.Quiet(); err != nil {
+		return err
+	}
+	off := agreeOff(s.p.NPEs())
+	words := shmem.SymAs[int64](s.heap.Slice(off, off+8*agreeWords))
+	src, dst := words.Slice(0, 4), words.Slice(4, 8)
+	copy(src.Local(s.p), []int64{a, b, -a, -b})
+	if err := shmem.Reduce(s.p.TeamWorld(), shmem.OpMax, dst, src); err != nil {
+		return err
+	}
+	r := dst.Local(s.p)
+	if r[0] != -r[2] || r[1] != -r[3] {
+		return fmt.Errorf("%w: the PEs disagree (sizes or offsets from %d to %d and %d to %d): every PE must make the same calls",
+			shmem.ErrInvalidArgument, -r[2], r[0], -r[3], r[1])
+	}
+	return nil
+}
+
+//export goshmem_free
+func goshmem_free(op *C.char, ptr unsafe.Pointer) {
+	defer guard(op)
+	s := world(op)
+	off := int64(uintptr(ptr) - uintptr(s.base))
+	// Every PE stops using the object before any PE reuses its memory, and
+	// every PE frees the same object.
+	if err := agree(s, off, 0); err != nil {
+		die(op, err)
+		return
+	}
+	setup.Lock()
+	ok := heapAllo.release(uint64(off))
+	setup.Unlock()
+	if !ok {
+		die(op, fmt.Errorf("%w: %p was not returned by shmem_malloc", shmem.ErrInvalidArgument, ptr))
+	}
+}
+
+//export goshmem_realloc
+func goshmem_realloc(op *C.char, ptr unsafe.Pointer, size C.size_t) unsafe.Pointer {
+	defer guard(op)
+	s := world(op)
+	old := uint64(uintptr(ptr) - uintptr(s.base))
+	setup.Lock()
+	osize, ok := heapAllo.sizeOf(old)
+	setup.Unlock()
+	if !ok {
+		die(op, fmt.Errorf("%w: %p was not returned by shmem_malloc", shmem.ErrInvalidArgument, ptr))
+		return nil
+	}
+	// Every PE has stopped using the old object before it moves, and
+	// every PE moves the same object to the same size.
+	if err := agree(s, int64(old), int64(size)); err != nil {
+		die(op, err)
+		return nil
+	}
+	setup.Lock()
+	off, ok := heapAllo.alloc(uint64(size), 16)
+	if ok {
+		heapAllo.release(old)
+	}
+	setup.Unlock()
+	if !ok {
+		record(op, fmt.Errorf("%w: %d bytes", shmem.ErrOutOfMemory, size))
+		return nil // the spec: the old object stays
+	}
+	local := s.heap.Local(s.p)
+	copy(local[off:off+min(osize, uint64(size))], local[old:old+min(osize, uint64(size))])
+	if err := s.p.BarrierAll(); err != nil {
+		die(op, err)
+	}
+	return unsafe.Add(s.base, off)
+}

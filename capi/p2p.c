@@ -1,0 +1,124 @@
+/* p2p.c: wait and test on local symmetric variables.
+ *
+ * Waiting happens in C: puts from mapped peers are plain stores that ring
+ * nothing, so the waiter polls its memory (spinning, then yielding, then
+ * napping briefly) and every millisecond asks Go whether a PE has failed,
+ * so that a dead peer ends the wait with goshmem's error instead of a hang. */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+#include "gs.h"
+#include "_cgo_export.h"
+
+#define LOAD(T, p) ((int64_t)__atomic_load_n((const T *)(p), __ATOMIC_ACQUIRE))
+#define LOADU(T, p) ((uint64_t)__atomic_load_n((const T *)(p), __ATOMIC_ACQUIRE))
+
+static int cmp_signed(int64_t a, int cmp, int64_t b) {
+  switch (cmp) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return a > b;
+    case SHMEM_CMP_GE: return a >= b;
+    case SHMEM_CMP_LT: return a < b;
+    default: return a <= b;
+  }
+}
+
+static int cmp_unsigned(uint64_t a, int cmp, uint64_t b) {
+  switch (cmp) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return a > b;
+    case SHMEM_CMP_GE: return a >= b;
+    case SHMEM_CMP_LT: return a < b;
+    default: return a <= b;
+  }
+}
+
+/* holds reports whether ivar (of type code tc) compares true against v. */
+static int holds(int tc, const void *ivar, int cmp, const void *v) {
+  switch (tc) {
+    case GS_I16: return cmp_signed(LOAD(int16_t, ivar), cmp, *(const int16_t *)v);
+    case GS_I32: return cmp_signed(LOAD(int32_t, ivar), cmp, *(const int32_t *)v);
+    case GS_I64: return cmp_signed(LOAD(int64_t, ivar), cmp, *(const int64_t *)v);
+    case GS_U16: return cmp_unsigned(LOADU(uint16_t, ivar), cmp, *(const uint16_t *)v);
+    case GS_U32: return cmp_unsigned(LOADU(uint32_t, ivar), cmp, *(const uint32_t *)v);
+    default: return cmp_unsigned(LOADU(uint64_t, ivar), cmp, *(const uint64_t *)v);
+  }
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ volatile("yield");
+#endif
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* check evaluates the wait once: for ALL whether every index counts, for
+ * ANY the first index that does (SIZE_MAX: none), for SOME how many do
+ * (their indices written to indices). */
+static size_t check(int mode, int tc, size_t esize, const char *ivars, size_t n, const int *status,
+                    size_t *indices, int cmp, const char *values, int vector, int *done) {
+  size_t found = 0, live = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (status && status[i]) continue;
+    live++;
+    int ok = holds(tc, ivars + i * esize, cmp, values + (vector ? i * esize : 0));
+    if (mode == GS_WAIT_ALL && !ok) {
+      *done = 0;
+      return 0;
+    }
+    if (ok && mode == GS_WAIT_ANY) {
+      *done = 1;
+      return i;
+    }
+    if (ok && mode == GS_WAIT_SOME) indices[found++] = i;
+  }
+  switch (mode) {
+    case GS_WAIT_ALL: *done = 1; return 1;
+    case GS_WAIT_ANY: *done = live == 0; return SIZE_MAX;
+    default: *done = found > 0 || live == 0; return found;
+  }
+}
+
+size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
+               int cmp, const void *values, int vector, int mode, int block) {
+  if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "goshmem: %s: invalid comparison %d", op, cmp);
+    gs_die(msg, 1);
+  }
+  int done = 0;
+  size_t r = check(mode, tc, esize, ivars, n, status, indices, cmp, values, vector, &done);
+  if (done || !block) return mode == GS_WAIT_ANY && !done ? SIZE_MAX : r;
+  uint64_t start = now_ns(), last_check = start;
+  for (unsigned spins = 0;; spins++) {
+    r = check(mode, tc, esize, ivars, n, status, indices, cmp, values, vector, &done);
+    if (done) return r;
+    if (spins < 2000) {
+      cpu_relax();
+      continue;
+    }
+    uint64_t t = now_ns();
+    if (t - last_check > 1000000) {
+      goshmem_check((char *)op);
+      last_check = t;
+    }
+    if (t - start < 2000000) {
+      sched_yield();
+    } else {
+      /* A long wait naps: it must not starve the PE it waits for of a
+       * shared core. 20 us bounds the added latency. */
+      struct timespec ts = {0, 20000};
+      nanosleep(&ts, NULL);
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package main
+
+/*
+#include "gs.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/goshmem/shmem"
+)
+
+// The RMA fallbacks: the C side calls these only when it cannot reach the
+// peer directly (gs.h), or when the address is not symmetric, which the
+// Go side then reports.
+
+func local(p unsafe.Pointer, n uint64) []byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
+//export goshmem_rma
+func goshmem_rma(op *C.char, ctx C.uintptr_t, kind C.int, remote, loc unsafe.Pointer, n C.size_t, pe C.int) {
+	defer guard(op)
+	if n == 0 {
+		return
+	}
+	s := world(op)
+	p := s.pe(op, ctx)
+	sym, err := s.sym(remote, uint64(n))
+	if err == nil {
+		buf := local(loc, uint64(n))
+		switch kind {
+		case C.GS_PUT:
+			err = shmem.Put(p, sym, buf, int(pe))
+		case C.GS_PUT_NBI:
+			err = shmem.PutNBI(p, sym, buf, int(pe))
+		case C.GS_GET:
+			err = shmem.Get(p, buf, sym, int(pe))
+		default:
+			err = shmem.GetNBI(p, buf, sym, int(pe))
+		}
+	}
+	if err != nil {
+		die(op, err)
+	}
+}
+
+//export goshmem_strided
+func goshmem_strided(op *C.char, ctx C.uintptr_t, put C.int, remote, loc unsafe.Pointer, esize C.size_t, rstride, lstride C.ptrdiff_t, n C.size_t, pe C.int) {
+	defer guard(op)
+	if n == 0 {
+		return
+	}
+	s := world(op)
+	p := s.pe(op, ctx)
+	if rstride < 1 || lstride < 1 {
+		die(op, fmt.Errorf("%w: strides must be positive (%d, %d)", shmem.ErrInvalidArgument, rstride, lstride))
+		return
+	}
+	rs, ls, cnt, w := int(rstride), int(lstride), int(n), int(esize)
+	var err error
+	switch w {
+	case 1:
+		err = strided[uint8](s, p, put != 0, remote, loc, rs, ls, cnt, int(pe))
+	case 2:
+		err = strided[uint16](s, p, put != 0, remote, loc, rs, ls, cnt, int(pe))
+	case 4:
+		err = strided[uint32](s, p, put != 0, remote, loc, rs, ls, cnt, int(pe))
+	case 8:
+		err = strided[uint64](s, p, put != 0, remote, loc, rs, ls, cnt, int(pe))
+	case 16:
+		// Two interleaved streams of 8-byte halves, each with doubled strides.
+		err = strided[uint64](s, p, put != 0, remote, loc, 2*rs, 2*ls, cnt, int(pe))
+		if err == nil {
+			err = strided[uint64](s, p, put != 0, unsafe.Add(remote, 8), unsafe.Add(loc, 8), 2*rs, 2*ls, cnt, int(pe))
+		}
+	default:
+		err = fmt.Errorf("%w: element size %d", shmem.ErrInvalidArgument, w)
+	}
+	if err != nil {
+		die(op, err)
+	}
+}
+
+func strided[T uint8 | uint16 | uint32 | uint64](s *state, p *shmem.PE, put bool, remote, loc unsafe.Pointer, rs, ls, n, pe int) error {
+	var z T
+	w := uint64(unsafe.Sizeof(z))
+	rspan, lspan := uint64((n-1)*rs+1), uint64((n-1)*ls+1)
+	b, err := s.sym(remote, rspan*w)
+	if err != nil {
+		return err
+	}
+	sym := shmem.SymAs[T](b)
+	buf := unsafe.Slice((*T)(loc), lspan)
+	if put {
+		return shmem.IPut(p, sym, buf, rs, ls, n, pe)
+	}
+	return shmem.IGet(p, buf, sym, ls, rs, n, pe)
+}
+
+//export goshmem_put_signal
+func goshmem_put_signal(op *C.char, ctx C.uintptr_t, nbi C.int, dest, src unsafe.Pointer, n C.size_t, sig unsafe.Pointer, value C.uint64_t, sigop C.int, pe C.int) {
+	defer guard(op)
+	s := world(op)
+	p := s.pe(op, ctx)
+	d, err := s.sym(dest, uint64(n))
+	if n == 0 {
+		d, err = s.sym(dest, 1)
+		d = d.Slice(0, 0)
+	}
+	var g shmem.Sym[uint8]
+	if err == nil {
+		g, err = s.sym(sig, 8)
+	}
+	if err == nil {
+		f := shmem.PutSignal[uint8]
+		if nbi != 0 {
+			f = shmem.PutSignalNBI[uint8]
+		}
+		err = f(p, d, local(src, uint64(n)), shmem.SymAs[uint64](g), uint64(value), shmem.SignalOp(sigop), int(pe))
+	}
+	if err != nil {
+		die(op, err)
+	}
+}
+
+//export goshmem_amo
+func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr unsafe.Pointer, value, cond C.uint64_t, pe C.int) C.uint64_t {
+	defer guard(op)
+	s := world(op)
+	p := s.pe(op, ctx)
+	b, err := s.sym(addr, uint64(width))
+	var r uint64
+	if err == nil {
+		if width == 4 {
+			var v uint32
+			v, err = amo(p, shmem.SymAs[uint32](b), code, uint32(value), uint32(cond), int(pe))
+			r = uint64(v)
+		} else {
+			r, err = amo(p, shmem.SymAs[uint64](b), code, uint64(value), uint64(cond), int(pe))
+		}
+	}
+	if err != nil {
+		die(op, err)
+	}
+	return C.uint64_t(r)
+}
+
+// amo applies an atomic by its bits: signedness does not change add, the
+// bitwise operations or compare-and-swap, and floats are fetched, set and
+// swapped as bits.
+func amo[T uint32 | uint64](p *shmem.PE, d shmem.Sym[T], code C.int, v, cond T, pe int) (T, error) {
+	switch code {
+	case C.GS_AMO_FETCH:
+		return shmem.AtomicFetch(p, d, pe)
+	case C.GS_AMO_SET:
+		return 0, shmem.AtomicSet(p, d, v, pe)
+	case C.GS_AMO_SWAP:
+		return shmem.AtomicSwap(p, d, v, pe)
+	case C.GS_AMO_CSWAP:
+		return shmem.AtomicCompareSwap(p, d, cond, v, pe)
+	case C.GS_AMO_FADD:
+		return shmem.AtomicFetchAdd(p, d, v, pe)
+	case C.GS_AMO_FAND:
+		return shmem.AtomicFetchAnd(p, d, v, pe)
+	case C.GS_AMO_FOR:
+		return shmem.AtomicFetchOr(p, d, v, pe)
+	case C.GS_AMO_FXOR:
+		return shmem.AtomicFetchXor(p, d, v, pe)
+	}
+	return 0, fmt.Errorf("%w: atomic operation %d", shmem.ErrInvalidArgument, code)
+}
+
+//export goshmem_quiet
+func goshmem_quiet(op *C.char, ctx C.uintptr_t) {
+	defer guard(op)
+	s := world(op)
+	if err := s.pe(op, ctx).Quiet(); err != nil {
+		die(op, err)
+	}
+}
+
+//export goshmem_fence
+func goshmem_fence(op *C.char, ctx C.uintptr_t) {
+	defer guard(op)
+	s := world(op)
+	s.pe(op, ctx).Fence()
+}
+
+//export goshmem_barrier_all
+func goshmem_barrier_all(op *C.char, syncOnly C.int) {
+	defer guard(op)
+	s := world(op)
+	var err error
+	if syncOnly != 0 {
+		err = s.p.SyncAll()
+	} else {
+		err = s.p.BarrierAll()
+	}
+	if err != nil {
+		die(op, err)
+	}
+}
+
+//export goshmem_lock
+func goshmem_lock(op *C.char, kind C.int, lock unsafe.Pointer) C.int {
+	defer guard(op)
+	s := world(op)
+	b, err := s.sym(lock, 8)
+	l := shmem.SymAs[int64](b)
+	got := false
+	if err == nil {
+		switch kind {
+		case C.GS_LOCK_SET:
+			err = shmem.SetLock(s.p, l)
+		case C.GS_LOCK_CLEAR:
+			err = shmem.ClearLock(s.p, l)
+		default:
+			got, err = shmem.TestLock(s.p, l)
+		}
+	}
+	if err != nil {
+		die(op, err)
+	}
+	if got {
+		return 0 // shmem_test_lock: 0 when it acquired the lock
+	}
+	return 1
+}

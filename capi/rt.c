@@ -1,0 +1,101 @@
+/* rt.c: the C side's state, the Go fallbacks of the RMA and atomic fast
+ * paths, and the end of the program on errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "gs.h"
+#include "_cgo_export.h"
+
+char *gs_base;
+size_t gs_size;
+char **gs_peer;
+int gs_me, gs_npes;
+int gs_go_rma;
+int *gs_ctx_map[GS_MAX_CTX];
+
+#define OP(op) ((char *)(op))
+#define CTX(ctx) ((uintptr_t)(ctx))
+
+void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
+  if (!base) {
+    /* finalize: every later access takes the Go path, which reports it */
+    gs_npes = 0;
+    gs_size = 0;
+    return;
+  }
+  gs_base = base;
+  gs_size = size;
+  gs_peer = peers;
+  gs_me = me;
+  gs_npes = npes;
+}
+
+/* gs_die ends the program after an error in a call without a return code:
+ * C stdio buffers are flushed so the program's own output survives. */
+void gs_die(const char *msg, int status) {
+  if (msg && *msg) {
+    fflush(stdout);
+    fprintf(stderr, "%s\n", msg);
+  }
+  fflush(NULL);
+  _exit(status);
+}
+
+static inline void gs_mark_go(void) {
+  if (!__atomic_load_n(&gs_go_rma, __ATOMIC_RELAXED)) __atomic_store_n(&gs_go_rma, 1, __ATOMIC_RELAXED);
+}
+
+void gs_put_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi) {
+  gs_mark_go();
+  goshmem_rma(OP(op), CTX(ctx), nbi ? GS_PUT_NBI : GS_PUT, dest, (void *)src, n, pe);
+}
+
+void gs_get_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi) {
+  gs_mark_go();
+  goshmem_rma(OP(op), CTX(ctx), nbi ? GS_GET_NBI : GS_GET, (void *)src, dest, n, pe);
+}
+
+void gs_strided(shmem_ctx_t ctx, const char *op, int put, void *dest, const void *src, size_t esize,
+                ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+  if (nelems == 0) return;
+  pe = gs_pe(ctx, pe);
+  const void *remote = put ? dest : src;
+  ptrdiff_t rs = put ? dst : sst;
+  if (rs >= 1 && dst >= 1 && sst >= 1) {
+    char *r = gs_at(remote, ((nelems - 1) * (size_t)rs + 1) * esize, pe);
+    if (r) {
+      char *d = put ? r : (char *)dest;
+      const char *s = put ? (const char *)src : r;
+      for (size_t i = 0; i < nelems; i++) memcpy(d + i * dst * esize, s + i * sst * esize, esize);
+      return;
+    }
+  }
+  gs_mark_go();
+  if (put)
+    goshmem_strided(OP(op), CTX(ctx), 1, dest, (void *)src, esize, dst, sst, nelems, pe);
+  else
+    goshmem_strided(OP(op), CTX(ctx), 0, (void *)src, dest, esize, sst, dst, nelems, pe);
+}
+
+void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n,
+                   uint64_t *sig, uint64_t value, int sig_op, int pe, int nbi) {
+  pe = gs_pe(ctx, pe);
+  char *r = gs_at(dest, n, pe);
+  uint64_t *s = (uint64_t *)gs_at(sig, sizeof *sig, pe);
+  if (r && s && (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD)) {
+    memcpy(r, src, n);
+    /* The release orders the data before the signal for the waiter. */
+    if (sig_op == SHMEM_SIGNAL_SET)
+      __atomic_store_n(s, value, __ATOMIC_SEQ_CST);
+    else
+      __atomic_fetch_add(s, value, __ATOMIC_SEQ_CST);
+    return;
+  }
+  gs_mark_go();
+  goshmem_put_signal(OP(op), CTX(ctx), nbi, dest, (void *)src, n, sig, value, sig_op, pe);
+}
+
+uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe) {
+  gs_mark_go();
+  return goshmem_amo(OP(op), CTX(ctx), code, width, (void *)addr, value, cond, pe);
+}

@@ -1,0 +1,184 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "gs.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/goshmem/shmem"
+)
+
+// The C API has no handle for its world: shmem_init takes no arguments and
+// every later call means "this process's PE". So this file keeps the one
+// world of the process, the only global state of the library. The fields
+// an RMA fallback reads are in an immutable value swapped atomically; the
+// mutable tables have their own locks.
+var (
+	cur atomic.Pointer[state] // nil before shmem_init and after shmem_finalize
+
+	setup    sync.Mutex // serializes init, finalize, malloc/free and the pre-init configuration
+	pre      preInit    // aclshmemx_* configuration before init; guarded by setup
+	lastErr  atomic.Pointer[C.char]
+	noAbort  atomic.Bool // shmemx_set_error_mode(SHMEMX_ERRORS_RETURN)
+	ctxTab   handles[*ctxEntry]
+	teamTab  handles[*shmem.Team]
+	heapAllo *allocator // guarded by setup
+)
+
+type state struct {
+	p    *shmem.PE
+	heap shmem.Sym[uint8] // the C heap: every symmetric address is an offset into it
+	base unsafe.Pointer   // where this process maps its own part
+	size uint64
+	sys  uint64 // offset of the library's own symmetric area (sysArea)
+}
+
+type ctxEntry struct {
+	p    *shmem.PE
+	team uintptr
+}
+
+// Handles 1 and 2 are fixed by shmem.h: SHMEM_CTX_DEFAULT, SHMEM_TEAM_WORLD
+// and SHMEM_TEAM_SHARED.
+const (
+	ctxDefault = 1
+	teamWorld  = 1
+	teamShared = 2
+)
+
+// handles maps the small integers C holds (cgo forbids C keeping Go
+// pointers) to Go values.
+type handles[T any] struct {
+	mu   sync.RWMutex
+	m    map[uintptr]T
+	next uintptr
+}
+
+func (h *handles[T]) get(k uintptr) (T, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	v, ok := h.m[k]
+	return v, ok
+}
+
+func (h *handles[T]) set(k uintptr, v T) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[uintptr]T{}
+	}
+	h.m[k] = v
+	if k >= h.next {
+		h.next = k + 1
+	}
+}
+
+func (h *handles[T]) add(v T) uintptr {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := h.next
+	h.next++
+	h.m[k] = v
+	return k
+}
+
+func (h *handles[T]) del(k uintptr) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.m, k)
+}
+
+func (h *handles[T]) reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.m, h.next = nil, 0
+}
+
+var errNotInit = errors.New("goshmem: shmem_init has not been called (or shmem_finalize has)")
+
+// world returns the state, or aborts op when there is none: a call before
+// shmem_init is a program bug that no error mode can return from.
+func world(op *C.char) *state {
+	s := cur.Load()
+	if s == nil {
+		msg := record(op, errNotInit)
+		C.gs_die(C.CString("goshmem: "+msg), 1)
+	}
+	return s
+}
+
+// pe returns the PE behind a context handle.
+func (s *state) pe(op *C.char, ctx C.uintptr_t) *shmem.PE {
+	if ctx == ctxDefault {
+		return s.p
+	}
+	if e, ok := ctxTab.get(uintptr(ctx)); ok {
+		return e.p
+	}
+	die(op, fmt.Errorf("invalid context %#x", uintptr(ctx)))
+	return s.p
+}
+
+func (s *state) team(t C.uintptr_t) *shmem.Team {
+	v, _ := teamTab.get(uintptr(t))
+	return v
+}
+
+// sym returns the symmetric bytes [addr, addr+n), or an error naming the
+// address when it is not inside the C heap.
+func (s *state) sym(addr unsafe.Pointer, n uint64) (shmem.Sym[uint8], error) {
+	off := uint64(uintptr(addr) - uintptr(s.base))
+	if off >= s.size || n > s.size-off {
+		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p (%d bytes) is not in the symmetric heap (shmem_malloc memory)", shmem.ErrInvalidArgument, addr, n)
+	}
+	return s.heap.Slice(int(off), int(off+n)), nil
+}
+
+// record keeps err as the text shmemx_last_error returns. The previous text
+// is not freed: a C caller may still hold it, and errors are rare.
+func record(op *C.char, err error) string {
+	msg := fmt.Sprintf("%s: %v", C.GoString(op), err)
+	lastErr.Store(C.CString(msg))
+	return msg
+}
+
+// fail records err for a call that returns a code, and returns the code.
+func fail(op *C.char, err error) C.int {
+	record(op, err)
+	return -1
+}
+
+// die ends the program as C users expect of a call without a return code:
+// a message naming the call on stderr, exit status 1. With
+// shmemx_set_error_mode(SHMEMX_ERRORS_RETURN) it only records the error.
+func die(op *C.char, err error) {
+	msg := record(op, err)
+	if noAbort.Load() {
+		return
+	}
+	cs := C.CString("goshmem: " + msg)
+	C.gs_die(cs, 1)
+}
+
+// guard turns a panic into the abort of op: no panic may cross into C.
+// Every export defers it.
+func guard(op *C.char) {
+	if r := recover(); r != nil {
+		noAbort.Store(false)
+		die(op, fmt.Errorf("internal error: %v", r))
+	}
+}
+
+//export goshmem_last_error
+func goshmem_last_error() *C.char { return lastErr.Load() }
+
+//export goshmem_set_abort
+func goshmem_set_abort(on C.int) { noAbort.Store(on == 0) }

@@ -1,0 +1,23 @@
+/* killed.c: the last PE dies while every other PE is blocked, in
+ * shmem_barrier_all or (argument "wait") in shmem_long_wait_until on a
+ * variable nobody sets: the blocked call must end with goshmem's abort
+ * message naming it, not hang. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <shmem.h>
+
+int main(int argc, char **argv) {
+  shmem_init();
+  int me = shmem_my_pe(), n = shmem_n_pes();
+  long *never = shmem_calloc(1, sizeof(long));
+  shmem_barrier_all();
+  printf("PE %d ready\n", me);
+  if (me == n - 1) raise(SIGKILL);
+  if (argc > 1 && strcmp(argv[1], "wait") == 0)
+    shmem_long_wait_until(never, SHMEM_CMP_NE, 0); /* never satisfied: PE n-1 is gone */
+  else
+    shmem_barrier_all(); /* never completes: PE n-1 is gone */
+  printf("FAIL PE %d passed the blocking call\n", me);
+  return 0;
+}

@@ -1,0 +1,69 @@
+package core
+
+import (
+	"errors"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// exitGrace is how long an operation whose peer's connection ended waits
+// for a GlobalExit notice before it reports the peer failed (see settle).
+// Short next to the seconds failure detection takes.
+const exitGrace = 300 * time.Millisecond
+
+// settle decides what a data-path error means for this PE. A peer that
+// ends the world with GlobalExit, or ends its process on one, drops its
+// data connections, and the notice travels on another connection (the
+// backend's control lane), so an operation can see the drop first: an
+// error naming a failed peer then waits up to exitGrace for the notice
+// and reports the exit, which is what happened, instead of a failure.
+// With Config.OnGlobalExit set it does not return once the exit is known
+// (see usable).
+func (s *state) settle(err error) error {
+	if err == nil || !errors.Is(err, errs.ErrPEFailed) {
+		return err
+	}
+	if s.exited.Load() == nil {
+		t := time.NewTimer(exitGrace)
+		defer t.Stop()
+		select {
+		case <-s.exitKnown:
+		case <-t.C:
+			return err
+		}
+	}
+	p := &PE{s: s}
+	if uerr := p.usable(); uerr != nil {
+		return p.annotate(uerr, "settle", errs.NoPE)
+	}
+	return err
+}
+
+// settledPath is a path to a peer across the network: its errors go
+// through settle. Start gives every path that is not a mapping one; the
+// engine stays the path's own (Quiet settles its errors itself).
+type settledPath struct {
+	transport.Path
+	s *state
+}
+
+func (p settledPath) Put(off uint64, src []byte) error { return p.s.settle(p.Path.Put(off, src)) }
+func (p settledPath) Get(dst []byte, off uint64) error { return p.s.settle(p.Path.Get(dst, off)) }
+func (p settledPath) GetNBI(dst []byte, off uint64) error {
+	return p.s.settle(p.Path.GetNBI(dst, off))
+}
+
+func (p settledPath) Atomic(op transport.AtomicOp, width int, off uint64, operand, cond uint64) (uint64, error) {
+	v, err := p.Path.Atomic(op, width, off, operand, cond)
+	return v, p.s.settle(err)
+}
+
+func (p settledPath) AtomicPost(op transport.AtomicOp, width int, off uint64, operand uint64) error {
+	return p.s.settle(p.Path.AtomicPost(op, width, off, operand))
+}
+
+func (p settledPath) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op transport.SignalOp) error {
+	return p.s.settle(p.Path.PutSignal(off, src, sigOff, value, op))
+}

@@ -1,0 +1,214 @@
+package world
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/core"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/membership"
+	"github.com/goshmem/shmem/internal/world/internal/lane"
+)
+
+const coordinatorName = "coordinator"
+
+// lingerOnExit bounds how long a PE that ends the world with GlobalExit
+// (its caller, and rank 0, which passes the notice on) waits for the
+// others to leave before its process ends (see joiner.onGlobalExit).
+const lingerOnExit = 5 * time.Second
+
+// control is this process's share of the control plane: its actor
+// system, its end of the control lane to every PE (package lane: one
+// authenticated connection a pair, a transport actor per peer), the
+// coordinator (only rank 0's is used), and the failure wiring. A failure
+// this PE detects (the lane's OnLost, gossip) becomes a PEFailed notice to
+// this PE's own actor, behind whatever arrived before it; a failure the PE
+// records (onFailure) fails the data paths and is flooded (flood.go).
+type control struct {
+	log   *slog.Logger
+	sys   *actor.ActorSystem
+	lane  *lane.Lane
+	coord *actor.PID
+	// post sends a flood notice to PE to's actor, or to rank 0's
+	// coordinator (to == coordinatorTarget): over the lane, or in tests
+	// wherever they route it.
+	post func(to int, m *actors.PEFailed)
+
+	mu      sync.Mutex
+	rank    int
+	flood   *floodState // nil until the routes are agreed
+	node    peerFailers
+	started bool        // the PE actor runs: detections go to it
+	early   []detection // detections before it ran
+}
+
+type detection struct {
+	rank   int
+	reason string
+}
+
+// startControl starts the actor system, the coordinator and the lane on
+// ln, which it owns from then on, also on error.
+func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (*control, error) {
+	c := &control{log: log, sys: actors.NewSystem(log), rank: -1}
+	c.post = func(to int, m *actors.PEFailed) {
+		if to == coordinatorTarget {
+			c.sys.Root.Send(coordinatorPID(), m)
+			return
+		}
+		c.send(to, m)
+	}
+	var err error
+	c.lane, err = lane.New(lane.Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: secret,
+		System: c.sys, Logger: log, OnLost: c.detected})
+	if err != nil {
+		ln.Close()
+		c.sys.Shutdown()
+		return nil, err
+	}
+	// Every process runs a coordinator, though only rank 0's is used: ranks
+	// may be assigned after start-up (gossip), and a PE must never send to
+	// a coordinator that does not exist yet.
+	if c.coord, err = c.sys.Root.SpawnNamed(actors.NewCoordinator(), coordinatorName); err != nil {
+		_ = c.close(true)
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "spawning the coordinator: %v", err)
+	}
+	return c, nil
+}
+
+// coordinatorPID is rank 0's coordinator, from any PE.
+func coordinatorPID() *actor.PID { return lane.PID(0, coordinatorName) }
+
+// join starts the lane's transport actors for the world recs describe,
+// with the links to rank 0 that the route agreement travels on.
+func (c *control) join(rank int, recs []record) error {
+	c.mu.Lock()
+	c.rank = rank
+	c.mu.Unlock()
+	addrs := make([]string, len(recs))
+	for r, rec := range recs {
+		addrs[r] = rec.Control
+	}
+	return c.lane.Join(rank, addrs)
+}
+
+// setRoutes links every pair the agreed reach allows (lane.Routes) and
+// readies the failure flood over the same graph.
+func (c *control) setRoutes(reach [][]bool) {
+	c.mu.Lock()
+	c.flood = newFloodState(reach, c.rank)
+	c.mu.Unlock()
+	c.lane.SetRoutes(lane.Routes(reach, c.rank))
+}
+
+// setNode names the data-path nodes told of failed peers, so that
+// operations pending on them end.
+func (c *control) setNode(node peerFailers) {
+	c.mu.Lock()
+	c.node = node
+	c.mu.Unlock()
+}
+
+// send is core.Config.Send: msg to the PE actor of rank.
+func (c *control) send(rank int, msg any) bool {
+	return c.lane.Send(rank, core.PEActor(rank), msg)
+}
+
+// detected reports that this PE detected rank's failure (the lane's
+// OnLost, gossip). Before the PE runs, the coordinator is told at once,
+// so that the start-up agreement fails naming rank, and the PE hears once
+// it runs (started).
+func (c *control) detected(rank int, reason string) {
+	c.mu.Lock()
+	me, started := c.rank, c.started
+	if !started {
+		c.early = append(c.early, detection{rank, reason})
+	}
+	c.mu.Unlock()
+	notice := &actors.PEFailed{Rank: rank, Reason: reason, Origin: me}
+	if !started {
+		c.sys.Root.Send(coordinatorPID(), notice)
+		return
+	}
+	// Through the PE actor's mailbox, behind the messages the peer sent
+	// before its link ended: a GlobalExit there wins over the loss.
+	c.sys.Root.Send(c.sys.NewLocalPID(core.PEActor(me)), notice)
+}
+
+// started says that the PE actor runs: detections made before go to it.
+func (c *control) markStarted() {
+	c.mu.Lock()
+	c.started = true
+	early := c.early
+	c.early = nil
+	c.mu.Unlock()
+	for _, d := range early {
+		c.detected(d.rank, d.reason)
+	}
+}
+
+// onFailure is the PE's OnFailure hook: this PE has just recorded that
+// rank failed, detected by origin (this PE, or the sender of a notice).
+// It fails the data paths to rank and through it, so that operations
+// pending on them end now instead of at the transport's timeout, closes
+// the lane's link to it, and sends the flood's notices.
+func (c *control) onFailure(rank int, reason string, origin int) {
+	c.mu.Lock()
+	node, flood := c.node, c.flood
+	var notices []floodNotice
+	if flood != nil {
+		notices = flood.step(rank, origin)
+	}
+	me := c.rank
+	c.mu.Unlock()
+	if node != nil {
+		node.PeerFailed(rank)
+	}
+	if c.lane != nil {
+		c.lane.PeerFailed(rank)
+	}
+	if origin != me && len(notices) > 0 {
+		c.log.Info("forwarding a failure notice", "failed", rank, "detected_by", origin, "to", len(notices))
+	}
+	m := &actors.PEFailed{Rank: rank, Reason: reason, Origin: origin}
+	for _, n := range notices {
+		c.post(n.to, m)
+	}
+}
+
+// awaitGone waits until every linked PE but except (-1: none) has left
+// or failed, or d has passed.
+func (c *control) awaitGone(except int, d time.Duration) { c.lane.AwaitGone(except, d) }
+
+// close stops the coordinator (its last answers are queued on the lane
+// by then), closes the lane (those answers go out before its bye) and the
+// actor system. abort says this PE gives up (its start-up failed): the
+// peers then take its departure for a failure instead of waiting for it.
+func (c *control) close(abort bool) error {
+	if c.coord != nil {
+		_ = c.sys.Root.StopFuture(c.coord).Wait()
+	}
+	closeLane := c.lane.Close
+	if abort {
+		closeLane = c.lane.Abort
+	}
+	err := closeLane()
+	c.sys.Shutdown()
+	return err
+}
+
+// watchGossip turns membership's failure reports into detections. It
+// ends when the membership world closes its channel.
+func (c *control) watchGossip(w *membership.World, n int) {
+	for rank := range w.Failures() {
+		if rank >= 0 && rank < n {
+			c.detected(rank, "gossip failure detection")
+		}
+	}
+}

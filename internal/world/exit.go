@@ -1,0 +1,28 @@
+package world
+
+// onGlobalExit wraps the caller's handler: before a process that sent
+// the exit notice ends, the notice must reach every PE, or a PE that saw
+// the connection drop first would report a failure instead of the exit.
+// The caller sent it to every PE and rank 0 passed it on (rankzero.go), so
+// those two wait until the others are gone, rank 0 for all but the caller
+// (which waits for rank 0 in turn); the others, mere receivers, close their
+// control lane and end, which is what lets the two stop waiting.
+func (j *joiner) onGlobalExit() func(origin, status int) {
+	exit := j.cfg.OnGlobalExit
+	if exit == nil {
+		return nil
+	}
+	return func(origin, status int) {
+		switch j.cfg.Rank {
+		case origin:
+			j.ctl.awaitGone(-1, lingerOnExit)
+		case 0:
+			j.ctl.awaitGone(origin, lingerOnExit)
+		default:
+			// Leave on purpose, with a bye on every link, so that no PE
+			// takes this process's end for a failure.
+			_ = j.ctl.lane.Close()
+		}
+		exit(status)
+	}
+}

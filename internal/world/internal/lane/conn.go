@@ -1,0 +1,158 @@
+package lane
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/secure"
+)
+
+// dialPeer connects to rank's lane: TCP, TLS when configured, the
+// job-secret handshake, then this PE's hello. Cancelling ctx aborts it at
+// any step.
+func (l *Lane) dialPeer(ctx context.Context, rank int) (net.Conn, error) {
+	deadline := time.Now().Add(l.cfg.HandshakeTimeout)
+	raw, err := (&net.Dialer{Deadline: deadline}).DialContext(ctx, "tcp", l.addrs[rank])
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, func() { raw.Close() })
+	defer stop()
+	c, err := l.handshake(raw, false, deadline)
+	if err != nil {
+		raw.Close()
+		return nil, err
+	}
+	_ = c.SetWriteDeadline(deadline)
+	if _, err := c.Write(appendFrame(nil, &frame{kind: kindHello, from: l.me, to: rank})); err != nil {
+		raw.Close()
+		return nil, fmt.Errorf("hello to PE %d: %w", rank, err)
+	}
+	_ = c.SetWriteDeadline(time.Time{})
+	if !stop() { // cancelled meanwhile: raw is closed
+		return nil, ctx.Err()
+	}
+	return c, nil
+}
+
+// handshake runs TLS (when configured) and the job-secret handshake on
+// raw, bounded by deadline.
+func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time) (net.Conn, error) {
+	var c net.Conn = raw
+	switch {
+	case server && l.cfg.ServerTLS != nil:
+		c = tls.Server(raw, l.cfg.ServerTLS)
+	case !server && l.cfg.ClientTLS != nil:
+		c = tls.Client(raw, l.cfg.ClientTLS)
+	}
+	if err := secure.Handshake(c, l.cfg.Secret, server, deadline); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// acceptLoop serves the listener until Close. An accept error other
+// than the listener's close (EMFILE, ...) pauses and retries: one
+// exhausted moment must not end the lane for good.
+func (l *Lane) acceptLoop() {
+	defer l.wg.Done()
+	pause := 5 * time.Millisecond
+	for {
+		raw, err := l.cfg.Listener.Accept()
+		if err != nil {
+			if isClosed(err) || l.life.Err() != nil {
+				return
+			}
+			l.log.Warn("control lane: accept failed; retrying", "err", err, "pause", pause)
+			select {
+			case <-l.life.Done():
+				return
+			case <-time.After(pause):
+			}
+			pause = min(2*pause, time.Second)
+			continue
+		}
+		pause = 5 * time.Millisecond
+		select {
+		case l.unauth <- struct{}{}:
+		default:
+			// Too many handshakes under way: refuse without reading.
+			raw.Close()
+			continue
+		}
+		id := l.track(raw)
+		if id == 0 {
+			<-l.unauth
+			return
+		}
+		l.wg.Add(1)
+		go l.admit(id, raw)
+	}
+}
+
+// admit authenticates an accepted connection and hands it to the
+// transport actor of the PE its hello names. Nothing is read from the
+// connection before the handshake, and only a hello before the hand-over.
+func (l *Lane) admit(id int, raw net.Conn) {
+	defer l.wg.Done()
+	slot := true
+	release := func() {
+		if slot {
+			<-l.unauth
+			slot = false
+		}
+	}
+	defer release()
+	fail := func(err error) {
+		l.log.Debug("control lane: refused a connection", "remote", raw.RemoteAddr().String(), "err", err)
+		raw.Close()
+		l.untrack(id)
+	}
+	deadline := time.Now().Add(l.cfg.HandshakeTimeout)
+	stop := context.AfterFunc(l.life, func() { raw.Close() })
+	defer stop()
+	c, err := l.handshake(raw, true, deadline)
+	if err != nil {
+		fail(err)
+		return
+	}
+	_ = c.SetReadDeadline(deadline)
+	f, err := readFrame(c)
+	if err == nil && f.kind != kindHello {
+		err = fmt.Errorf("%w: first frame of kind %d, want a hello", errFrame, f.kind)
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	release()
+	// A peer may finish the exchange first and dial before this PE knows
+	// the world; it waits here, authenticated, for Join.
+	select {
+	case <-l.joined:
+	case <-l.life.Done():
+		fail(l.life.Err())
+		return
+	case <-time.After(time.Until(deadline)):
+		fail(errors.New("the world was not known in time"))
+		return
+	}
+	if f.to != l.me || f.from >= len(l.peers) || f.from == l.me {
+		fail(errs.New("Init", l.me, f.from, errs.ErrBootstrap, "hello from PE %d to PE %d", f.from, f.to))
+		return
+	}
+	l.mu.Lock()
+	if l.conns[id] != nil {
+		l.conns[id] = c // the TLS conn closes the socket too
+	}
+	l.mu.Unlock()
+	l.root.Send(l.peers[f.from], acceptedConn{id, c})
+}
+
+func isClosed(err error) bool { return errors.Is(err, net.ErrClosed) }

@@ -1,0 +1,291 @@
+package lane
+
+import (
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/actors"
+)
+
+// TestMessageRoundTrip: a request to an actor on another process gets
+// its answer (the reply name travels with the frame), and one-way
+// messages arrive as decoded values, in order, with TLS and without.
+func TestMessageRoundTrip(t *testing.T) {
+	for _, tlsOn := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tls", false: "plain"}[tlsOn], func(t *testing.T) {
+			noLeaks(t)
+			nodes := world(t, 3, tlsOn, DefaultTiming, nil)
+			g := &actors.Gather{Domain: "test", Seq: 1, Rank: 2, N: 3, Members: []int{0, 1, 2}, Payload: []byte("hi")}
+			res, err := nodes[2].sys.Root.RequestFuture(PID(0, "sink"), g, hangGuard).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			reply, ok := res.(*actors.GatherReply)
+			if !ok || len(reply.Payloads) != 1 || string(reply.Payloads[0]) != "hi" {
+				t.Fatalf("reply %#v", res)
+			}
+			if got, ok := nodes[0].next(t).(*actors.Gather); !ok || got.Domain != "test" {
+				t.Fatalf("rank 0 got %#v", got)
+			}
+			for i := range 50 {
+				if !nodes[1].lane.Send(2, "sink", &actors.PEFailed{Rank: i, Reason: "test", Origin: 1}) {
+					t.Fatal("Send refused")
+				}
+			}
+			for i := range 50 {
+				if m, ok := nodes[2].next(t).(*actors.PEFailed); !ok || m.Rank != i {
+					t.Fatalf("message %d: got %#v", i, m)
+				}
+			}
+		})
+	}
+}
+
+// TestPeerLossDetected: a peer whose connection ends without a bye (a
+// killed process) and one that goes silent (a host cut off without a
+// reset) are both declared failed.
+func TestPeerLossDetected(t *testing.T) {
+	t.Run("reset", func(t *testing.T) {
+		noLeaks(t)
+		nodes := world(t, 3, true, fastTiming, nil)
+		roundTrip(t, nodes, 2, 0)
+		nodes[2].crash()
+		if p := nodes[0].nextLost(t); p != 2 {
+			t.Fatalf("rank 0 declared PE %d failed, want 2", p)
+		}
+	})
+	t.Run("silent", func(t *testing.T) {
+		noLeaks(t)
+		nodes := world(t, 2, false, fastTiming, nil)
+		// A stranger to the world that passes the handshake as rank 1
+		// and then says nothing.
+		c := authenticatedConn(t, nodes[0].lane.Addr(), nil)
+		defer c.Close()
+		if _, err := c.Write(appendFrame(nil, &frame{kind: kindHello, from: 1, to: 0})); err != nil {
+			t.Fatal(err)
+		}
+		// Rank 1's real lane dials too; whichever link rank 0 took first
+		// stays, so stop the real one from answering.
+		nodes[1].crash()
+		if p := nodes[0].nextLost(t); p != 1 {
+			t.Fatalf("declared PE %d failed, want 1", p)
+		}
+	})
+}
+
+// TestByeIsNotFailure: a peer that closes its lane on purpose leaves; it
+// is not declared failed, and AwaitGone sees it go.
+func TestByeIsNotFailure(t *testing.T) {
+	noLeaks(t)
+	// The default bounds: the links still being dialed when a PE closes
+	// (here PE 1's to rank 0, which nothing used) say bye once up, and
+	// fastTiming's short close wait can end before a loaded machine has
+	// finished their handshakes.
+	nodes := world(t, 3, true, DefaultTiming, nil)
+	roundTrip(t, nodes, 1, 2)
+	roundTrip(t, nodes, 2, 0)
+	done := make(chan struct{})
+	go func() {
+		nodes[0].lane.AwaitGone(-1, hangGuard)
+		close(done)
+	}()
+	for _, r := range []int{1, 2} {
+		if err := nodes[r].lane.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(hangGuard):
+		t.Fatal("AwaitGone did not see the peers leave")
+	}
+	select {
+	case p := <-nodes[0].lost:
+		t.Fatalf("PE %d declared failed after it said bye", p)
+	default:
+	}
+	if nodes[1].lane.Send(0, "sink", &actors.GlobalExit{}) {
+		t.Error("Send after Close reported the message taken")
+	}
+}
+
+// TestRelayRoute: PEs 1 and 2 cannot connect to each other; their
+// messages, requests and answers go through rank 0, and no connection
+// between them is ever made.
+func TestRelayRoute(t *testing.T) {
+	noLeaks(t)
+	reach := [][]bool{{true, true, true}, {true, true, false}, {true, false, true}}
+	if r := Routes(reach, 1)[2]; r.Role != RoleRelay || r.Via != 0 {
+		t.Fatalf("route 1->2 = %+v, want a relay via 0", r)
+	}
+	nodes := world(t, 3, true, DefaultTiming, reach)
+	roundTrip(t, nodes, 1, 2)
+	roundTrip(t, nodes, 2, 1)
+	for _, r := range []int{1, 2} {
+		if n := links(nodes[r].lane); n != 1 {
+			t.Errorf("PE %d has %d connections, want 1 (to rank 0)", r, n)
+		}
+	}
+}
+
+func links(l *Lane) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
+// roundTrip sends a request from rank from to the sink of rank to and
+// checks the answer.
+func roundTrip(t *testing.T, nodes []*node, from, to int) {
+	t.Helper()
+	g := &actors.Gather{Domain: "rt", Seq: 1, Rank: 0, N: 1, Members: []int{from}, Payload: []byte{byte(from)}}
+	res, err := nodes[from].sys.Root.RequestFuture(PID(to, "sink"), g, hangGuard).Result()
+	if err != nil {
+		t.Fatalf("%d -> %d: %v", from, to, err)
+	}
+	if r, ok := res.(*actors.GatherReply); !ok || len(r.Payloads) != 1 || r.Payloads[0][0] != byte(from) {
+		t.Fatalf("%d -> %d: reply %#v", from, to, res)
+	}
+	<-nodes[to].got
+}
+
+// authenticatedConn dials addr as a member of the job would.
+func authenticatedConn(t *testing.T, addr string, clientTLS *tls.Config) net.Conn {
+	t.Helper()
+	raw, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Lane{cfg: Config{Secret: testSecret, ClientTLS: clientTLS}}
+	c, err := l.handshake(raw, false, time.Now().Add(hangGuard))
+	if err != nil {
+		raw.Close()
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestStrangersRefused: bytes from a peer without the job secret are
+// refused at the handshake, with TLS and without: no frame of theirs is
+// read, no message reaches an actor, and the connection is closed.
+func TestStrangersRefused(t *testing.T) {
+	for _, tlsOn := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tls", false: "plain"}[tlsOn], func(t *testing.T) {
+			noLeaks(t)
+			nodes := world(t, 2, tlsOn, DefaultTiming, nil)
+			frame, err := encodeMessage(1, 0, "sink", "", &actors.GlobalExit{Rank: 1, Status: 9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A stranger that speaks the frame format at once, and one
+			// with the wrong secret.
+			raw, err := net.Dial("tcp", nodes[0].lane.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = raw.Write(frame)
+			_ = raw.(*net.TCPConn).CloseWrite() // all it has to say
+			expectClosed(t, raw)
+			raw, err = net.Dial("tcp", nodes[0].lane.Addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := &Lane{cfg: Config{Secret: []byte("another job's secret, 32 bytes.")}}
+			if tlsOn {
+				// The wrong job's certificates as well.
+				_, l.cfg.ClientTLS, _ = secureConfigs(t, l.cfg.Secret)
+			}
+			if _, err := l.handshake(raw, false, time.Now().Add(hangGuard)); err == nil {
+				_, _ = raw.Write(frame)
+			}
+			expectClosed(t, raw)
+			roundTrip(t, nodes, 1, 0) // the world still works
+			select {
+			case m := <-nodes[0].got:
+				t.Fatalf("a stranger's message reached an actor: %#v", m)
+			default:
+			}
+		})
+	}
+}
+
+// expectClosed reads c until the other side closes it.
+func expectClosed(t *testing.T, c net.Conn) {
+	t.Helper()
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(hangGuard))
+	_, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatal("the listener kept a stranger's connection open")
+	}
+}
+
+// TestUnauthenticatedBounded: thousands of connections that never finish
+// their handshake hold at most MaxUnauthenticated slots (and goroutines);
+// the others are closed unread, and members still get in once the
+// handshakes time out.
+func TestUnauthenticatedBounded(t *testing.T) {
+	noLeaks(t)
+	nodes := world(t, 2, false, DefaultTiming, nil)
+	l := nodes[0].lane
+	baseline := runtime.NumGoroutine()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 2000 {
+		c, err := net.Dial("tcp", l.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = c.Write([]byte("GET / HTTP/1.1\r\n"))
+		conns = append(conns, c)
+	}
+	// Every connection beyond the bound is closed by the listener; read
+	// them all until then (the held ones time out at the handshake bound).
+	closed := 0
+	for _, c := range conns[l.cfg.MaxUnauthenticated:] {
+		_ = c.SetReadDeadline(time.Now().Add(hangGuard))
+		_, err := io.Copy(io.Discard, c)
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() { // EOF, or a reset: the unread request
+			closed++
+		}
+	}
+	if want := len(conns) - l.cfg.MaxUnauthenticated; closed != want {
+		t.Errorf("%d connections closed, want %d", closed, want)
+	}
+	if held := len(l.unauth); held > l.cfg.MaxUnauthenticated {
+		t.Errorf("%d handshakes held, bound %d", held, l.cfg.MaxUnauthenticated)
+	}
+	if g := runtime.NumGoroutine() - baseline; g > l.cfg.MaxUnauthenticated+16 {
+		t.Errorf("%d more goroutines with %d bogus connections", g, len(conns))
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+	roundTrip(t, nodes, 1, 0)
+}
+
+// TestAbortIsFailure: a PE that gives up (its start-up failed) closes
+// with an abort, and its peers declare it failed rather than wait for it.
+func TestAbortIsFailure(t *testing.T) {
+	noLeaks(t)
+	nodes := world(t, 2, false, fastTiming, nil)
+	roundTrip(t, nodes, 1, 0)
+	if err := nodes[1].lane.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if p := nodes[0].nextLost(t); p != 1 {
+		t.Fatalf("declared PE %d failed, want 1", p)
+	}
+}

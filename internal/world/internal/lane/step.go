@@ -1,0 +1,362 @@
+package lane
+
+import "fmt"
+
+// This file is the transport actor's behaviour as a pure step function:
+// peerState.step takes an event and the time, updates the state and
+// returns the actions to run. It does no I/O and reads no clock, so every
+// rule below is tested from scenario files (testdata/peer) without
+// sockets; peer.go runs the actions.
+
+// Role says how this PE reaches a peer's process (see Routes).
+type Role uint8
+
+const (
+	RoleUnknown Role = iota // not decided yet: messages wait
+	RoleDial                // this PE dials the peer
+	RoleAccept              // the peer dials this PE
+	RoleRelay               // messages travel through Route.Via
+)
+
+func (r Role) String() string {
+	return [...]string{"unknown", "dial", "accept", "relay"}[r]
+}
+
+type phase uint8
+
+const (
+	phaseIdle    phase = iota // no route yet; an accepted link is taken
+	phaseDialing              // a dial is under way or waits for its retry
+	phaseWaiting              // waiting for the peer to dial
+	phaseUp                   // linked
+	phaseRelayed              // no link: messages go through a relay
+	phaseClosing              // bye sent; waiting for the peer's end
+	phaseLeft                 // the peer said bye
+	phaseLost                 // the peer failed (detected here or told)
+	phaseClosed               // closed by this side
+)
+
+func (p phase) String() string {
+	return [...]string{"idle", "dialing", "waiting", "up", "relayed", "closing", "left", "lost", "closed"}[p]
+}
+
+// Timing holds the step's durations, in milliseconds.
+type Timing struct {
+	// Heartbeat is the tick interval: a linked peer is sent a heartbeat
+	// every tick.
+	Heartbeat int64
+	// Silence is how long a link may stay without a frame from the peer
+	// before the peer counts as failed; also how long a closing link
+	// waits for the peer's end.
+	Silence int64
+	// Connect bounds how long a link takes to come up.
+	Connect int64
+	// Retry is the pause between dial attempts.
+	Retry int64
+}
+
+// maxQueue bounds the messages held while a link comes up.
+const maxQueue = 1024
+
+// out is an outbound message, already framed.
+type out struct {
+	b    []byte
+	name string // for logs and scenarios
+	hop  bool   // relayed for another PE: never relayed again
+}
+
+// peerState is one transport actor's state.
+type peerState struct {
+	t        Timing
+	phase    phase
+	role     Role
+	via      int
+	conn     int   // id of the link's connection, 0 without one
+	since    int64 // when the phase began
+	heard    int64 // when the last frame came
+	lastTick int64
+	nextDial int64 // when to dial again, 0 for no retry pending
+	queue    []*out
+	abort    bool // this side closes after a failure of its own
+}
+
+// Events.
+type (
+	evRoute struct {
+		role Role
+		via  int
+	}
+	evDialed     struct{ conn int }
+	evDialFailed struct{ reason string }
+	evAccepted   struct{ conn int }
+	evHeard      struct{ conn int }
+	evBye        struct {
+		conn  int
+		abort bool // the peer closes after a failure of its own
+	}
+	evLost struct {
+		conn   int
+		reason string
+	}
+	evTick   struct{}
+	evSend   struct{ m *out }
+	evClose  struct{ abort bool }
+	evFailed struct{} // the PE learned from elsewhere that the peer failed
+)
+
+// Actions.
+type (
+	actDial  struct{}
+	actStop  struct{}           // cancel a dial under way
+	actRead  struct{ conn int } // the connection is the link: read it
+	actWrite struct {
+		conn int
+		m    *out
+	}
+	actHeartbeat struct{ conn int }
+	actBye       struct { // write a bye (or an abort), then close the write side
+		conn  int
+		abort bool
+	}
+	actClose   struct{ conn int }
+	actForward struct {
+		via int
+		m   *out
+	}
+	actDeclare struct{ reason string } // the peer failed: tell the PE
+	actGone    struct{ left bool }     // the link ended: left on purpose or lost
+	actDrop    struct {
+		m   *out
+		why string
+	}
+	actDone struct{} // closed by this side: nothing more to do
+)
+
+// step applies ev at time now (milliseconds) and returns the actions.
+func (s *peerState) step(now int64, ev any) []any {
+	switch ev := ev.(type) {
+	case evRoute:
+		return s.route(now, ev)
+	case evDialed:
+		switch {
+		case s.phase == phaseDialing:
+			return s.up(now, ev.conn)
+		case s.phase == phaseClosing && s.conn == 0:
+			// Closed while the dial was under way: what waited goes
+			// out, then the bye, so the peer does not wait for a link
+			// that never comes.
+			acts := s.up(now, ev.conn)
+			s.enter(now, phaseClosing)
+			return append(acts, actBye{ev.conn, s.abort})
+		}
+		return []any{actClose{ev.conn}}
+	case evDialFailed:
+		if s.phase == phaseClosing && s.conn == 0 {
+			return s.closed(now)
+		}
+		if s.phase != phaseDialing {
+			return nil
+		}
+		if now-s.since >= s.t.Connect {
+			return s.lose(now, fmt.Sprintf("cannot connect within %d ms: %s", s.t.Connect, ev.reason), true)
+		}
+		s.nextDial = now + s.t.Retry
+		return nil
+	case evAccepted:
+		switch s.phase {
+		case phaseIdle, phaseWaiting:
+			return s.up(now, ev.conn)
+		}
+		return []any{actClose{ev.conn}} // a second link, or one too late
+	case evHeard:
+		if ev.conn == s.conn && s.phase == phaseUp {
+			s.heard = now
+		}
+		return nil
+	case evBye:
+		if ev.conn != s.conn {
+			return nil
+		}
+		switch {
+		case s.phase == phaseUp && ev.abort:
+			// It did not finish (its start-up failed): for the PEs that
+			// wait for it, that is a failure.
+			return s.lose(now, "it closed after a failure of its own (see its log)", true)
+		case s.phase == phaseUp:
+			s.enter(now, phaseLeft)
+			return []any{actClose{ev.conn}, actGone{left: true}}
+		case s.phase == phaseClosing:
+			return s.closed(now)
+		}
+		return nil
+	case evLost:
+		if ev.conn != s.conn {
+			return nil
+		}
+		switch s.phase {
+		case phaseUp:
+			return s.lose(now, ev.reason, true)
+		case phaseClosing:
+			return s.closed(now)
+		}
+		return nil
+	case evTick:
+		return s.tick(now)
+	case evSend:
+		switch s.phase {
+		case phaseUp:
+			return []any{actWrite{s.conn, ev.m}}
+		case phaseRelayed:
+			if ev.m.hop {
+				return []any{actDrop{ev.m, "no second relay"}}
+			}
+			return []any{actForward{s.via, ev.m}}
+		case phaseIdle, phaseDialing, phaseWaiting:
+			if len(s.queue) >= maxQueue {
+				return []any{actDrop{ev.m, "queue full"}}
+			}
+			s.queue = append(s.queue, ev.m)
+			return nil
+		}
+		return []any{actDrop{ev.m, "link " + s.phase.String()}}
+	case evClose:
+		return s.close(now, ev.abort)
+	case evFailed:
+		switch s.phase {
+		case phaseLost, phaseLeft, phaseClosed, phaseClosing:
+			return nil
+		}
+		return s.lose(now, "", false)
+	}
+	return nil
+}
+
+func (s *peerState) enter(now int64, p phase) {
+	s.phase, s.since = p, now
+}
+
+func (s *peerState) route(now int64, ev evRoute) []any {
+	if s.phase != phaseIdle {
+		return nil // routes are set once; a link accepted early stays
+	}
+	s.role, s.via = ev.role, ev.via
+	switch ev.role {
+	case RoleDial:
+		s.enter(now, phaseDialing)
+		return []any{actDial{}}
+	case RoleAccept:
+		s.enter(now, phaseWaiting)
+	case RoleRelay:
+		s.enter(now, phaseRelayed)
+		acts := make([]any, 0, len(s.queue))
+		for _, m := range s.queue {
+			acts = append(acts, actForward{s.via, m})
+		}
+		s.queue = nil
+		return acts
+	}
+	return nil
+}
+
+func (s *peerState) up(now int64, conn int) []any {
+	s.enter(now, phaseUp)
+	s.conn, s.heard, s.nextDial = conn, now, 0
+	acts := []any{actRead{conn}}
+	for _, m := range s.queue {
+		acts = append(acts, actWrite{conn, m})
+	}
+	s.queue = nil
+	return acts
+}
+
+// lose ends the link because the peer failed; declare says this side
+// detected it (else the PE was told).
+func (s *peerState) lose(now int64, reason string, declare bool) []any {
+	var acts []any
+	switch {
+	case s.conn != 0:
+		acts = append(acts, actClose{s.conn})
+	case s.phase == phaseDialing:
+		acts = append(acts, actStop{})
+	}
+	for _, m := range s.queue {
+		acts = append(acts, actDrop{m, "peer failed"})
+	}
+	s.queue = nil
+	if declare {
+		acts = append(acts, actDeclare{reason})
+	}
+	s.enter(now, phaseLost)
+	return append(acts, actGone{left: false})
+}
+
+func (s *peerState) close(now int64, abort bool) []any {
+	s.abort = abort
+	switch {
+	case s.phase == phaseClosing, s.phase == phaseClosed:
+		return nil
+	case s.phase == phaseUp:
+		s.enter(now, phaseClosing)
+		return []any{actBye{s.conn, abort}}
+	case s.phase == phaseDialing && s.nextDial == 0:
+		// A dial is under way: its link, if it comes, says bye.
+		s.enter(now, phaseClosing)
+		return nil
+	}
+	var acts []any
+	if s.phase == phaseDialing {
+		acts = append(acts, actStop{})
+	}
+	for _, m := range s.queue {
+		acts = append(acts, actDrop{m, "closing"})
+	}
+	s.queue = nil
+	s.enter(now, phaseClosed)
+	return append(acts, actDone{})
+}
+
+func (s *peerState) closed(now int64) []any {
+	s.enter(now, phaseClosed)
+	var acts []any
+	if s.conn != 0 {
+		acts = append(acts, actClose{s.conn})
+	} else {
+		acts = append(acts, actStop{})
+	}
+	for _, m := range s.queue {
+		acts = append(acts, actDrop{m, "closing"})
+	}
+	s.queue = nil
+	return append(acts, actDone{})
+}
+
+func (s *peerState) tick(now int64) []any {
+	// A tick much later than due means this process did not run for a
+	// while (stopped, descheduled): the peers' silence meanwhile says
+	// nothing about them, so the silence clock starts again.
+	if s.lastTick != 0 && now-s.lastTick > 2*s.t.Heartbeat {
+		s.heard = now
+	}
+	s.lastTick = now
+	switch s.phase {
+	case phaseUp:
+		if now-s.heard >= s.t.Silence {
+			return s.lose(now, fmt.Sprintf("no frame for %d ms", now-s.heard), true)
+		}
+		return []any{actHeartbeat{s.conn}}
+	case phaseDialing:
+		if s.nextDial != 0 && now >= s.nextDial {
+			s.nextDial = 0
+			return []any{actDial{}}
+		}
+	case phaseWaiting:
+		if now-s.since >= s.t.Connect {
+			return s.lose(now, fmt.Sprintf("it did not connect within %d ms", s.t.Connect), true)
+		}
+	case phaseClosing:
+		if now-s.since >= s.t.Silence {
+			return s.closed(now)
+		}
+	}
+	return nil
+}

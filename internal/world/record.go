@@ -1,0 +1,74 @@
+package world
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport/rdma"
+)
+
+// record is what each PE tells the others at the rendezvous.
+type record struct {
+	Version  int    `msgpack:"v"`
+	Rank     int    `msgpack:"r"`
+	Host     string `msgpack:"h"` // host identity: same value, same shared memory
+	Control  string `msgpack:"a"` // control lane address (lane.Lane.Addr)
+	Data     string `msgpack:"d"` // network transport address
+	HeapSize int64  `msgpack:"s"`
+	PID      int    `msgpack:"p"`
+	// Fabric is the PE's fabric.Address when it runs the fabric provider.
+	// Optional (omitempty), so the record keeps version 1: a PE that does
+	// not know the field ignores it, and a fabric PE refuses a peer
+	// without it by name (checkFabric).
+	Fabric []byte `msgpack:"f,omitempty"`
+	// Wire is the network frame format the PE speaks (rdma.WireVersion).
+	// Optional too: an older build leaves it 0, which no build speaks.
+	Wire int `msgpack:"w,omitempty"`
+}
+
+// checkPeers refuses, naming the first PE that differs, a world whose PEs
+// disagree with this one (rank, heapSize) on what every PE must share.
+func checkPeers(rank int, heapSize int64, recs []record) error {
+	for _, r := range recs {
+		switch {
+		case r.HeapSize != heapSize:
+			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
+				"PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, heapSize)
+		case r.Wire != rdma.WireVersion:
+			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
+				"PE %d speaks network frame version %d, this PE %d: every PE must run the same goshmem build", r.Rank, r.Wire, rdma.WireVersion)
+		}
+	}
+	return nil
+}
+
+const recordVersion = 1
+
+func decodeRecords(raw [][]byte) ([]record, error) {
+	recs := make([]record, len(raw))
+	for i, b := range raw {
+		// The rendezvous authenticated every sender with the job secret
+		// and bounded each record to 64 KiB; msgpack decodes into a
+		// concrete struct only.
+		if err := msgpack.Unmarshal(b, &recs[i]); err != nil {
+			return nil, fmt.Errorf("record of rank %d: %v", i, err)
+		}
+		if recs[i].Version != recordVersion || recs[i].Rank != i {
+			return nil, fmt.Errorf("record of rank %d: version %d, rank %d", i, recs[i].Version, recs[i].Rank)
+		}
+	}
+	return recs, nil
+}
+
+// hostIdentity names this host's shared-memory domain: the kernel's boot ID
+// (different per machine and per boot) and the hostname (different per
+// container or namespace that fakes a host).
+func hostIdentity() string {
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	name, _ := os.Hostname()
+	return strings.TrimSpace(string(boot)) + "/" + name
+}

@@ -1,0 +1,80 @@
+package world
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport/rdma"
+)
+
+// A PE whose heap size or frame version differs is refused by name; a
+// record from a build before the Wire field decodes as version 0, which no
+// build speaks.
+func TestCheckPeers(t *testing.T) {
+	good := func() []record {
+		recs := make([]record, 3)
+		for r := range recs {
+			recs[r] = record{Version: recordVersion, Rank: r, HeapSize: 1 << 20, Wire: rdma.WireVersion}
+		}
+		return recs
+	}
+	if err := checkPeers(0, 1<<20, good()); err != nil {
+		t.Fatalf("alike PEs refused: %v", err)
+	}
+	type oldRecord struct { // what a build before the Wire field sends
+		Version  int   `msgpack:"v"`
+		Rank     int   `msgpack:"r"`
+		HeapSize int64 `msgpack:"s"`
+	}
+	b, err := msgpack.Marshal(&oldRecord{Version: recordVersion, Rank: 0, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := decodeRecords([][]byte{b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		edit func([]record)
+		want string
+	}{
+		"heap size":   {func(r []record) { r[2].HeapSize = 2 << 20 }, "SHMEM_SYMMETRIC_SIZE"},
+		"wire":        {func(r []record) { r[2].Wire = rdma.WireVersion + 1 }, "frame version"},
+		"older build": {func(r []record) { r[2] = old[0]; r[2].Rank = 2 }, "frame version 0"},
+	} {
+		recs := good()
+		tc.edit(recs)
+		err := checkPeers(0, 1<<20, recs)
+		var e *errs.Error
+		if !errors.Is(err, errs.ErrInvalidArgument) || !errors.As(err, &e) || e.Target != 2 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want ErrInvalidArgument naming PE 2 and %q", name, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeRecords: records come from other processes; whatever their
+// bytes, decoding returns records or an error, never a panic, and a
+// decoded record has the version and rank its position demands.
+func FuzzDecodeRecords(f *testing.F) {
+	good, err := msgpack.Marshal(&record{Version: recordVersion, Rank: 0, Host: "h", Control: "127.0.0.1:1",
+		Data: "127.0.0.1:2", HeapSize: 1 << 20, PID: 7, Fabric: []byte{1, 2}, Wire: rdma.WireVersion})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{0x80})
+	f.Add([]byte{0xde, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, err := decodeRecords([][]byte{b})
+		if err != nil {
+			return
+		}
+		if recs[0].Version != recordVersion || recs[0].Rank != 0 {
+			t.Fatalf("decoded a record with version %d, rank %d", recs[0].Version, recs[0].Rank)
+		}
+	})
+}

@@ -1,0 +1,212 @@
+package world
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"time"
+
+	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/core"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+	"github.com/goshmem/shmem/transport/rdma"
+	"github.com/goshmem/shmem/transport/udma"
+)
+
+// undo collects a stage's closers; its close runs them last first.
+type undo []func() error
+
+func (u *undo) add(f func() error) { *u = append(*u, f) }
+
+func (u undo) close() error {
+	var err error
+	for i := len(u) - 1; i >= 0; i-- {
+		err = errors.Join(err, u[i]())
+	}
+	return err
+}
+
+// exchangeStage opens what this PE's record advertises (the control
+// lane, the data listener, the fabric node with the heap it registers)
+// and exchanges records with every PE, by the rendezvous or by gossip.
+func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
+	c := &j.cfg
+	var u undo
+	if err := j.credentials(); err != nil {
+		return nil, err
+	}
+	host, err := j.listenHost()
+	if err != nil {
+		return nil, err
+	}
+	ctlLn, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, j.fail(errs.ErrBootstrap, "control listener on %s: %v", host, err)
+	}
+	if j.ctl, err = startControl(ctlLn, j.log, c.UID.Secret[:], j.serverTLS, j.clientTLS); err != nil {
+		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
+	}
+	u.add(func() error { return j.ctl.close(j.aborted) })
+	if j.dataLn, err = net.Listen("tcp", net.JoinHostPort(host, "0")); err != nil {
+		return u.close, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
+	}
+	dataAddr := j.dataLn.Addr().String()
+	u.add(func() error {
+		if j.dataLn != nil { // not handed to the TCP node
+			return j.dataLn.Close()
+		}
+		return nil
+	})
+	j.hostID = c.HostID
+	if j.hostID == "" {
+		j.hostID = hostIdentity()
+	}
+	if err := j.startFabric(&u); err != nil {
+		return u.close, err
+	}
+	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
+		Control: j.ctl.lane.Addr(), Data: dataAddr, HeapSize: c.HeapSize, PID: os.Getpid(),
+		Wire: rdma.WireVersion}
+	if j.fab != nil {
+		mine.Fabric = j.fab.Address()
+	}
+	recs, err := j.exchange(ctx, mine)
+	if j.gossipWorld != nil {
+		u.add(func() error {
+			_ = j.gossipWorld.Leave(time.Second)
+			return j.gossipWorld.Close()
+		})
+	}
+	if err != nil {
+		return u.close, err
+	}
+	if err := checkPeers(c.Rank, c.HeapSize, recs); err != nil {
+		return u.close, err
+	}
+	if err := j.checkFabric(recs); err != nil {
+		return u.close, err
+	}
+	j.recs = recs
+	return u.close, nil
+}
+
+// routesStage starts the lane's links to rank 0, agrees through rank 0's
+// coordinator on who can connect to whom, plans the data routes from that
+// and links the other pairs of the lane (routes, reach.go).
+func (j *joiner) routesStage(context.Context) (func() error, error) {
+	if err := j.ctl.join(j.cfg.Rank, j.recs); err != nil {
+		return nil, err
+	}
+	var err error
+	j.via, j.reach, err = j.routes(j.recs)
+	if err != nil {
+		return nil, err
+	}
+	j.ctl.setRoutes(j.reach)
+	return nil, nil
+}
+
+// providersStage makes the heap and a data path to every PE: shared
+// memory on this host, the TCP node (or the fabric's) to other hosts,
+// relays where the plan says.
+func (j *joiner) providersStage(context.Context) (func() error, error) {
+	c := &j.cfg
+	var u undo
+	if j.seg == nil { // startFabric creates it before the exchange
+		seg, err := udma.Create(j.job, c.Rank, int(c.HeapSize))
+		if err != nil {
+			return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
+		}
+		j.seg = seg
+		u.add(closeSegment(seg))
+	}
+	// A heap no other process maps is written only by this process's
+	// goroutines (the rdma server), so its waiters park on a channel: a
+	// ring then hands the waiter to the ringing thread instead of waking
+	// another thread through futex(2).
+	j.bell = j.seg.Bell()
+	if !j.sharesHost(j.recs) {
+		j.bell = transport.NewLocalBell()
+	}
+	node, err := rdma.Listen(rdma.Config{
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.bell, BusyPoll: c.BusyPoll,
+		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
+		Authenticate: j.authenticate, Logger: j.log,
+	})
+	if err != nil {
+		return u.close, j.fail(errs.ErrBootstrap, "network transport: %v", err)
+	}
+	j.node, j.dataLn = node, nil
+	// Mapped peers close after the node, whose server may write into them.
+	u.add(func() error {
+		var err error
+		for _, s := range j.peers {
+			if s != nil {
+				err = errors.Join(err, s.Close())
+			}
+		}
+		return err
+	})
+	u.add(j.node.Close)
+	if err := j.connectFabric(j.recs, j.via); err != nil {
+		return u.close, err
+	}
+	j.paths, j.shared, err = j.makePaths(j.recs, j.via)
+	return u.close, err
+}
+
+// controlStage starts the PE on the paths and wires it to the control
+// plane: its notices travel on the lane, the lane's and gossip's failure
+// detections reach its actor, and its recorded failures are flooded.
+// Init's closing agreement proves every PE mapped every same-host heap.
+func (j *joiner) controlStage(context.Context) (func() error, error) {
+	c := &j.cfg
+	// A waiting PE polls first (processSpin): while it polls it is not
+	// armed, so puts and atomics arriving meanwhile wake nobody, and with
+	// network peers it keeps a thread in the runtime's poller meanwhile
+	// (core.Config.SocketWriters). With busy-polling reads a PE on a
+	// LocalBell parks at once instead: the polling reader then has the
+	// core, and its ring runs the waiter on the reader's own thread.
+	spin := processSpin
+	if _, local := j.bell.(*transport.LocalBell); local && c.BusyPoll > 0 {
+		spin = 0
+	}
+	socketWriters := len(j.shared) < c.NPEs && spin > 0
+	j.ctl.setNode(j.failers())
+	var err error
+	j.p, err = core.Start(core.Config{
+		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.New(j.seg.Heap()), Bell: j.waitBell(),
+		Paths: j.paths, Shared: j.shared, System: j.ctl.sys, Coordinator: coordinatorPID(),
+		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
+		Release: j.release, Spin: spin, SocketWriters: socketWriters,
+	})
+	if err != nil {
+		return nil, err
+	}
+	j.ctl.markStarted()
+	if j.gossipWorld != nil {
+		go j.ctl.watchGossip(j.gossipWorld, c.NPEs)
+	}
+	// Every PE has mapped every same-host heap once this round completes,
+	// so the names can go: a crash from here on leaves nothing in /dev/shm.
+	unlock := j.p.CollectiveLock()
+	_, err = j.p.Agree("Init", "init", 1, worldRanks(c.NPEs), c.Rank, nil)
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	_ = j.seg.Unlink()
+	j.seg.SetState(udma.StateAlive)
+	return nil, nil
+}
+
+// closeSegment returns the closer of this PE's own heap segment.
+func closeSegment(seg *udma.Segment) func() error {
+	return func() error {
+		seg.SetState(udma.StateFinalized)
+		_ = seg.Unlink()
+		return seg.Close()
+	}
+}
