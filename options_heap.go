@@ -15,6 +15,9 @@ const EnvSymmetricSizeMax = "SHMEM_SYMMETRIC_SIZE_MAX"
 // SHMEM_SYMMETRIC_SIZE_MAX; a limit at or below the heap size (the
 // default) means no growth. Every PE must use the same limit.
 //
-// The simulator (sim.WithHeapLimit) and a world of one PE grow; a world
-// of several processes keeps its initial heap for now (see CHANGELOG).
+// Every backend grows but the fabric provider, which registers the heap
+// with the NIC once and keeps it at WithHeapSize: the simulator
+// (sim.WithHeapLimit), shared memory between processes (each segment file
+// is extended and mapped by its owner, then by its peers) and TCP (the
+// server accepts frames into the grown part from the moment it is mapped).
 func WithHeapLimit(bytes int64) Option { return func(o *options) { o.heapLimit = bytes } }

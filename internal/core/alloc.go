@@ -33,6 +33,7 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	if err := p.s.world.Number(op, team.KindAlloc); err != nil {
 		return heap.Result{}, err
 	}
+	before := p.s.cfg.Heap.Size()
 	effects := p.s.heap.Step(heap.Begin{Op: op, Req: req})
 	for len(effects) > 0 {
 		switch e := effects[0].(type) {
@@ -42,6 +43,9 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
 			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
 		case heap.Done:
+			if after := p.s.cfg.Heap.Size(); after > before && p.s.cfg.Grown != nil {
+				p.s.cfg.Grown(after)
+			}
 			return e.Result, e.Err
 		default:
 			effects = effects[1:]

@@ -40,6 +40,12 @@ type Config struct {
 	// once the allocation is agreed every PE's memory is there. Required
 	// when Heap can grow (Limit > Size); the heap does not shrink.
 	Grow func(size int64) error
+	// Grown, if set, runs once an allocation that grew every PE's heap to
+	// size is agreed, before the allocation returns: where this PE maps
+	// its peers' heaps (shared memory), it maps their new segments now,
+	// since each peer grew its own before the agreement. A peer it cannot
+	// map must be reported failed (NotifyFailed), never reached.
+	Grown func(size int64)
 	// Bell is rung when this PE's heap changes; waits sleep on it.
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.

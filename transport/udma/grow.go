@@ -77,8 +77,8 @@ func (s *Segment) Reservation() []byte {
 	return s.resv[HeaderSize:len(s.resv):len(s.resv)]
 }
 
-// Usable returns how many heap bytes are mapped.
-func (s *Segment) Usable() int { return s.usable }
+// Usable returns how many heap bytes are mapped; safe from any goroutine.
+func (s *Segment) Usable() int64 { return s.usable.Load() }
 
 // Grow maps the heap's first size bytes (rounded up to whole pages):
 // the owner first extends the file, with its pages reserved as Create
@@ -86,15 +86,16 @@ func (s *Segment) Usable() int { return s.usable }
 // later; a peer maps what the owner extended. Growing to a size already
 // mapped does nothing. The caller serializes Grow calls of one segment.
 func (s *Segment) Grow(size int) error {
-	if size <= s.usable {
+	usable := int(s.usable.Load())
+	if size <= usable {
 		return nil
 	}
 	if s.resv == nil || size > len(s.resv)-HeaderSize {
-		return errs.New("udma.Grow", errs.NoPE, s.rank, errs.ErrOutOfMemory, "heap of %d bytes cannot grow to %d", s.usable, size)
+		return errs.New("udma.Grow", errs.NoPE, s.rank, errs.ErrOutOfMemory, "heap of %d bytes cannot grow to %d", usable, size)
 	}
 	page := unix.Getpagesize()
 	to := min(len(s.resv), HeaderSize+(size+page-1)/page*page)
-	from := HeaderSize + s.usable
+	from := HeaderSize + usable
 	if s.owner {
 		if err := reserve(s.fd, to); err != nil {
 			return errs.New("udma.Grow", s.rank, errs.NoPE, errs.ErrOutOfMemory, "extending %s to %d bytes: %v", s.path, to, err)
@@ -108,6 +109,6 @@ func (s *Segment) Grow(size int) error {
 	if err := mapAt(s.resv, s.fd, from, to); err != nil {
 		return errs.New("udma.Grow", errs.NoPE, s.rank, errs.ErrOutOfMemory, "mapping bytes [%d, %d) of %s: %v", from, to, s.path, fmt.Sprint(err))
 	}
-	s.usable = to - HeaderSize
+	s.usable.Store(int64(to - HeaderSize))
 	return nil
 }

@@ -137,7 +137,7 @@ type Segment struct {
 	// open so that further segments of the file can be mapped.
 	resv   []byte
 	fd     int
-	usable int // heap bytes mapped; changed only by Grow, which the PE serializes
+	usable atomic.Int64 // heap bytes mapped; changed only by Grow, read by any goroutine
 }
 
 // SegmentName returns the file path of job's segment for rank, or an
@@ -351,8 +351,9 @@ func newSegment(job string, rank int, path string, owner bool, st *unix.Stat_t, 
 	s := &Segment{
 		job: job, rank: rank, path: path, owner: owner,
 		dev: uint64(st.Dev), ino: uint64(st.Ino),
-		mem: mem, heap: mem[HeaderSize:len(mem):len(mem)], fd: -1, usable: len(mem) - HeaderSize,
+		mem: mem, heap: mem[HeaderSize:len(mem):len(mem)], fd: -1,
 	}
+	s.usable.Store(int64(len(mem) - HeaderSize))
 	s.bell = FutexBell{waiters: word(mem, hdrWaiters), seq: word(mem, hdrSeq)}
 	return s
 }

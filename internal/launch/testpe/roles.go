@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/bootstrap"
 	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/internal/spmdcheck"
 	"github.com/goshmem/shmem/transport/udma"
@@ -44,6 +45,8 @@ func runRole(p *shmem.PE, role string) error {
 		return fabricChecks(p)
 	case lt.RoleFabricDie:
 		return fabricDie(p)
+	case lt.RoleGrow:
+		return grow(p)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -216,4 +219,13 @@ func cpus() error {
 		}
 	}
 	return nil
+}
+
+// grow runs spmdcheck.Grow on the heap size the environment gives.
+func grow(p *shmem.PE) error {
+	n, err := bootstrap.ParseSize(os.Getenv(bootstrap.EnvSymmetricSize))
+	if err != nil {
+		return err
+	}
+	return spmdcheck.Grow(p, int(n))
 }
