@@ -1,24 +1,39 @@
 package shmem
 
 import (
+	"unsafe"
+
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
 
 // amoNBI is a fetching atomic whose old value goes to *fetch
-// (shmem_atomic_fetch_*_nbi). The spec lets *fetch be filled as late as
-// the next Quiet; goshmem performs the atomic at once, so it is filled
-// when the call returns, and Quiet has nothing left to complete for it.
-// A nil fetch is ErrInvalidArgument, and on an error *fetch is untouched.
+// (shmem_atomic_fetch_*_nbi), which the caller must not read or write
+// before the next Quiet (of the PE or context the call was made on). Over
+// TCP the call returns once the request is sent and the answer fills
+// *fetch in the background; on shared memory and the simulator the atomic
+// completes at once and *fetch is filled on return. A nil fetch is
+// ErrInvalidArgument; on an error *fetch is untouched.
 func amoNBI[T AtomicValue](p *PE, name string, fetch *T, dst Sym[T], op transport.AtomicOp, v, cond T, pe int) error {
 	if fetch == nil {
 		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "nil fetch pointer")
 	}
-	old, err := amo(p, name, dst, op, v, cond, pe)
+	path, off, err := dst.target(p, name, pe, 0, 1)
 	if err != nil {
 		return err
 	}
-	*fetch = old
+	w := elemSize[T]()
+	if off%w != 0 {
+		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
+	}
+	if nb, ok := path.(transport.AtomicNBIPath); ok {
+		return nb.AtomicNBI(op, int(w), off, toBits(v), toBits(cond), asBytes(unsafe.Slice(fetch, 1)))
+	}
+	old, err := path.Atomic(op, int(w), off, toBits(v), toBits(cond))
+	if err != nil {
+		return err
+	}
+	*fetch = fromBits[T](old)
 	return nil
 }
 
