@@ -135,12 +135,12 @@ type state struct {
 	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
-	exited  atomic.Pointer[exitInfo]
+	exited atomic.Pointer[exitInfo]
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
-	nFailed atomic.Int32
-	failed  []atomic.Pointer[string] // reason by rank, nil while alive
-	actor   peActor
+	nFailed   atomic.Int32
+	failed    []atomic.Pointer[string] // reason by rank, nil while alive
+	actor     peActor
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu
