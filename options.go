@@ -37,6 +37,8 @@ type options struct {
 	// libfabric provider, domain and node to use (WithFabric)
 	rdma                              string
 	fabricProv, fabricDom, fabricNode string
+	// ports confines every listener to SHMEM_PORT_RANGE
+	ports bootstrap.PortRange
 	// a backend that makes the PE (WithBackend); Init then ignores the rest
 	backend     core.Backend
 	haveBackend bool
@@ -191,6 +193,11 @@ func resolve(opts []Option) (*options, error) {
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_RDMA_PROVIDER=%q: want tcp or fabric", o.rdma)
 	}
 	o.fabricProv, o.fabricDom, o.fabricNode = os.Getenv("SHMEM_FABRIC_PROVIDER"), os.Getenv("SHMEM_FABRIC_DOMAIN"), os.Getenv("SHMEM_FABRIC_NODE")
+	ports, err := bootstrap.ParsePortRange(os.Getenv(bootstrap.EnvPortRange))
+	if err != nil {
+		return nil, err
+	}
+	o.ports = ports
 	l, found, err := bootstrap.DetectLaunch(os.Getenv)
 	if err != nil {
 		return nil, err

@@ -35,9 +35,12 @@ func GetUniqueID(opts ...Option) (UniqueID, error) {
 		return UniqueID{}, err
 	}
 	addr := ch.HostPort()
+	if err := o.ports.CheckPort(int(ch.Port), ch.Source); err != nil {
+		return UniqueID{}, err
+	}
 	if ch.Port == 0 {
 		// Choose a port now so the ID can carry it; PE 0 binds it at Init.
-		port, err := bootstrap.FreePort(ch.Host)
+		port, err := bootstrap.FreePortIn(o.ports, ch.Host)
 		if err != nil {
 			return UniqueID{}, errs.New("GetUniqueID", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "%v", err)
 		}

@@ -45,7 +45,20 @@ func NewCoordinator() *actor.Props {
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
 func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	res, err := root.RequestFuture(coord, g, timeout).Result()
+	return AwaitGather(StartGather(root, coord, g, timeout), g, timeout, op, me)
+}
+
+// StartGather sends g to the coordinator and returns the future its reply
+// completes. A *GatherReply sent to the future's PID by anyone else
+// completes it too: that is how a PE ends a wait on a coordinator it knows
+// to be dead (see internal/core's Agree).
+func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration) *actor.Future {
+	return root.RequestFuture(coord, g, timeout)
+}
+
+// AwaitGather waits for the reply to StartGather(…, g, timeout).
+func AwaitGather(f *actor.Future, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
+	res, err := f.Result()
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}

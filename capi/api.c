@@ -66,7 +66,8 @@ int shmem_pe_accessible(int pe) { return goshmem_accessible(pe); }
 
 int shmem_addr_accessible(const void *addr, int pe) {
   size_t off = (size_t)((const char *)addr - gs_base);
-  return off < gs_size && goshmem_accessible(pe);
+  /* A static is accessible where this process maps the peer's copy. */
+  return (off < gs_size || ((unsigned)pe < (unsigned)gs_npes && gs_at_static(addr, 1, pe))) && goshmem_accessible(pe);
 }
 
 void *shmem_ptr(const void *dest, int pe) { return gs_at(dest, 1, pe); }
@@ -151,12 +152,18 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
   return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
 }
 
-void shmem_set_lock(long *lock) { goshmem_lock(OP("shmem_set_lock"), GS_LOCK_SET, lock); }
+void shmem_set_lock(long *lock) {
+  if (gs_static_lock("shmem_set_lock", GS_LOCK_SET, lock) < 0) goshmem_lock(OP("shmem_set_lock"), GS_LOCK_SET, lock);
+}
 void shmem_clear_lock(long *lock) {
+  if (gs_static_lock("shmem_clear_lock", GS_LOCK_CLEAR, lock) >= 0) return;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   goshmem_lock(OP("shmem_clear_lock"), GS_LOCK_CLEAR, lock);
 }
-int shmem_test_lock(long *lock) { return goshmem_lock(OP("shmem_test_lock"), GS_LOCK_TEST, lock); }
+int shmem_test_lock(long *lock) {
+  int r = gs_static_lock("shmem_test_lock", GS_LOCK_TEST, lock);
+  return r >= 0 ? r : goshmem_lock(OP("shmem_test_lock"), GS_LOCK_TEST, lock);
+}
 
 int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
   (void)options; /* every context is as capable as the default one */
@@ -243,14 +250,21 @@ void shmem_team_destroy(shmem_team_t team) { goshmem_team_destroy(OP("shmem_team
 
 int gs_coll(const char *op, int kind, shmem_team_t team, void *dest, const void *src, size_t nbytes, int root) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  /* Every member decides alike: the addresses are symmetric, and a
+   * collect's count, which may be 0 on some members only, is not asked. */
+  if ((nbytes || kind == GS_COLLECT) && (gs_is_static(dest) || gs_is_static(src)))
+    return gs_coll_static(op, kind, team, dest, src, nbytes, root);
   return goshmem_coll(OP(op), kind, (uintptr_t)team, dest, (void *)src, nbytes, root);
 }
 int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t esize) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (nelems && (gs_is_static(dest) || gs_is_static(src)))
+    return gs_alltoalls_static(op, team, dest, src, dst, sst, nelems, esize);
   return goshmem_alltoalls(OP(op), (uintptr_t)team, dest, (void *)src, dst, sst, nelems, esize);
 }
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if (n && (gs_is_static(dest) || gs_is_static(src))) return gs_reduce_static(op, team, tc, rop, dest, src, n);
   return goshmem_reduce(OP(op), (uintptr_t)team, tc, rop, dest, (void *)src, n);
 }
 

@@ -6,10 +6,11 @@
  * making one would need every PE of the world, and only the set's members
  * call. So these routines synchronize with atomics on the library's own
  * symmetric area (the start of the C heap, laid out as init.go's sysArea
- * says) and move data with gets and puts, ignoring pSync and pWrk. Sets
- * that share their first PE and hash to the same of 64 slots must not
- * run at the same time (the spec asks programs not to reuse a pSync
- * concurrently, which such programs already obey). */
+ * says) and move data with gets and puts, so their data may be statics
+ * (statics.c), ignoring pSync and pWrk. Sets that share their first PE and
+ * hash to the same of 64 slots must not run at the same time (the spec
+ * asks programs not to reuse a pSync concurrently, which such programs
+ * already obey). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "gs.h"
@@ -75,7 +76,7 @@ static void broadcast(const char *op, void *dest, const void *source, size_t nby
     gs_die(msg, 1);
   }
   aset_barrier(op, a);
-  if (a.idx != root) shmem_getmem(dest, source, nbytes, pe_of(a, root));
+  if (a.idx != root) gs_get(SHMEM_CTX_DEFAULT, op, dest, source, nbytes, pe_of(a, root), 0);
   aset_barrier(op, a);
 }
 
@@ -91,7 +92,7 @@ void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_roo
 static void fcollect(const char *op, void *dest, const void *source, size_t nbytes, int start, int log, int size) {
   aset a = member(op, start, log, size);
   aset_barrier(op, a);
-  for (int i = 0; i < a.size; i++) shmem_getmem((char *)dest + i * nbytes, source, nbytes, pe_of(a, i));
+  for (int i = 0; i < a.size; i++) gs_get(SHMEM_CTX_DEFAULT, op, (char *)dest + i * nbytes, source, nbytes, pe_of(a, i), 0);
   aset_barrier(op, a);
 }
 
@@ -112,7 +113,7 @@ static void collect(const char *op, void *dest, const void *source, size_t nbyte
   size_t off = 0;
   for (int i = 0; i < a.size; i++) {
     size_t n = aset_counts()[i];
-    shmem_getmem((char *)dest + off, source, n, pe_of(a, i));
+    gs_get(SHMEM_CTX_DEFAULT, op, (char *)dest + off, source, n, pe_of(a, i), 0);
     off += n;
   }
   aset_barrier(op, a);
@@ -159,14 +160,14 @@ void shmem_alltoalls64(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t 
 /* gather_reduce folds every member's source, in member order (so every PE
  * computes the same bits), into a private buffer; the caller has
  * synchronized so that every source is ready. */
-static void *gather_reduce(const void *source, size_t n, size_t esize, int members, int (*pe)(void *, int), void *ctx,
-                           gs_combine f) {
+static void *gather_reduce(const char *op, const void *source, size_t n, size_t esize, int members, int (*pe)(void *, int),
+                           void *ctx, gs_combine f) {
   size_t nb = n * esize;
   char *acc = malloc(nb ? nb : 1), *tmp = malloc(nb ? nb : 1);
   if (!acc || !tmp) gs_die("goshmem: reduction: out of memory", 1);
-  shmem_getmem(acc, source, nb, pe(ctx, 0));
+  gs_get(SHMEM_CTX_DEFAULT, op, acc, source, nb, pe(ctx, 0), 0);
   for (int i = 1; i < members; i++) {
-    shmem_getmem(tmp, source, nb, pe(ctx, i));
+    gs_get(SHMEM_CTX_DEFAULT, op, tmp, source, nb, pe(ctx, i), 0);
     f(acc, tmp, n);
   }
   free(tmp);
@@ -179,7 +180,7 @@ void gs_to_all(const char *op, void *dest, const void *src, int n, size_t esize,
   aset a = member(op, start, log, size);
   if (n <= 0) return;
   aset_barrier(op, a);
-  void *acc = gather_reduce(src, (size_t)n, esize, a.size, aset_pe, &a, f);
+  void *acc = gather_reduce(op, src, (size_t)n, esize, a.size, aset_pe, &a, f);
   aset_barrier(op, a); /* every member has read every source: dest may alias it */
   memcpy(dest, acc, (size_t)n * esize);
   free(acc);
@@ -188,12 +189,11 @@ void gs_to_all(const char *op, void *dest, const void *src, int n, size_t esize,
 static int team_pe(void *t, int i) { return shmem_team_translate_pe(*(shmem_team_t *)t, i, SHMEM_TEAM_WORLD); }
 
 int gs_reduce_c(const char *op, shmem_team_t team, void *dest, const void *src, size_t n, size_t esize, gs_combine f) {
-  (void)op;
   int members = shmem_team_n_pes(team);
   if (members < 0) return -1;
   if (n == 0) return 0;
   if (shmem_team_sync(team) != 0) return -1;
-  void *acc = gather_reduce(src, n, esize, members, team_pe, &team, f);
+  void *acc = gather_reduce(op, src, n, esize, members, team_pe, &team, f);
   int rc = shmem_team_sync(team);
   memcpy(dest, acc, n * esize);
   free(acc);

@@ -55,12 +55,33 @@ static inline int gs_pe(shmem_ctx_t ctx, int pe) {
   return (unsigned)pe < (unsigned)m[0] ? m[pe + 1] : -1;
 }
 
+/* The program's statics (statics.c): [gs_dbase, gs_dbase+gs_dsize) is
+ * this process's data and bss, shared memory since init; gs_dpeer[pe] is
+ * where this process maps PE pe's copy (NULL where it is not mapped: other
+ * hosts, TCP forced). gs_dsize is 0 when statics are not symmetric here
+ * (gs_dwhy says why). */
+extern char *gs_dbase;
+extern size_t gs_dsize;
+extern char **gs_dpeer;
+extern char gs_dwhy[320];
+/* Words of the library's symmetric area where a PE publishes its statics. */
+#define GS_DINFO_WORDS 8
+
+static inline char *gs_at_static(const void *addr, size_t n, int pe) {
+  size_t off = (size_t)((const char *)addr - gs_dbase);
+  if (off >= gs_dsize || n > gs_dsize - off) return NULL;
+  char *b = gs_dpeer[pe];
+  return b ? b + off : NULL;
+}
+
 /* gs_at returns where this process reaches [addr, addr+n) on pe, or NULL
- * when the Go path must do the access (pe not mapped, or addr not in the
- * symmetric heap, in which case Go reports the error). */
+ * when the Go path must do the access (pe not mapped, or addr not
+ * symmetric, in which case Go reports the error). The heap is checked
+ * first: statics cost its fast path nothing. */
 static inline char *gs_at(const void *addr, size_t n, int pe) {
   size_t off = (size_t)((const char *)addr - gs_base);
-  if ((unsigned)pe >= (unsigned)gs_npes || off >= gs_size || n > gs_size - off) return NULL;
+  if ((unsigned)pe >= (unsigned)gs_npes) return NULL;
+  if (off >= gs_size || n > gs_size - off) return gs_at_static(addr, n, pe);
   char *b = gs_peer[pe];
   return b ? b + off : NULL;
 }
@@ -105,5 +126,16 @@ int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src,
 /* Called by the Go side at init and finalize. */
 void gs_setup(char *base, size_t size, char **peers, int me, int npes);
 void gs_die(const char *msg, int status);
+void gs_statics_local(void *info);
+const char *gs_statics_map(size_t off);
+void gs_statics_fini(int npes);
+int gs_static_lock(const char *op, int kind, long *lock);
+/* The team collectives on statics (teamstatic.c). */
+extern size_t gs_dinfo_off;
+int gs_is_static(const void *p);
+int gs_coll_static(const char *op, int kind, shmem_team_t team, void *dest, const void *src, size_t nb, int root);
+int gs_alltoalls_static(const char *op, shmem_team_t team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                        size_t nelems, size_t esize);
+int gs_reduce_static(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);
 
 #endif

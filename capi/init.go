@@ -31,11 +31,15 @@ type preInit struct {
 // sysArea is the library's own symmetric memory at the start of the C
 // heap, in uint64 words: the team collect's counts (npes+1), the active-set
 // collect's counts (npes), the active-set barrier's arrive and release
-// counters (64 each; aset.c addresses these four), and the allocation
-// check's 8 words (agree).
+// counters (64 each; aset.c addresses these four), the allocation
+// check's 8 words (agree), and the words where each PE publishes its
+// statics for same-host peers (statics.c).
 func sysArea(npes int) uint64 {
-	return (8*uint64(2*npes+1+2*64+agreeWords) + 4095) &^ 4095
+	return (8*uint64(2*npes+1+2*64+agreeWords+C.GS_DINFO_WORDS) + 4095) &^ 4095
 }
+
+// staticsOff is the byte offset of the statics' words in the sys area.
+func staticsOff(npes int) int { return agreeOff(npes) + 8*agreeWords }
 
 // agreeOff is the byte offset of agree's words in the sys area.
 func agreeOff(npes int) int { return 8 * (2*npes + 1 + 2*64) }
@@ -85,6 +89,9 @@ func goshmem_init(op *C.char) C.int {
 	s := &state{p: p, heap: heap, base: unsafe.Pointer(unsafe.SliceData(local)), size: uint64(user), sys: 0}
 	heapAllo = newAllocator(uint64(uintptr(s.base)), sysArea(n), uint64(user))
 	clear(local[:sysArea(n)])
+	// The statics become shared memory here, before any peer reads the
+	// published words (after the barrier below).
+	C.gs_statics_local(unsafe.Pointer(&local[staticsOff(n)]))
 	ctxTab.reset()
 	ctxTab.set(ctxDefault, &ctxEntry{p: p, team: teamWorld})
 	teamTab.reset()
@@ -95,6 +102,12 @@ func goshmem_init(op *C.char) C.int {
 	// No PE may address the sys area before every PE has cleared it.
 	if err := p.BarrierAll(); err != nil {
 		return fail(op, err)
+	}
+	// Every PE has published its statics' words: map the peers'. A put
+	// into a peer's statics needs nothing of that peer but its memfd,
+	// which exists since it published, so no second barrier.
+	if msg := C.gs_statics_map(C.size_t(staticsOff(n))); msg != nil {
+		return fail(op, fmt.Errorf("%w: %s", shmem.ErrInvalidArgument, C.GoString(msg)))
 	}
 	return 0
 }
@@ -144,6 +157,7 @@ func goshmem_finalize(op *C.char) {
 	}
 	cur.Store(nil)
 	C.gs_setup(nil, 0, nil, 0, 0)
+	C.gs_statics_fini(C.int(s.p.NPEs()))
 	if err := s.p.Finalize(); err != nil {
 		die(op, err)
 	}

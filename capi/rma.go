@@ -31,7 +31,7 @@ func goshmem_rma(op *C.char, ctx C.uintptr_t, kind C.int, remote, loc unsafe.Poi
 	}
 	s := world(op)
 	p := s.pe(op, ctx)
-	sym, err := s.sym(remote, uint64(n))
+	sym, err := s.symOn(remote, uint64(n), int(pe))
 	if err == nil {
 		buf := local(loc, uint64(n))
 		switch kind {
@@ -91,7 +91,7 @@ func strided[T uint8 | uint16 | uint32 | uint64](s *state, p *shmem.PE, put bool
 	var z T
 	w := uint64(unsafe.Sizeof(z))
 	rspan, lspan := uint64((n-1)*rs+1), uint64((n-1)*ls+1)
-	b, err := s.sym(remote, rspan*w)
+	b, err := s.symOn(remote, rspan*w, pe)
 	if err != nil {
 		return err
 	}
@@ -108,14 +108,14 @@ func goshmem_put_signal(op *C.char, ctx C.uintptr_t, nbi C.int, dest, src unsafe
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
-	d, err := s.sym(dest, uint64(n))
+	d, err := s.symOn(dest, uint64(n), int(pe))
 	if n == 0 {
-		d, err = s.sym(dest, 1)
+		d, err = s.symOn(dest, 1, int(pe))
 		d = d.Slice(0, 0)
 	}
 	var g shmem.Sym[uint8]
 	if err == nil {
-		g, err = s.sym(sig, 8)
+		g, err = s.symOn(sig, 8, int(pe))
 	}
 	if err == nil {
 		f := shmem.PutSignal[uint8]
@@ -134,7 +134,7 @@ func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr u
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
-	b, err := s.sym(addr, uint64(width))
+	b, err := s.symOn(addr, uint64(width), int(pe))
 	var r uint64
 	if err == nil {
 		if width == 4 {
@@ -211,7 +211,9 @@ func goshmem_barrier_all(op *C.char, syncOnly C.int) {
 func goshmem_lock(op *C.char, kind C.int, lock unsafe.Pointer) C.int {
 	defer guard(op)
 	s := world(op)
-	b, err := s.sym(lock, 8)
+	// A static lock reaches here only when PE 0, which holds the word of a
+	// C lock (slock.c), is not mapped: the error names PE 0.
+	b, err := s.symOn(lock, 8, 0)
 	l := shmem.SymAs[int64](b)
 	got := false
 	if err == nil {

@@ -135,11 +135,48 @@ func (s *state) team(t C.uintptr_t) *shmem.Team {
 // sym returns the symmetric bytes [addr, addr+n), or an error naming the
 // address when it is not inside the C heap.
 func (s *state) sym(addr unsafe.Pointer, n uint64) (shmem.Sym[uint8], error) {
+	return s.symOn(addr, n, -1)
+}
+
+// symOn is sym for a call that reaches one PE, pe, which its error names.
+func (s *state) symOn(addr unsafe.Pointer, n uint64, pe int) (shmem.Sym[uint8], error) {
 	off := uint64(uintptr(addr) - uintptr(s.base))
 	if off >= s.size || n > s.size-off {
-		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p (%d bytes) is not in the symmetric heap (shmem_malloc memory)", shmem.ErrInvalidArgument, addr, n)
+		return shmem.Sym[uint8]{}, notSym(addr, n, pe)
 	}
 	return s.heap.Slice(int(off), int(off+n)), nil
+}
+
+// errStaticHosts is the rule behind every failed access to a static.
+const errStaticHosts = "static data is symmetric only between PEs on one host; use shmem_malloc for data that crosses hosts"
+
+// notSym explains why [addr, addr+n) is not symmetric memory goshmem can
+// reach. Statics reach this Go path only where the C side has no mapping
+// of the peer's copy (statics.c): another host, or TCP forced. (The C side
+// runs the collectives and locks on statics itself: pe < 0 is a guard.)
+func notSym(addr unsafe.Pointer, n uint64, pe int) error {
+	why := C.GoString(&C.gs_dwhy[0])
+	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uintptr(C.gs_dsize)
+	if size > 0 && uintptr(addr)-base < size {
+		if uint64(uintptr(addr)-base)+n > uint64(size) {
+			return fmt.Errorf("%w: address %p (%d bytes) runs past the end of the static data", shmem.ErrInvalidArgument, addr, n)
+		}
+		if pe < 0 {
+			return fmt.Errorf("%w: address %p (%d bytes) is static data, which this call cannot use; use shmem_malloc for it",
+				shmem.ErrInvalidArgument, addr, n)
+		}
+		err := fmt.Errorf("%w: address %p (%d bytes) is static data and PE %d is not mapped here (another host, or TCP forced): %s",
+			shmem.ErrInvalidArgument, addr, n, pe, errStaticHosts)
+		if why != "" {
+			err = fmt.Errorf("%w (%s)", err, why)
+		}
+		return err
+	}
+	err := fmt.Errorf("%w: address %p (%d bytes) is not in the symmetric heap (shmem_malloc memory)", shmem.ErrInvalidArgument, addr, n)
+	if size == 0 && why != "" {
+		err = fmt.Errorf("%w, and static data is not symmetric in this process: %s", err, why)
+	}
+	return err
 }
 
 // record keeps err as the text shmemx_last_error returns. The previous text

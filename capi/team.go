@@ -172,7 +172,9 @@ func goshmem_coll(op *C.char, kind C.int, t C.uintptr_t, dest, src unsafe.Pointe
 	if err != nil {
 		return fail(op, err)
 	}
-	if n == 0 {
+	// A collect's count may be 0 on some members only: they must still
+	// take part (the others wait for them), with an empty source.
+	if n == 0 && kind != C.GS_COLLECT {
 		return 0
 	}
 	nb := uint64(n)
@@ -181,9 +183,11 @@ func goshmem_coll(op *C.char, kind C.int, t C.uintptr_t, dest, src unsafe.Pointe
 	if kind == C.GS_ALLTOALL {
 		srcLen = nb * npes
 	}
-	sv, err := s.sym(src, srcLen)
-	if err != nil {
-		return fail(op, err)
+	sv := s.heap.Slice(0, 0)
+	if srcLen > 0 {
+		if sv, err = s.sym(src, srcLen); err != nil {
+			return fail(op, err)
+		}
 	}
 	switch kind {
 	case C.GS_BCAST:
@@ -226,7 +230,10 @@ func collect(s *state, tm *shmem.Team, dest unsafe.Pointer, src shmem.Sym[uint8]
 	for _, c := range all.Local(s.p) {
 		total += c
 	}
-	d, err := s.sym(dest, max(total, 1))
+	if total == 0 {
+		return nil // every member knows it: no member goes on to Collect
+	}
+	d, err := s.sym(dest, total)
 	if err != nil {
 		return err
 	}

@@ -41,45 +41,82 @@ const (
 // Valid reports whether op is SignalSet or SignalAdd.
 func (op SignalOp) Valid() bool { return op == SignalSet || op == SignalAdd }
 
-// Path moves data between the calling PE and one peer. Offsets are byte
-// offsets into the peer's symmetric heap; the caller has already checked them
-// against the symmetric object (range and alignment), so a Path checks only
-// what protects memory it does not own.
+// Path moves data between the calling PE and one peer. It is the provider
+// interface of goshmem: udma (mapped memory), rdma (TCP lanes) and
+// rdma/fabric (libfabric) implement it, and package pathtest is the
+// conformance suite every implementation passes. A Path is used by many
+// goroutines of one PE at once and must be safe for that.
 //
-// Completion follows OpenSHMEM: Put returns when src may be reused and the
-// data is delivered by the next Quiet on the Engine that owns the path; Get
-// returns with dst filled; GetNBI fills dst by the next Quiet. A Path is used
-// by many goroutines of one PE at once and must be safe for that.
+// Offsets are byte offsets into the peer's symmetric heap. The caller (the
+// root package) has already checked them against the symmetric object
+// (range and alignment), so a Path checks only what protects memory it
+// does not own; what it does with an operation outside the peer's heap is
+// the provider's choice among three (pathtest.Bounds): return an error
+// wrapping errs.ErrInvalidArgument, have the peer refuse it and fail the
+// connection, or panic in a Go bounds check. In every case no byte is
+// written outside either heap, nor outside [off, off+n) (only a transfer
+// the provider splits, refused by the peer in part, may have landed its
+// pieces that lie inside the heap).
+//
+// Completion and order follow OpenSHMEM:
+//   - Put returns when src may be reused; the data is delivered by the next
+//     Quiet of the path's Engine. Get returns with dst filled; GetNBI fills
+//     dst by the next Quiet. Zero-length transfers do nothing.
+//   - A Get, GetNBI or fetching Atomic sees every earlier write of this PE
+//     to the same peer, with no Quiet between them.
+//   - Writes issued after the Engine's Fence are never visible at a peer
+//     before the writes issued to it before the Fence.
+//
+// Errors are *errs.Error values naming the operation, the calling PE and
+// the peer (Target), and wrap a sentinel: errs.ErrPEFailed once the peer
+// has failed (its connection broke, or the PE was declared failed), for
+// every operation in flight and every later one, which end rather than
+// wait; errs.ErrTimeout when the provider's own operation timeout expired
+// (which also fails the peer); errs.ErrFinalized after the Engine's Close;
+// errs.ErrInvalidArgument for an operation the path can refuse by itself.
 type Path interface {
+	// Put writes src at off in the peer's heap (see Path for completion).
 	Put(off uint64, src []byte) error
+	// Get reads len(dst) bytes at off into dst and returns when it is full.
 	Get(dst []byte, off uint64) error
+	// GetNBI reads len(dst) bytes at off into dst by the next Quiet; dst is
+	// the provider's until then.
 	GetNBI(dst []byte, off uint64) error
 	// Atomic applies op to the width-byte word (4 or 8, aligned) at off and
-	// returns the word's previous value.
+	// returns the word's previous value. Operands wider than the word are
+	// the caller's mistake. It is atomic with respect to the other atomics
+	// on the word issued through the same provider's paths.
 	Atomic(op AtomicOp, width int, off uint64, operand, cond uint64) (uint64, error)
-	// AtomicPost applies a non-fetching op; it may complete at the next Quiet.
+	// AtomicPost applies a non-fetching op; it may complete at the next
+	// Quiet. AtomicCompareSwap and AtomicFetch have no posted form.
 	AtomicPost(op AtomicOp, width int, off uint64, operand uint64) error
 	// PutSignal delivers src at off and then updates the 8-byte signal word
-	// at sigOff: a peer that sees the signal sees the data.
+	// at sigOff: a peer that sees the signal sees the data. Like Put it is
+	// delivered by the next Quiet, and the signal may be seen before that.
 	PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op SignalOp) error
-	// Ptr returns a live view of n bytes of the peer's heap at off, or nil
-	// when the peer's memory is not mapped into this process.
+	// Ptr returns a live view of exactly n bytes of the peer's heap at off
+	// (length and capacity n), or nil when the peer's memory is not mapped
+	// into this process or not meant to be reached by load and store.
 	Ptr(off uint64, n int) []byte
 	// Engine returns what completes this path's operations.
 	Engine() Engine
 }
 
-// Engine completes and orders the operations of a set of paths. Paths that
-// complete every operation before returning (mapped memory) share the Sync
-// engine, whose Quiet costs one memory barrier.
+// Engine completes and orders the operations of a set of paths (a node's,
+// or every mapped path's). Paths that complete every operation before
+// returning (mapped memory) share an engine whose Quiet and Fence cost
+// nothing. An Engine is safe for concurrent use.
 type Engine interface {
 	// Fence orders, per destination PE, the puts, atomics and signals issued
-	// before it ahead of those issued after it.
+	// before it ahead of those issued after it. It waits for nothing.
 	Fence() error
 	// Quiet returns when every operation issued before it is complete
-	// everywhere and every GetNBI has filled its buffer.
+	// everywhere and every GetNBI has filled its buffer. After a peer
+	// failed it may keep returning errs.ErrPEFailed naming that peer.
 	Quiet() error
-	// Close releases the engine's connections and goroutines.
+	// Close releases the engine's connections and goroutines; operations
+	// in flight end with errs.ErrFinalized (unless nothing was held, as for
+	// mapped memory). A second Close returns nil.
 	Close() error
 }
 

@@ -139,6 +139,13 @@ func TestStaticLibrary(t *testing.T) {
 	if out := shmemrun(t, 2, prog); strings.Count(out, "rma ok") != 2 {
 		t.Fatalf("static:\n%s", out)
 	}
+	// With the archive, Go's runtime data lies among the program's, so its
+	// statics are not symmetric (statics.c): the error says why.
+	prog = compile(t, "statics_tcp", "--static-goshmem")
+	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "goshmem: shmem_long_put: ") || !strings.Contains(string(out), "link libgoshmem.so") {
+		t.Fatalf("statics with libgoshmem.a: err %v, want the put to fail saying why\n%s", err, out)
+	}
 }
 
 func run(t *testing.T, cmd *exec.Cmd) string {

@@ -47,6 +47,9 @@ func (s *state) apply(e any) {
 		if s.cfg.OnFailure != nil {
 			s.cfg.OnFailure(e.Rank, reason, e.Origin)
 		}
+		if e.Rank == s.cfg.CoordinatorRank {
+			s.coordinatorLost(e.Rank, reason)
+		}
 		s.bell.Ring()
 	case pe.Exited:
 		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"fmt"
+
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
 	"github.com/goshmem/shmem/internal/errs"
@@ -66,11 +68,34 @@ func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload
 		return [][]byte{payload}, nil
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
-	all, err := actors.RunGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout, op, p.MyPE())
-	if err != nil {
-		return nil, err
+	f := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout)
+	p.s.agreeMu.Lock()
+	p.s.agreeing[f.PID()] = struct{}{}
+	p.s.agreeMu.Unlock()
+	// A coordinator that failed before the future was registered is not
+	// told about it by coordinatorLost: look once more.
+	if c := p.s.cfg.CoordinatorRank; c >= 0 && c < len(p.s.failed) {
+		if r := p.s.failed[c].Load(); r != nil {
+			p.s.coordinatorLost(c, *r)
+		}
 	}
-	return all, nil
+	all, err := actors.AwaitGather(f, g, p.s.cfg.Timeout, op, p.MyPE())
+	p.s.agreeMu.Lock()
+	delete(p.s.agreeing, f.PID())
+	p.s.agreeMu.Unlock()
+	return all, err
+}
+
+// coordinatorLost ends every agreement under way: the coordinator ran on
+// PE rank, which failed, so no reply will come. Each waiter gets the reply
+// an aborted round gets, naming rank.
+func (s *state) coordinatorLost(rank int, reason string) {
+	s.agreeMu.Lock()
+	defer s.agreeMu.Unlock()
+	for pid := range s.agreeing {
+		s.cfg.System.Root.Send(pid, &actors.GatherReply{Err: fmt.Sprintf("PE %d, which runs the agreement coordinator, failed: %s", rank, reason), Failed: rank})
+		delete(s.agreeing, pid)
+	}
 }
 
 // growHeap makes the first size bytes of the PE's heap usable through the

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,7 +27,11 @@ type fakeWorld struct {
 	failures []atomic.Int32
 }
 
-func newFakeWorld(t *testing.T, n int) *fakeWorld {
+func newFakeWorld(t *testing.T, n int) *fakeWorld { return newFakeWorldWith(t, n, nil) }
+
+// newFakeWorldWith is newFakeWorld with every PE's Config passed through
+// tweak first (when not nil).
+func newFakeWorldWith(t *testing.T, n int, tweak func(*Config)) *fakeWorld {
 	t.Helper()
 	w := &fakeWorld{nw: fakenet.New(n, 4<<20), failures: make([]atomic.Int32, n)}
 	sys := actors.NewSystem(nil)
@@ -39,11 +44,15 @@ func newFakeWorld(t *testing.T, n int) *fakeWorld {
 	}
 	send := func(r int, m any) bool { sys.Root.Send(peers[r], m); return true }
 	for r := 0; r < n; r++ {
-		p, err := Start(Config{
+		cfg := Config{
 			Rank: r, NPEs: n, WorldID: 1, Heap: heap.New(w.nw.Heap(r)), Bell: w.nw.Bell(r), Paths: w.nw.Paths(r),
 			Shared: all, System: sys, Coordinator: coord, Send: send, Timeout: time.Minute,
 			OnFailure: func(int, string, int) { w.failures[r].Add(1) },
-		})
+		}
+		if tweak != nil {
+			tweak(&cfg)
+		}
+		p, err := Start(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,3 +195,40 @@ func TestNoticesAfterFinalize(t *testing.T) {
 }
 
 func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestCoordinatorLossEndsAgreements: the coordinator runs on PE 0 and
+// never answers (its process is gone). When PE 0 is reported failed, the
+// agreements waiting on it end at once with ErrPEFailed naming PE 0, on
+// the PEs that were waiting and on one that starts after the notice,
+// rather than at the agreement timeout (an hour here).
+func TestCoordinatorLossEndsAgreements(t *testing.T) {
+	var silent *actor.PID
+	w := newFakeWorldWith(t, 3, func(c *Config) {
+		if silent == nil {
+			silent = c.System.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
+		}
+		c.Coordinator, c.CoordinatorRank, c.Timeout = silent, 0, time.Hour
+	})
+	started := make(chan struct{}, 2)
+	errc := make(chan error, 2)
+	for _, r := range []int{1, 2} {
+		go func() {
+			started <- struct{}{}
+			_, err := w.pes[r].Agree("Malloc", "heap", 1, []int{0, 1, 2}, r, nil)
+			errc <- err
+		}()
+	}
+	<-started
+	<-started
+	for _, r := range []int{1, 2} {
+		w.pes[r].NotifyFailed(0, "killed")
+	}
+	for range 2 {
+		if err := <-errc; !errors.Is(err, errs.ErrPEFailed) || !strings.Contains(err.Error(), "PE 0") {
+			t.Fatalf("waiting agreement: %v, want ErrPEFailed naming PE 0", err)
+		}
+	}
+	if _, err := w.pes[1].Agree("Malloc", "heap", 2, []int{0, 1, 2}, 1, nil); !errors.Is(err, errs.ErrPEFailed) {
+		t.Fatalf("agreement after the notice: %v, want ErrPEFailed", err)
+	}
+}

@@ -106,7 +106,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		p, err := Start(Config{
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
-			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
+			Shared: shared, System: w.system, Coordinator: w.coord, CoordinatorRank: -1, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Grow: func(size int64) error { return reg.Grow(int(size)) },
 		})

@@ -58,6 +58,12 @@ type Config struct {
 	System *actor.ActorSystem
 	// Coordinator is the world's gather coordinator (actors.Coordinator).
 	Coordinator *actor.PID
+	// CoordinatorRank is the world rank whose process runs Coordinator:
+	// when that PE fails, every agreement waiting on the coordinator ends
+	// at once with ErrPEFailed naming it, instead of at Timeout. -1 means
+	// the coordinator cannot fail apart from this PE (one process: the
+	// simulator). Default 0, where the multi-process backend runs it.
+	CoordinatorRank int
 	// Send delivers msg (an *actors.GlobalExit or *actors.PEFailed, as a
 	// Go value) to the PE actor of world rank, this PE's own included,
 	// and reports whether it went: GlobalExit's fan-out and rank 0's relay
@@ -145,6 +151,11 @@ type state struct {
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu
 
+	// agreeing holds the futures of agreements under way, so that the
+	// coordinator's failure can complete them (coordinatorLost).
+	agreeMu  sync.Mutex
+	agreeing map[*actor.PID]struct{}
+
 	collMu   sync.Mutex // serializes collective calls and their sequence numbers
 	allocSeq uint64
 	world    *coll.Team
@@ -175,7 +186,7 @@ func Start(cfg Config) (*PE, error) {
 		cfg: cfg, log: log.With("pe", cfg.Rank),
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
-		exitKnown: make(chan struct{}),
+		exitKnown: make(chan struct{}), agreeing: map[*actor.PID]struct{}{},
 	}
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.

@@ -12,8 +12,8 @@ import (
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/membership"
 	"github.com/goshmem/shmem/internal/world/internal/lane"
+	"github.com/goshmem/shmem/membership"
 )
 
 const coordinatorName = "coordinator"

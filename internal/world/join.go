@@ -48,6 +48,10 @@ type Config struct {
 	// Default: the unique ID's host when it is a loopback address, else the
 	// address the CANN SHMEM interface rules select.
 	ListenHost string
+	// Ports confines the control and data listeners, and rank 0's
+	// rendezvous port, to a range a firewall can open
+	// (SHMEM_PORT_RANGE). Default: any port.
+	Ports bootstrap.PortRange
 	// Timeout bounds start-up (rendezvous) and control-plane agreements.
 	// Default 60 s for start-up: launchers start ranks seconds apart.
 	Timeout      time.Duration

@@ -282,6 +282,26 @@ func TestProcessLauncherGone(t *testing.T) {
 	}
 }
 
+// TestProcessCoordinatorDies: rank 0, which runs the agreement
+// coordinator, dies while the others allocate and free in a loop: every
+// survivor ends with ErrPEFailed naming PE 0 (not ErrTimeout after the
+// agreement bound), and finalizes cleanly.
+func TestProcessCoordinatorDies(t *testing.T) {
+	for _, transport := range []string{"SHMEM_TRANSPORT=", "SHMEM_TRANSPORT=tcp"} {
+		t.Run(transport, func(t *testing.T) {
+			codes, outs := world(t, 3, lt.RoleDieAlloc, lt.EnvWho+"=0", transport)
+			if codes[0] != lt.DieStatus {
+				t.Errorf("PE 0 exited %d, want %d:\n%s", codes[0], lt.DieStatus, outs[0])
+			}
+			for r := 1; r < 3; r++ {
+				if codes[r] != lt.ExitPEFailed || !strings.Contains(outs[r], "PE 0") {
+					t.Errorf("survivor PE %d exited %d, want %d naming PE 0; output:\n%s", r, codes[r], lt.ExitPEFailed, outs[r])
+				}
+			}
+		})
+	}
+}
+
 // A heap that grows across processes: spmdcheck.Grow on 512 KiB heaps
 // that may grow to 8 MiB, over shared memory and over TCP.
 func TestProcessesHeapGrows(t *testing.T) {

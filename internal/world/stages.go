@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/goshmem/shmem/heap"
@@ -41,7 +42,12 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctlLn, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if c.Gossip == nil && c.Rank == 0 {
+		if err := j.checkRendezvousPort(); err != nil {
+			return nil, err
+		}
+	}
+	ctlLn, err := c.Ports.Listen(host)
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control listener on %s: %v", host, err)
 	}
@@ -49,7 +55,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
 	}
 	u.add(func() error { return j.ctl.close(j.aborted) })
-	if j.dataLn, err = net.Listen("tcp", net.JoinHostPort(host, "0")); err != nil {
+	if j.dataLn, err = c.Ports.Listen(host); err != nil {
 		return u.close, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
 	}
 	dataAddr := j.dataLn.Addr().String()
@@ -210,4 +216,19 @@ func closeSegment(seg *udma.Segment) func() error {
 		_ = seg.Unlink()
 		return seg.Close()
 	}
+}
+
+// checkRendezvousPort refuses, on rank 0, a unique ID whose port lies
+// outside Config.Ports: the other ranks would find it closed by the
+// firewall the range was opened in, and time out without saying why.
+func (j *joiner) checkRendezvousPort() error {
+	_, p, err := net.SplitHostPort(j.cfg.UID.Addr)
+	if err != nil {
+		return nil // the rendezvous reports a bad address itself
+	}
+	port, _ := strconv.Atoi(p)
+	if err := j.cfg.Ports.CheckPort(port, "the unique ID's address "+j.cfg.UID.Addr); err != nil {
+		return j.fail(errs.ErrInvalidArgument, "%v", err)
+	}
+	return nil
 }

@@ -18,6 +18,8 @@ import (
 // covering them: on a direct lane the peer sends it unasked once its input
 // runs dry, so Quiet after a put costs no message of its own; a relayed
 // lane is flushed (all of them at once, then the answers are awaited).
+//
+// The decisions are ackproto.go's (fenceMarkAfter, quietAction).
 type engine struct {
 	n  *Node
 	st *stream // nil for the node's own engine
@@ -39,13 +41,11 @@ func (e *engine) Fence() error {
 	}
 	for _, p := range *ps {
 		for _, l := range p.lanes {
-			w := l.written.Load()
-			if w <= l.acked.Load() {
-				continue
-			}
+			w, a := l.written.Load(), l.acked.Load()
 			for {
 				m := l.fenceMark.Load()
-				if w <= m || l.fenceMark.CompareAndSwap(m, w) {
+				n := fenceMarkAfter(w, a, m)
+				if n == m || l.fenceMark.CompareAndSwap(m, n) {
 					break
 				}
 			}
@@ -79,12 +79,12 @@ func (e *engine) Quiet() error {
 			if f := l.nbiFail.Swap(-1); f >= 0 {
 				errList = join(errList, errs.New("Quiet", e.n.cfg.Rank, int(f), errs.ErrPEFailed, "a GetNBI relayed towards PE %d failed", p.peer))
 			}
-			w := l.written.Load()
-			if w <= l.acked.Load() {
+			step, mark := quietAction(l.written.Load(), l.acked.Load(), l.autoAck)
+			switch step {
+			case quietSkip:
 				continue
-			}
-			if l.autoAck {
-				pend = append(pend, pendingFlush{l: l, mark: w})
+			case quietAwait:
+				pend = append(pend, pendingFlush{l: l, mark: mark})
 				continue
 			}
 			h := p.header(opFlush)

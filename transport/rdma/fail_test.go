@@ -98,20 +98,6 @@ func TestOpTimeout(t *testing.T) {
 	(<-got).Close()
 }
 
-func TestClosedPeer(t *testing.T) {
-	w := newWorld(t, 2, 4096, nil)
-	p := w.path(0, 1)
-	if err := p.Put(0, []byte{1, 2, 3}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.nodes[0].Engine().Quiet(); err != nil {
-		t.Fatal(err)
-	}
-	w.nodes[1].Close()
-	_, err := p.Atomic(transport.AtomicFetch, 8, 0, 0, 0)
-	wantPEFailed(t, err, 1)
-}
-
 func TestNoDialNoPanic(t *testing.T) {
 	w := newWorld(t, 2, 4096, nil)
 	p := w.nodes[0].Path(1, "127.0.0.1:1")
@@ -144,20 +130,13 @@ func selfSigned(t *testing.T) (server, client *tls.Config) {
 	return server, client
 }
 
+// TestTLS: the handshake checks the certificate, and a half-configured
+// node is refused. (Data over TLS is the conformance suite's "tls" run.)
 func TestTLS(t *testing.T) {
 	srv, cli := selfSigned(t)
-	w := newWorld(t, 2, 1<<20, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, cli })
-	p := w.path(0, 1)
-	src := pattern(300<<10, 5)
-	if err := p.Put(8, src); err != nil {
-		t.Fatal(err)
-	}
-	got := make([]byte, len(src))
-	if err := p.Get(got, 8); err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(src) {
-		t.Fatal("data differs over TLS")
+	w := newWorld(t, 2, 64, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, cli })
+	if err := w.path(0, 1).Put(0, []byte{1}); err != nil {
+		t.Fatalf("trusted certificate: %v", err)
 	}
 	// A client that does not trust the certificate is refused.
 	_, other := selfSigned(t)

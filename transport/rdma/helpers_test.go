@@ -13,6 +13,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// guardBytes is the spare capacity of every test heap: memory past the
+// heap's end that no frame may reach (the conformance suite checks it).
+const guardBytes = 256
+
 // world is npes nodes in one process, each with its own heap and bell.
 type world struct {
 	nodes []*Node
@@ -24,7 +28,7 @@ func newWorld(t testing.TB, npes, heap int, tweak func(*Config)) *world {
 	t.Helper()
 	w := &world{}
 	for r := 0; r < npes; r++ {
-		h := make([]byte, heap)
+		h := make([]byte, heap, heap+guardBytes)
 		b := transport.NewLocalBell()
 		cfg := Config{Rank: r, NPEs: npes, Heap: h, Bell: b, Logger: quietLog()}
 		if tweak != nil {

@@ -48,7 +48,8 @@ type lane struct {
 	// them); the peer applies them in that order, so one number says how
 	// far it got. A direct lane's counted frames carry flagAck and the peer
 	// acknowledges them unasked (opAck); a relayed lane's are confirmed by
-	// flushes, since a relay's ack would prove only forwarding.
+	// flushes, since a relay's ack would prove only forwarding. What to do
+	// with these counters is decided by the pure functions of ackproto.go.
 	sent      atomic.Uint64 // frames written; bumped before the write so no ack can outrun it
 	written   atomic.Uint64 // number of the last frame that completes only when acknowledged
 	acked     atomic.Uint64 // highest frame number the peer has confirmed applied
@@ -215,7 +216,7 @@ func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) e
 	if l.bulk {
 		h.flags |= flagBulk
 	}
-	if counted && l.autoAck {
+	if askAck(counted, l.autoAck) {
 		h.flags |= flagAck
 	}
 	if h.op != opGet { // a get request's n is the length asked for
@@ -256,8 +257,9 @@ func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) e
 		return l.errFor(op)
 	}
 	if counted {
-		l.written.Store(seq)
-		if l.autoAck && seq > l.acked.Load()+ackBacklog {
+		w, wake := afterCounted(l.acked.Load(), seq, l.autoAck)
+		l.written.Store(w)
+		if wake {
 			l.wakeReader() // nobody may read the acks; their bytes must not fill the socket
 		}
 	}
@@ -397,15 +399,19 @@ func (l *lane) flush(op string) error {
 // reads it itself, or, while someone else holds the read side, falls back
 // to a flush, whose answer that reader hands over.
 func (l *lane) settle(mark uint64, op string) error {
-	if l.acked.Load() >= mark {
+	acked := l.acked.Load()
+	canRead := false
+	if acked < mark && l.autoAck {
+		select {
+		case <-l.rtok: // the read side is ours until readUntilAcked returns it
+			canRead = true
+		default:
+		}
+	}
+	switch settleAction(acked, mark, l.autoAck, canRead) {
+	case settleDone:
 		return nil
-	}
-	if !l.autoAck {
-		return l.flush(op)
-	}
-	select {
-	case <-l.rtok:
-	default:
+	case settleFlush:
 		return l.flush(op)
 	}
 	if !l.readUntilAcked(mark, time.Now().Add(l.p.n.cfg.OpTimeout)) {

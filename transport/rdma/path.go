@@ -32,11 +32,7 @@ func (p *path) header(op uint8) header {
 // write, so a Get sees this PE's own earlier puts to the peer.
 func (p *path) order(i int, readAfterWrite bool, op string) error {
 	o := p.lanes[1-i]
-	mark := o.fenceMark.Load()
-	if readAfterWrite {
-		mark = o.written.Load()
-	}
-	return o.settle(mark, op)
+	return o.settle(orderMark(o.written.Load(), o.fenceMark.Load(), readAfterWrite), op)
 }
 
 func (p *path) laneFor(n int) int {

@@ -11,12 +11,6 @@ import (
 
 var errNoRequest = errors.New("response matches no pending request")
 
-// ackBacklog bounds the acknowledgements a direct lane may leave unread:
-// past it the reader goroutine drains them. At a 56-byte ack per frame at
-// worst, that keeps them far below any socket buffer, so the peer's server
-// never blocks writing acks nobody reads (which would stop it reading).
-const ackBacklog = 256
-
 // readLoop is the lane's reader goroutine. It reads only while requests
 // that no caller waits for (relayed, GetNBI, or requests queued behind a
 // full slot table) are pending, or while unread acks pile up; otherwise
@@ -64,10 +58,10 @@ func (l *lane) quiesce() {
 	l.rtok <- struct{}{}
 }
 
-// backlogged reports whether the reader goroutine should drain acks: half
-// the backlog, so that one wake-up drains many.
+// backlogged reports whether the reader goroutine should drain acks
+// (see the function backlogged).
 func (l *lane) backlogged() bool {
-	return l.autoAck && l.written.Load() > l.acked.Load()+ackBacklog/2
+	return backlogged(l.written.Load(), l.acked.Load(), l.autoAck)
 }
 
 // wakeReader tells the reader goroutine that orphans rose.
@@ -165,10 +159,10 @@ func (l *lane) match(b []byte) (*slot, header, error) {
 		return nil, h, errors.New("request on a dialled connection")
 	}
 	if h.op == opAck {
-		if h.status != statusOK || !l.autoAck {
-			return nil, h, errors.New("unsolicited ack on a lane that asks for none, or with a failure status")
+		if h.status != statusOK {
+			return nil, h, errors.New("ack with a failure status")
 		}
-		return nil, h, l.ack(h.operand)
+		return nil, h, l.ack(h.operand, true)
 	}
 	s := l.slots.lookup(h.id)
 	if s == nil || s.want != h.op {
@@ -187,7 +181,7 @@ func (l *lane) match(b []byte) (*slot, header, error) {
 	case h.op == opAtomicResp:
 		s.old = h.operand
 	case h.op == opFlushAck:
-		if err := l.ack(h.operand); err != nil {
+		if err := l.ack(h.operand, false); err != nil {
 			return nil, h, err
 		}
 		s.old = h.operand
@@ -195,15 +189,15 @@ func (l *lane) match(b []byte) (*slot, header, error) {
 	return s, h, nil
 }
 
-// ack records that the peer has applied the lane's frames up to seq.
-func (l *lane) ack(seq uint64) error {
-	if seq > l.sent.Load() {
-		return errors.New("ack beyond what was written")
-	}
+// ack records that the peer has applied the lane's frames up to seq
+// (see onAck); unsolicited says it came as an opAck.
+func (l *lane) ack(seq uint64, unsolicited bool) error {
+	sent := l.sent.Load()
 	for {
 		a := l.acked.Load()
-		if seq <= a || l.acked.CompareAndSwap(a, seq) {
-			return nil
+		n, err := onAck(sent, a, seq, unsolicited, l.autoAck)
+		if err != nil || n == a || l.acked.CompareAndSwap(a, n) {
+			return err
 		}
 	}
 }

@@ -82,22 +82,15 @@ func (sc *serverConn) handshake() error {
 
 var errNotRequest = errors.New("response frame on an accepted connection")
 
-// ackEvery bounds how many frames may go by before a pending ack is sent
-// even though more input is buffered: a sender that never lets the input
-// run dry still sees its Quiet complete.
-const ackEvery = 128
-
 // loop reads frames until the peer leaves (nil) or misbehaves (the reason).
 // Every check happens before the frame touches memory. Frames are numbered
 // in the order read, as the sender numbered them in the order written;
-// once a frame that asked for it (flagAck) is applied and the input runs
-// dry, the next write carries an opAck with that number.
+// ackPolicy decides when an opAck carries that number back.
 func (sc *serverConn) loop() error {
 	n := sc.n
 	heap := n.cfg.Heap
 	var hb [headerSize]byte
-	var seq, ackedSeq uint64
-	ackDue := false
+	var acks ackPolicy
 	for {
 		if _, err := io.ReadFull(sc.br, hb[:]); err != nil {
 			// A reset between frames is a peer leaving too: closing a
@@ -115,6 +108,7 @@ func (sc *serverConn) loop() error {
 		if !h.isRequest() {
 			return errNotRequest
 		}
+		asked := false
 		if int(h.dst) != n.cfg.Rank {
 			if err := sc.relay(&h); err != nil {
 				return err
@@ -126,16 +120,14 @@ func (sc *serverConn) loop() error {
 			if err := sc.apply(&h, heap); err != nil {
 				return err
 			}
-			ackDue = ackDue || h.flags&flagAck != 0
+			asked = h.flags&flagAck != 0
 		}
-		seq++
-		flush := sc.br.Buffered() == 0
-		if ackDue && (flush || seq-ackedSeq >= ackEvery) {
-			r := header{op: opAck, src: uint32(n.cfg.Rank), dst: h.src, operand: seq}
+		ack, flush := acks.frame(asked, sc.br.Buffered() == 0)
+		if ack != 0 {
+			r := header{op: opAck, src: uint32(n.cfg.Rank), dst: h.src, operand: ack}
 			if err := sc.respond(&r, nil, false); err != nil {
 				return err
 			}
-			ackDue, ackedSeq, flush = false, seq, true
 		}
 		if sc.dirty && flush {
 			if err := sc.flushOut(); err != nil {

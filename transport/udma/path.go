@@ -21,7 +21,10 @@ type Path struct {
 // wait on bell. fence is a word private to the calling PE. mappable says
 // whether the peer counts as on this PE's node for Ptr.
 func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable bool) *Path {
-	return &Path{mem: mem, bell: bell, fence: fence, mappable: mappable}
+	// The capacity is cut to the length: Go's bounds checks compare a
+	// slice expression with the capacity, and memory past a heap's end is
+	// not the peer's heap.
+	return &Path{mem: mem[:len(mem):len(mem)], bell: bell, fence: fence, mappable: mappable}
 }
 
 // publish makes the preceding plain stores visible before it reads whether
@@ -74,6 +77,7 @@ func (p *Path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand 
 // PutSignal copies src, then updates the signal word with an atomic that
 // orders after the copy.
 func (p *Path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op transport.SignalOp) error {
+	_ = p.mem[sigOff : sigOff+8] // a bad signal offset panics before the data is copied
 	transport.Copy(p.mem[off:off+uint64(len(src))], src)
 	transport.ApplySignal(p.mem, sigOff, value, op)
 	p.bell.Ring()

@@ -27,6 +27,9 @@ int main(void) {
     CHECK(dst[off] == p * 10L, "collect from %d at %ld: %ld", p, off, dst[off]);
     off += p % 3 + 1;
   }
+  /* collect where PE 0 contributes nothing: it still takes part */
+  CHECK(shmem_long_collect(SHMEM_TEAM_WORLD, dst, src, me ? 1 : 0) == 0, "collect with an empty PE 0");
+  for (int p = 1; p < n; p++) CHECK(dst[p - 1] == p * 10L, "collect with an empty PE 0: [%d] = %ld", p - 1, dst[p - 1]);
   /* alltoall: element k of my source goes to PE k */
   long *a2a = shmem_malloc(n * sizeof(long));
   for (int p = 0; p < n; p++) a2a[p] = me * 100 + p;

@@ -34,6 +34,9 @@ const (
 	// RoleDie: PE EnvWho exits DieStatus after a barrier; the others wait
 	// in a barrier that only ErrPEFailed ends.
 	RoleDie = "die"
+	// RoleDieAlloc: PE EnvWho exits DieStatus after a barrier while the
+	// others allocate and free in a loop (agreements through rank 0).
+	RoleDieAlloc = "diealloc"
 	// RoleWait: once all are up (READY), PE EnvWho keeps reading from the
 	// next PE while the others wait in a barrier it never joins (or read
 	// from it, EnvReaders=1): every PE ends only by noticing a failure.

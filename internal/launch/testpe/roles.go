@@ -29,6 +29,8 @@ func runRole(p *shmem.PE, role string) error {
 		return waitForFailure(p)
 	case lt.RoleHold:
 		return hold(p)
+	case lt.RoleDieAlloc:
+		return dieAlloc(p)
 	case lt.RoleExit:
 		return globalExit(p)
 	case lt.RoleHello:
@@ -61,6 +63,29 @@ func die(p *shmem.PE) error {
 		os.Exit(lt.DieStatus)
 	}
 	return p.BarrierAll()
+}
+
+// dieAlloc: PE who exits after a barrier while the others allocate and
+// free in a loop, each a collective agreement through rank 0's
+// coordinator: with who = 0 the coordinator dies with it, and the loop
+// must end with ErrPEFailed naming PE 0 at once, not at the agreement
+// timeout.
+func dieAlloc(p *shmem.PE) error {
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if p.MyPE() == who(p) {
+		os.Exit(lt.DieStatus)
+	}
+	for {
+		s, err := shmem.Calloc[int64](p, 64)
+		if err != nil {
+			return err
+		}
+		if err := shmem.Free(p, s); err != nil {
+			return err
+		}
+	}
 }
 
 // barriers runs n barriers, each checked by a counter every PE bumps on

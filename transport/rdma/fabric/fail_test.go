@@ -12,24 +12,6 @@ import (
 	"github.com/goshmem/shmem/transport"
 )
 
-func TestClosedNodeFinalized(t *testing.T) {
-	w := newWorld(t, 2, 4096, nil)
-	p := w.path(t, 0, 1)
-	w.nodes[0].Close()
-	if err := p.Put(0, []byte{1}); !errors.Is(err, errs.ErrFinalized) {
-		t.Fatalf("Put on a closed node: %v", err)
-	}
-	if err := p.Get(make([]byte, 8), 0); !errors.Is(err, errs.ErrFinalized) {
-		t.Fatalf("Get on a closed node: %v", err)
-	}
-	if err := w.nodes[0].Engine().Quiet(); !errors.Is(err, errs.ErrFinalized) {
-		t.Fatalf("Quiet on a closed node: %v", err)
-	}
-	if err := w.nodes[0].Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-}
-
 // TestClosedPeerFails: operations towards a peer whose node is gone fail
 // (provider error or OpTimeout), name the peer, and never hang or panic.
 func TestClosedPeerFails(t *testing.T) {
@@ -80,33 +62,6 @@ func TestPeerFailedAndBadConnect(t *testing.T) {
 	}
 	if _, err := Open(Config{Rank: 0, NPEs: 1, Provider: "no-such-provider", Logger: quietLog()}); !errors.Is(err, errs.ErrBootstrap) {
 		t.Fatalf("unknown provider: %v", err)
-	}
-}
-
-// TestFailedPeerEndsWaits: operations towards a peer that is gone may
-// never complete (rxm keeps its queue full retrying the connection); once
-// the peer is marked failed, Put and Quiet end with ErrPEFailed naming it
-// instead of waiting for OpTimeout (an hour here).
-func TestFailedPeerEndsWaits(t *testing.T) {
-	w := newWorld(t, 3, 4096, func(c *Config) { c.OpTimeout = time.Hour })
-	p2 := w.path(t, 0, 2)
-	if err := p2.Put(0, []byte{1}); err != nil { // connect while alive
-		t.Fatal(err)
-	}
-	if err := w.nodes[0].Engine().Quiet(); err != nil {
-		t.Fatal(err)
-	}
-	w.nodes[2].Close()
-	marked := make(chan struct{})
-	go func() { w.nodes[0].PeerFailed(2); close(marked) }() // like the world's failure detector
-	err := p2.Put(0, make([]byte, 1000))
-	<-marked
-	if err == nil {
-		err = w.nodes[0].Engine().Quiet()
-	}
-	var e *errs.Error
-	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
-		t.Fatalf("Put and Quiet towards a failed PE: %v", err)
 	}
 }
 

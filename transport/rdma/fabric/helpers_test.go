@@ -34,23 +34,28 @@ func testProvider() (prov, node string) {
 	return "tcp;ofi_rxm", "127.0.0.1"
 }
 
-// mmapHeap returns heap bytes outside the Go heap, as heap.Region would.
+// mmapHeap returns heap bytes outside the Go heap, as heap.Region would,
+// with a page of guard memory as their spare capacity: no operation may
+// write it (the conformance suite checks).
 func mmapHeap(t testing.TB, n int) []byte {
 	t.Helper()
 	if n == 0 {
 		return nil
 	}
-	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	b, err := syscall.Mmap(-1, 0, n+guardBytes, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Munmap(b) })
-	return b
+	return b[:n]
 }
+
+const guardBytes = 4096
 
 type world struct {
 	nodes []*Node
 	heaps [][]byte
+	bells []transport.Bell // set by newPathWorld; nil: no watcher rings one
 }
 
 // newWorld opens npes nodes in this process and connects all of them to
@@ -74,7 +79,7 @@ func newWorld(t testing.TB, npes, heap int, tweak func(*Config)) *world {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { n.Close() })
-		w.nodes, w.heaps = append(w.nodes, n), append(w.heaps, h)
+		w.nodes, w.heaps, w.bells = append(w.nodes, n), append(w.heaps, h), append(w.bells, nil)
 		addrs[r] = n.Address()
 	}
 	for _, n := range w.nodes {

@@ -8,8 +8,8 @@ package fabric
 import "C"
 
 import (
+	"encoding/binary"
 	"time"
-	"unsafe"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
@@ -76,15 +76,17 @@ func (p *path) fetch(fop C.int, width int, cmp bool, off, operand, cond uint64, 
 	}
 	s := p.setup(i, kindBlock, 1, name)
 	s.width = uint8(width)
-	b := unsafe.Pointer(&s.bounce[0])
+	// post copies these into the bounce buffer once inside the node (Close
+	// frees that C memory).
+	var args [16]byte
 	if width == 4 {
-		*(*uint32)(b) = uint32(operand)
-		*(*uint32)(unsafe.Add(b, 8)) = uint32(cond)
+		binary.NativeEndian.PutUint32(args[0:], uint32(operand))
+		binary.NativeEndian.PutUint32(args[8:], uint32(cond))
 	} else {
-		*(*uint64)(b) = operand
-		*(*uint64)(unsafe.Add(b, 8)) = cond
+		binary.NativeEndian.PutUint64(args[0:], operand)
+		binary.NativeEndian.PutUint64(args[8:], cond)
 	}
-	r := req{code: reqFetch, off: off, fop: fop, dt: fiType(width)}
+	r := req{code: reqFetch, src: args[:], off: off, fop: fop, dt: fiType(width)}
 	if cmp {
 		r.cmp = 1
 	}

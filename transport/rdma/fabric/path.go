@@ -61,9 +61,14 @@ func (p *path) failedErr(op, detail string) error {
 	return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: detail, Err: *p.failed.Load()}
 }
 
-// check refuses operations on a failed path and ranges outside the peer's
-// registered heap (the provider would fail them less clearly, or not at all).
+// check refuses operations on a closed node or a failed path, and ranges
+// outside the peer's registered heap (the provider would fail them less
+// clearly, or not at all). The closed check here names the peer; enter
+// still guards every call into libfabric against a concurrent Close.
 func (p *path) check(op string, off uint64, n int) error {
+	if p.n.closed.Load() {
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrFinalized, "node closed")
+	}
 	if e := p.failed.Load(); e != nil {
 		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "path failed earlier", Err: *e}
 	}
@@ -200,7 +205,8 @@ func (p *path) injectPut(off uint64, src []byte, op string) error {
 
 // req is one posting call; it lives on the caller's stack.
 type req struct {
-	code uint8 // reqWrite, reqRead, reqFetch
+	code uint8  // reqWrite, reqRead, reqFetch
+	src  []byte // copied into the slot's bounce buffer once the node is entered
 	buf  unsafe.Pointer
 	len  int
 	desc unsafe.Pointer
@@ -237,6 +243,9 @@ func (p *path) post(i int32, op string, r *req) error {
 		n.release(i)
 		return err
 	}
+	// The bounce buffer is C memory that Close frees: fill it only inside
+	// the node's read side.
+	copy(s.bounce, r.src)
 	s.state.Store(stPosted)
 	n.issued[s.which].Add(1)
 	if s.which == 0 {
@@ -263,8 +272,7 @@ func (p *path) bouncePut(off uint64, src []byte, op string) error {
 		return err
 	}
 	s := p.setup(i, kindAsyncPut, 0, op)
-	copy(s.bounce, src)
-	r := req{code: reqWrite, buf: unsafe.Pointer(&s.bounce[0]), len: len(src), desc: p.n.bounceDesc, off: off}
+	r := req{code: reqWrite, src: src, buf: unsafe.Pointer(&s.bounce[0]), len: len(src), desc: p.n.bounceDesc, off: off}
 	return p.post(i, op, &r)
 }
 

@@ -1,0 +1,108 @@
+package ctest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/goshmem/shmem/transport/udma"
+)
+
+// TestStatics runs statics.c (RMA, atomics, wait, signal, locks, the
+// active-set and team collectives on global and static variables, and the
+// spec's `static long dest[10]` example) on 2 and 4 PEs of one host, then
+// with its last PE killed by SIGKILL after every PE put into its statics.
+// None may leave a file in /dev/shm: the statics are a memfd (statics.c
+// checks that its mapping says so) and goshmem's heap segments are
+// unlinked once mapped.
+func TestStatics(t *testing.T) {
+	setup(t)
+	before := shmNames(t)
+	prog := compile(t, "statics")
+	var outs []string
+	for _, np := range []int{2, 4} {
+		out := shmemrun(t, np, prog)
+		if strings.Contains(out, "FAIL") || strings.Count(out, "statics ok") != np {
+			t.Fatalf("-np %d: want %d lines %q\n%s", np, np, "statics ok", out)
+		}
+		outs = append(outs, out)
+	}
+	out, err := exec.Command(tools.shmrun, "-np", "3", "--timeout", "60s", prog, "kill").CombinedOutput()
+	if err == nil || strings.Contains(string(out), "FAIL") || strings.Count(string(out), "pid ") != 3 {
+		t.Fatalf("the job with a killed PE: err %v, want a failed job after every PE started\n%s", err, out)
+	}
+	outs = append(outs, string(out))
+	checkShmClean(t, before, pids(strings.Join(outs, "\n")))
+}
+
+// checkShmClean fails for a goshmem segment in /dev/shm owned by one of
+// pids, or a new file that is not a goshmem segment but is named for
+// goshmem or statics. Other jobs may run on this machine meanwhile: their
+// segments come and go and are none of this test's business.
+func checkShmClean(t *testing.T, before map[string]bool, pids map[int]bool) {
+	t.Helper()
+	segs, err := udma.List("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := map[string]bool{}
+	for _, s := range segs {
+		seg[s.Name] = true
+		if s.Valid && pids[s.OwnerPID] {
+			t.Errorf("%s (PE %d's heap, pid %d) was left in /dev/shm", s.Name, s.Rank, s.OwnerPID)
+		}
+	}
+	for name := range shmNames(t) {
+		base := strings.ToLower(filepath.Base(name))
+		if !before[name] && !seg[name] && (strings.Contains(base, "goshmem") || strings.Contains(base, "static")) {
+			t.Errorf("%s was left in /dev/shm", name)
+		}
+	}
+}
+
+// pids collects the "pid N" lines of the PEs' output.
+func pids(out string) map[int]bool {
+	m := map[int]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "pid "); i >= 0 {
+			if n, err := strconv.Atoi(strings.TrimSpace(line[i+4:])); err == nil {
+				m[n] = true
+			}
+		}
+	}
+	return m
+}
+
+// TestStaticsTCP runs statics_tcp.c with TCP between the PEs, where no
+// peer's statics are mapped: an RMA to a peer's static fails with the
+// message the README documents, naming the call, the address and the PE.
+func TestStaticsTCP(t *testing.T) {
+	setup(t)
+	prog := compile(t, "statics_tcp")
+	out, err := exec.Command(tools.shmrun, "-np", "2", "--network", "--timeout", "60s", prog).CombinedOutput()
+	s := string(out)
+	want := "goshmem: shmem_long_put: invalid argument: address 0x"
+	rule := "is static data and PE 1 is not mapped here (another host, or TCP forced): " +
+		"static data is symmetric only between PEs on one host; use shmem_malloc for data that crosses hosts"
+	if err == nil || strings.Contains(s, "FAIL") || strings.Count(s, "statics-tcp ok") != 2 ||
+		!strings.Contains(s, want) || !strings.Contains(s, rule) {
+		t.Fatalf("err %v; want 2 lines %q, then PE 0's abort %q...%q\n%s", err, "statics-tcp ok", want, rule, s)
+	}
+}
+
+// shmNames lists /dev/shm.
+func shmNames(t *testing.T) map[string]bool {
+	t.Helper()
+	ents, err := os.ReadDir(udma.Dir)
+	if err != nil {
+		t.Skipf("no %s: %v", udma.Dir, err)
+	}
+	names := map[string]bool{}
+	for _, e := range ents {
+		names[udma.Dir+"/"+e.Name()] = true
+	}
+	return names
+}
