@@ -39,6 +39,8 @@ type options struct {
 	fabricProv, fabricDom, fabricNode string
 	// ports confines every listener to SHMEM_PORT_RANGE
 	ports bootstrap.PortRange
+	// failAfter is SHMEM_FAILURE_TIMEOUT: the control lane's silence bound
+	failAfter time.Duration
 	// a backend that makes the PE (WithBackend); Init then ignores the rest
 	backend     core.Backend
 	haveBackend bool
@@ -198,6 +200,13 @@ func resolve(opts []Option) (*options, error) {
 		return nil, err
 	}
 	o.ports = ports
+	if v := os.Getenv("SHMEM_FAILURE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 600*time.Millisecond || d > time.Hour {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_FAILURE_TIMEOUT=%q is not a duration in [600ms, 1h]", v)
+		}
+		o.failAfter = d
+	}
 	l, found, err := bootstrap.DetectLaunch(os.Getenv)
 	if err != nil {
 		return nil, err

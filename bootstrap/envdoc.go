@@ -26,6 +26,7 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_LOG_PATH`" + ` | Init | directory for ` + "`goshmem-<pid>.log`" + ` (dir 0700, file 0600); console then silent unless SHMEM_LOG_TO_STDOUT |
 | ` + "`SHMEM_LOG_TO_STDOUT`" + ` | Init | ` + "`1`/`true`" + `: log to stdout instead of stderr |
 | ` + "`SHMEM_INIT_TIMEOUT`" + ` | Init | start-up bound, a Go duration (` + "`90s`" + `); default 60s; set by shmemrun --timeout |
+| ` + "`SHMEM_FAILURE_TIMEOUT`" + ` | Init | a Go duration in [600ms, 1h]: a PE silent that long on the control lane (killed, cut off, or paused by a debugger, a VM pause or a cgroup freeze) is declared failed by its peers; default ` + "`3s`" + ` |
 | ` + "`SHMEM_PORT_RANGE`" + ` | Init, GetUniqueID | ` + "`LO-HI`" + ` or one port: every listener (rank 0's rendezvous, each PE's control and data listeners) binds a port of the range, so a firewall can open exactly those; a unique ID whose port is outside it is refused. Default: any port |
 | ` + "`SHMEM_TRANSPORT`" + ` | Init | ` + "`tcp`" + `: the network path even between PEs on one host (shmemrun --network) |
 | ` + "`SHMEM_BUSY_POLL`" + ` | Init | a Go duration in [0, 1s]: network reads poll their socket at most this long before parking; default ` + "`50us`" + `; the poll halves while unanswered and rests on oversubscribed cores; ` + "`0`" + `: park at once |

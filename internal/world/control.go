@@ -55,7 +55,7 @@ type detection struct {
 
 // startControl starts the actor system, the coordinator and the lane on
 // ln, which it owns from then on, also on error.
-func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config) (*control, error) {
+func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config, failAfter time.Duration) (*control, error) {
 	c := &control{log: log, sys: actors.NewSystem(log), rank: -1}
 	c.post = func(to int, m *actors.PEFailed) {
 		if to == coordinatorTarget {
@@ -66,7 +66,7 @@ func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, c
 	}
 	var err error
 	c.lane, err = lane.New(lane.Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: secret,
-		System: c.sys, Logger: log, OnLost: c.detected})
+		System: c.sys, Logger: log, OnLost: c.detected, Timing: lane.TimingFor(failAfter)})
 	if err != nil {
 		ln.Close()
 		c.sys.Shutdown()

@@ -52,6 +52,12 @@ type Config struct {
 	// rendezvous port, to a range a firewall can open
 	// (SHMEM_PORT_RANGE). Default: any port.
 	Ports bootstrap.PortRange
+	// FailureTimeout is how long a PE may stay silent on the control lane
+	// before its peers declare it failed (SHMEM_FAILURE_TIMEOUT). Default
+	// 3 s: a killed host is noticed in about that, while a PE paused for
+	// less (a debugger, a VM pause, a cgroup freeze) survives. A PE that
+	// was itself paused restarts its clocks instead of blaming its peers.
+	FailureTimeout time.Duration
 	// Timeout bounds start-up (rendezvous) and control-plane agreements.
 	// Default 60 s for start-up: launchers start ranks seconds apart.
 	Timeout      time.Duration

@@ -51,7 +51,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control listener on %s: %v", host, err)
 	}
-	if j.ctl, err = startControl(ctlLn, j.log, c.UID.Secret[:], j.serverTLS, j.clientTLS); err != nil {
+	if j.ctl, err = startControl(ctlLn, j.log, c.UID.Secret[:], j.serverTLS, j.clientTLS, c.FailureTimeout); err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
 	}
 	u.add(func() error { return j.ctl.close(j.aborted) })

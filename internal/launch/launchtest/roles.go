@@ -37,6 +37,9 @@ const (
 	// RoleDieAlloc: PE EnvWho exits DieStatus after a barrier while the
 	// others allocate and free in a loop (agreements through rank 0).
 	RoleDieAlloc = "diealloc"
+	// RolePauseLoop: READY, then broadcasts in a loop until PE 0's stdin
+	// closes; PE EnvWho prints Looping every 50 rounds.
+	RolePauseLoop = "pauseloop"
 	// RoleWait: once all are up (READY), PE EnvWho keeps reading from the
 	// next PE while the others wait in a barrier it never joins (or read
 	// from it, EnvReaders=1): every PE ends only by noticing a failure.
@@ -88,3 +91,6 @@ const (
 
 // Ready starts the line a PE prints when it is up: "READY pid=P job=J".
 const Ready = "READY"
+
+// Looping is the line RolePauseLoop's PE EnvWho prints while its loop runs.
+const Looping = "LOOPING"

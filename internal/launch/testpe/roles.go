@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,6 +31,8 @@ func runRole(p *shmem.PE, role string) error {
 		return waitForFailure(p)
 	case lt.RoleHold:
 		return hold(p)
+	case lt.RolePauseLoop:
+		return pauseLoop(p)
 	case lt.RoleDieAlloc:
 		return dieAlloc(p)
 	case lt.RoleExit:
@@ -63,6 +67,45 @@ func die(p *shmem.PE) error {
 		os.Exit(lt.DieStatus)
 	}
 	return p.BarrierAll()
+}
+
+// pauseLoop prints READY, then runs broadcasts of PE 0's stop flag in a
+// loop until PE 0's stdin closes; PE who prints LOOPING every 50 rounds,
+// so that a test that paused it knows the loop runs again.
+func pauseLoop(p *shmem.PE) error {
+	src, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	dst, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	var stop atomic.Bool
+	if p.MyPE() == 0 {
+		go func() {
+			_, _ = io.Copy(io.Discard, os.Stdin)
+			stop.Store(true)
+		}()
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	ready()
+	for i := 1; ; i++ {
+		if stop.Load() {
+			src.Local(p)[0] = 1
+		}
+		if err := shmem.Broadcast(p.TeamWorld(), dst, src, 0); err != nil {
+			return err
+		}
+		if src.Local(p)[0] == 1 || p.MyPE() != 0 && dst.Local(p)[0] == 1 {
+			return nil
+		}
+		if p.MyPE() == who(p) && i%50 == 0 {
+			fmt.Println(lt.Looping)
+		}
+	}
 }
 
 // dieAlloc: PE who exits after a barrier while the others allocate and
@@ -159,8 +202,6 @@ func hold(p *shmem.PE) error {
 	return spmdcheck.Run(p)
 }
 
-// globalExit: PE who ends the world with GlobalExitStatus while the others
-// wait in a barrier.
 // globalExit: PE who ends the world while the odd PEs read in a loop from
 // the odd PE two ranks on (another receiver of the notice, which may end
 // its process before the reader has the notice: the reader sees the

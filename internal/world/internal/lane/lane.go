@@ -47,7 +47,20 @@ type Config struct {
 
 // DefaultTiming detects a silent peer in 3 to 3.5 s: the README's "about
 // 3 s" for a killed PE, a cut link or a partition.
-var DefaultTiming = Timing{Heartbeat: 500, Silence: 3000, Connect: 10000, Retry: 200}
+func DefaultTiming() Timing { return Timing{Heartbeat: 500, Silence: 3000, Connect: 10000, Retry: 200} }
+
+// TimingFor returns DefaultTiming with silence as the failure bound (a
+// peer silent that long fails), heartbeats six to the bound as by default.
+// A bound below 600 ms is raised to it: heartbeats every 100 ms are the
+// most a world of many PEs should send.
+func TimingFor(silence time.Duration) Timing {
+	t := DefaultTiming()
+	if ms := silence.Milliseconds(); ms > 0 {
+		t.Silence = max(ms, 600)
+		t.Heartbeat = t.Silence / 6
+	}
+	return t
+}
 
 // Lane is this process's end of the control lanes to every other PE.
 type Lane struct {
@@ -82,7 +95,7 @@ func New(cfg Config) (*Lane, error) {
 	if cfg.Listener == nil || cfg.System == nil || len(cfg.Secret) == 0 {
 		return nil, errs.New("lane.New", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "listener, system and secret are required")
 	}
-	t, d := &cfg.Timing, DefaultTiming
+	t, d := &cfg.Timing, DefaultTiming()
 	t.Heartbeat, t.Silence, t.Connect, t.Retry = or(t.Heartbeat, d.Heartbeat), or(t.Silence, d.Silence), or(t.Connect, d.Connect), or(t.Retry, d.Retry)
 	if cfg.HandshakeTimeout <= 0 {
 		cfg.HandshakeTimeout = 10 * time.Second

@@ -19,7 +19,7 @@ func TestMessageRoundTrip(t *testing.T) {
 	for _, tlsOn := range []bool{true, false} {
 		t.Run(map[bool]string{true: "tls", false: "plain"}[tlsOn], func(t *testing.T) {
 			noLeaks(t)
-			nodes := world(t, 3, tlsOn, DefaultTiming, nil)
+			nodes := world(t, 3, tlsOn, DefaultTiming(), nil)
 			g := &actors.Gather{Domain: "test", Seq: 1, Rank: 2, N: 3, Members: []int{0, 1, 2}, Payload: []byte("hi")}
 			res, err := nodes[2].sys.Root.RequestFuture(PID(0, "sink"), g, hangGuard).Result()
 			if err != nil {
@@ -86,7 +86,7 @@ func TestByeIsNotFailure(t *testing.T) {
 	// (here PE 1's to rank 0, which nothing used) say bye once up, and
 	// fastTiming's short close wait can end before a loaded machine has
 	// finished their handshakes.
-	nodes := world(t, 3, true, DefaultTiming, nil)
+	nodes := world(t, 3, true, DefaultTiming(), nil)
 	roundTrip(t, nodes, 1, 2)
 	roundTrip(t, nodes, 2, 0)
 	done := make(chan struct{})
@@ -123,7 +123,7 @@ func TestRelayRoute(t *testing.T) {
 	if r := Routes(reach, 1)[2]; r.Role != RoleRelay || r.Via != 0 {
 		t.Fatalf("route 1->2 = %+v, want a relay via 0", r)
 	}
-	nodes := world(t, 3, true, DefaultTiming, reach)
+	nodes := world(t, 3, true, DefaultTiming(), reach)
 	roundTrip(t, nodes, 1, 2)
 	roundTrip(t, nodes, 2, 1)
 	for _, r := range []int{1, 2} {
@@ -177,7 +177,7 @@ func TestStrangersRefused(t *testing.T) {
 	for _, tlsOn := range []bool{true, false} {
 		t.Run(map[bool]string{true: "tls", false: "plain"}[tlsOn], func(t *testing.T) {
 			noLeaks(t)
-			nodes := world(t, 2, tlsOn, DefaultTiming, nil)
+			nodes := world(t, 2, tlsOn, DefaultTiming(), nil)
 			frame, err := encodeMessage(1, 0, "sink", "", &actors.GlobalExit{Rank: 1, Status: 9})
 			if err != nil {
 				t.Fatal(err)
@@ -232,7 +232,7 @@ func expectClosed(t *testing.T, c net.Conn) {
 // handshakes time out.
 func TestUnauthenticatedBounded(t *testing.T) {
 	noLeaks(t)
-	nodes := world(t, 2, false, DefaultTiming, nil)
+	nodes := world(t, 2, false, DefaultTiming(), nil)
 	l := nodes[0].lane
 	baseline := runtime.NumGoroutine()
 	var conns []net.Conn
