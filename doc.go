@@ -27,7 +27,8 @@
 // of a peer's part when that peer's memory is mapped into this process
 // (same node). A call whose arguments differ between PEs fails with
 // ErrInvalidArgument on every PE; an exhausted heap fails with
-// ErrOutOfMemory, naming the sizes.
+// ErrOutOfMemory, naming the sizes. With WithHeapLimit the heap grows, a
+// segment at a time on every PE, when an allocation does not fit.
 //
 // # Communication
 //
@@ -59,8 +60,11 @@
 //     nothing, so pair it with Quiet when the data matters.
 //   - ClearLock completes the caller's puts before releasing the lock, so
 //     the next holder sees them.
-//   - A context (CreateCtx) is a handle on the same PE with its own Fence
-//     and Quiet stream.
+//   - A context (CreateCtx, Team.CreateCtx) is a handle on the same PE
+//     with its own Fence and Quiet: a context's Quiet completes its own
+//     operations and does not wait for another context's. The PE itself
+//     is the default context; its Quiet, BarrierAll and ClearLock complete
+//     its own operations, not those of its contexts.
 //
 // On the simulator and between PEs of one node every operation completes
 // before it returns, so Quiet is nearly free there; code must still call

@@ -45,7 +45,7 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return joinGossip(ctx, o)
 	}
 	if !o.haveUID && o.npes <= 1 {
-		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), HeapLimit: int(o.heapLimit), Logger: o.logger, CloseWithLastPE: true})
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +72,7 @@ func gossipConfig(o *options, hint int) *world.GossipConfig {
 
 func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE, error) {
 	cfg := world.Config{Gossip: gossip,
-		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, Network: o.network, BusyPoll: o.busyPoll,
+		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Network: o.network, BusyPoll: o.busyPoll,
 		HostID: os.Getenv("SHMEM_HOST_ID"), Ports: o.ports, FailureTimeout: o.failAfter, RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
 		Provider: o.rdma, Fabric: world.FabricConfig{Provider: o.fabricProv, Domain: o.fabricDom, Node: o.fabricNode},
 	}

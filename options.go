@@ -18,6 +18,7 @@ type Option func(*options)
 type options struct {
 	raw         []Option
 	heapSize    int64
+	heapLimit   int64 // 0: no growth
 	logger      *slog.Logger
 	uid         UniqueID
 	haveUID     bool
@@ -162,6 +163,13 @@ func resolve(opts []Option) (*options, error) {
 			return nil, err
 		}
 		o.heapSize = n
+	}
+	if v := os.Getenv(EnvSymmetricSizeMax); v != "" {
+		n, err := bootstrap.ParseSize(v)
+		if err != nil {
+			return nil, err
+		}
+		o.heapLimit = n
 	}
 	o.gossipBind = os.Getenv("SHMEM_GOSSIP_ADDR")
 	if v := os.Getenv("SHMEM_INIT_TIMEOUT"); v != "" {

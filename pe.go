@@ -15,6 +15,11 @@ type PE struct {
 	// world and shared are the PE's TeamWorld and TeamShared; a context
 	// shares them with its PE, so TeamWorld is one value per PE.
 	world, shared *Team
+	// pe is the PE itself: p for the PE, the PE a context was made on for
+	// a context; team is a context's team (TeamWorld unless Team.CreateCtx
+	// made it).
+	pe   *PE
+	team *Team
 }
 
 // newPE wraps the runtime's PE c in the public handle.
@@ -22,6 +27,7 @@ func newPE(c *core.PE) *PE {
 	p := &PE{c: c}
 	p.world = &Team{t: c.TeamWorld(), p: p}
 	p.shared = &Team{t: c.TeamShared(), p: p}
+	p.pe, p.team = p, p.world
 	return p
 }
 
@@ -54,22 +60,6 @@ func (p *PE) BarrierAll() error { return p.c.BarrierAll() }
 // SyncAll waits until every PE has called SyncAll (shmem_sync_all). Unlike
 // BarrierAll it completes nothing: pair it with Quiet when the data matters.
 func (p *PE) SyncAll() error { return p.c.SyncAll() }
-
-// CreateCtx returns a context (shmem_ctx_create): a handle on the same
-// world and heap whose operations are ordered and completed by its own
-// Fence and Quiet. End it with Destroy; Finalize is for the PE itself.
-func (p *PE) CreateCtx() (*PE, error) {
-	c, err := p.c.CreateCtx()
-	if err != nil {
-		return nil, err
-	}
-	return &PE{c: c, world: p.world, shared: p.shared}, nil
-}
-
-// Destroy completes a context's operations and ends it (shmem_ctx_destroy);
-// the context must not be used after. Destroying it twice does nothing;
-// calling it on a PE (not a context) is ErrInvalidArgument.
-func (p *PE) Destroy() error { return p.c.Destroy() }
 
 // GlobalExit ends the world on every PE with status (shmem_global_exit):
 // their blocking calls return an error matching ErrFinalized that carries

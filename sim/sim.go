@@ -22,11 +22,12 @@ import (
 const DefaultHeapSize = 16 << 20
 
 type config struct {
-	heapSize int
-	nodeOf   func(int) int
-	logger   *slog.Logger
-	timeout  time.Duration
-	net      netOptions // delivery, seed, faults, model: simulate.go
+	heapSize  int
+	heapLimit int
+	nodeOf    func(int) int
+	logger    *slog.Logger
+	timeout   time.Duration
+	net       netOptions // delivery, seed, faults, model: simulate.go
 }
 
 // Option configures Run.
@@ -34,6 +35,11 @@ type Option func(*config)
 
 // WithHeapSize sets each PE's symmetric heap size in bytes.
 func WithHeapSize(bytes int) Option { return func(c *config) { c.heapSize = bytes } }
+
+// WithHeapLimit lets each PE's heap grow up to bytes when a collective
+// allocation does not fit (see shmem.WithHeapLimit); WithHeapSize is then
+// the initial size. Default: no growth.
+func WithHeapLimit(bytes int) Option { return func(c *config) { c.heapLimit = bytes } }
 
 // WithNodes groups PEs into nodes of perNode consecutive ranks. PEs on one
 // node form TeamShared and reach each other with Ptr. Default: one node.
@@ -69,7 +75,7 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		_, err := runNet(npes, fn, &c, nil)
 		return err
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
 	if err != nil {
 		return err
 	}

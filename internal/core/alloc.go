@@ -35,13 +35,19 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	if err := p.s.world.Number(op, team.KindAlloc); err != nil {
 		return heap.Result{}, err
 	}
+	before := p.s.cfg.Heap.Size()
 	effects := p.s.heap.Step(heap.Begin{Op: op, Req: req})
 	for len(effects) > 0 {
 		switch e := effects[0].(type) {
+		case heap.Grow:
+			effects = p.s.heap.Step(heap.Grown{Err: p.growHeap(e.Size)})
 		case heap.Propose:
 			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
 			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
 		case heap.Done:
+			if after := p.s.cfg.Heap.Size(); after > before && p.s.cfg.Grown != nil {
+				p.s.cfg.Grown(after)
+			}
 			return e.Result, e.Err
 		default:
 			effects = effects[1:]
@@ -93,4 +99,17 @@ func (s *state) coordinatorLost(rank int, reason string) {
 		s.cfg.System.Root.Send(pid, &actors.GatherReply{Err: fmt.Sprintf("PE %d, which runs the agreement coordinator, failed: %s", rank, reason), Failed: rank})
 		delete(s.agreeing, pid)
 	}
+}
+
+// growHeap makes the first size bytes of the PE's heap usable through the
+// backend (Config.Grow), before the allocation that needs them is agreed.
+func (p *PE) growHeap(size int64) error {
+	if p.s.cfg.Grow == nil {
+		return errs.ErrOutOfMemory // the backend maps no further segments
+	}
+	if err := p.s.cfg.Grow(size); err != nil {
+		return err
+	}
+	p.s.log.Info("symmetric heap grown", "bytes", size, "limit", p.s.cfg.Heap.Limit())
+	return nil
 }

@@ -32,7 +32,7 @@ func ExitStatus(err error) (int, bool) {
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
-	for _, e := range p.s.engines {
+	for _, e := range p.engines {
 		if err := e.Fence(); err != nil {
 			p.s.log.Warn("fence failed", "err", err)
 		}
@@ -45,7 +45,7 @@ func (p *PE) Quiet() error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, "Quiet", errs.NoPE)
 	}
-	for _, e := range p.s.engines {
+	for _, e := range p.engines {
 		if err := e.Quiet(); err != nil {
 			return p.s.settle(err)
 		}
@@ -82,29 +82,6 @@ func (p *PE) CollectiveLock() func() {
 	return p.s.collMu.Unlock
 }
 
-// CreateCtx returns a context: a handle on the same world and heap whose
-// operations are ordered and completed by its own Fence and Quiet.
-func (p *PE) CreateCtx() (*PE, error) {
-	if err := p.Check("CreateCtx"); err != nil {
-		return nil, err
-	}
-	return &PE{s: p.s, isCtx: true}, nil
-}
-
-// Destroy completes a context's operations and ends it. Only contexts can
-// be destroyed; the PE itself ends with Finalize.
-func (p *PE) Destroy() error {
-	if !p.isCtx {
-		return errs.New("Destroy", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "not a context: use Finalize")
-	}
-	if p.destroyed.Load() {
-		return nil
-	}
-	err := p.Quiet()
-	p.destroyed.Store(true)
-	return err
-}
-
 // GlobalExit ends the world on every PE with status: their blocking calls
 // return an error matching ErrFinalized that carries status (see
 // ExitStatus), and a launcher's processes exit with it. After Finalize it
@@ -135,7 +112,13 @@ func (p *PE) Finalize() error {
 	// reaches (a partition): release at once.
 	together := p.usable() == nil && p.s.nFailed.Load() == 0
 	if together {
+		// The barrier runs even when a context's Quiet failed: the other
+		// PEs are waiting in it.
+		qerr := p.quietContexts()
 		err = p.BarrierAll()
+		if err == nil {
+			err = qerr
+		}
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()

@@ -22,6 +22,10 @@ type LocalConfig struct {
 	NPEs int
 	// HeapSize is each PE's symmetric heap in bytes.
 	HeapSize int
+	// HeapLimit is the size each heap may grow to, a segment at a time,
+	// when a collective allocation does not fit; at most HeapSize (the
+	// default) means no growth.
+	HeapLimit int
 	// NodeOf returns the node of a rank; PEs on one node form TeamShared
 	// and reach each other with Ptr. Nil puts every PE on one node.
 	NodeOf func(rank int) int
@@ -65,13 +69,13 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	bells := make([]transport.Bell, n)
 	peers := make([]*actor.PID, n)
 	for r := 0; r < n; r++ {
-		reg, err := heap.NewRegion(cfg.HeapSize)
+		reg, err := heap.ReserveRegion(cfg.HeapSize, max(cfg.HeapLimit, cfg.HeapSize))
 		if err != nil {
 			w.Close()
 			return nil, errs.New(op, r, errs.NoPE, errs.ErrOutOfMemory, "%v", err)
 		}
 		w.regions = append(w.regions, reg)
-		heaps[r] = heap.New(reg.Bytes())
+		heaps[r] = heap.NewGrowable(reg.Bytes(), int64(cfg.HeapSize))
 		bells[r] = transport.NewLocalBell()
 		if cfg.Net != nil {
 			bells[r] = cfg.Net.Bell(r, bells[r])
@@ -90,6 +94,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		return nil
 	}
 	for r := 0; r < n; r++ {
+		reg := w.regions[r]
 		fence := new(atomic.Uint64)
 		paths := make([]transport.Path, n)
 		var shared []int
@@ -113,6 +118,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			Shared: shared, System: w.system, Coordinator: w.coord, CoordinatorRank: -1, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Block: blockOf(cfg.Net, r),
+			Grow: func(size int64) error { return reg.Grow(int(size)) },
 		})
 		if err != nil {
 			w.Close()

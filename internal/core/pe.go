@@ -34,6 +34,18 @@ type Config struct {
 	WorldID uint64
 	// Heap is this PE's symmetric heap, empty (no allocations yet).
 	Heap *heap.Heap
+	// Grow makes the first size bytes of Heap usable: a further segment,
+	// mapped wherever a peer or the network reaches the heap. The heap
+	// actor asks for it before it proposes an allocation that needs it, so
+	// once the allocation is agreed every PE's memory is there. Required
+	// when Heap can grow (Limit > Size); the heap does not shrink.
+	Grow func(size int64) error
+	// Grown, if set, runs once an allocation that grew every PE's heap to
+	// size is agreed, before the allocation returns: where this PE maps
+	// its peers' heaps (shared memory), it maps their new segments now,
+	// since each peer grew its own before the agreement. A peer it cannot
+	// map must be reported failed (NotifyFailed), never reached.
+	Grown func(size int64)
 	// Bell is rung when this PE's heap changes; waits sleep on it.
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.
@@ -108,6 +120,12 @@ type PE struct {
 	s         *state
 	isCtx     bool
 	destroyed atomic.Bool
+	// paths and engines are what this PE's operations go through: the
+	// world's for the PE itself, a context's own streams' otherwise (see
+	// ctx.go). A team context's paths are in team order.
+	paths   []transport.Path
+	engines []transport.Engine
+	ctx     *ctxInfo // nil for the PE itself
 }
 
 // state is what a PE and its contexts share.
@@ -121,6 +139,9 @@ type state struct {
 	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
+	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
+	ctxMu     sync.Mutex
+	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited atomic.Pointer[exitInfo]
@@ -179,6 +200,8 @@ func Start(cfg Config) (*PE, error) {
 			s.paths[r] = settledPath{Path: path, s: s}
 		}
 	}
+	s.pctl.Store(1)
+	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
 	}
@@ -189,7 +212,7 @@ func Start(cfg Config) (*PE, error) {
 			s.engines = append(s.engines, e)
 		}
 	}
-	p := &PE{s: s}
+	p := &PE{s: s, paths: s.paths, engines: s.engines}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -265,25 +288,25 @@ func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.
 func (p *PE) Accessible(pe int) bool {
-	return pe >= 0 && pe < p.s.cfg.NPEs && p.usable() == nil && p.s.failed[pe].Load() == nil
+	return pe >= 0 && pe < len(p.paths) && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
 }
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
 // It is the hot path's only check of PE state: a few atomic loads.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
-	if uint(pe) >= uint(len(p.s.paths)) {
-		return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in a world of %d", pe, p.s.cfg.NPEs)
+	if uint(pe) >= uint(len(p.paths)) {
+		return nil, p.outOfRange(op, pe)
 	}
 	if err := p.usable(); err != nil {
 		return nil, p.annotate(err, op, pe)
 	}
 	if p.s.nFailed.Load() != 0 {
-		if r := p.s.failed[pe].Load(); r != nil {
+		if r := p.s.failed[p.worldRank(pe)].Load(); r != nil {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
 		}
 	}
-	return p.s.paths[pe], nil
+	return p.paths[pe], nil
 }
 
 // usable returns why this PE can no longer be used, or nil.

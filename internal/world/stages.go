@@ -121,7 +121,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 	c := &j.cfg
 	var u undo
 	if j.seg == nil { // startFabric creates it before the exchange
-		seg, err := udma.Create(j.job, c.Rank, int(c.HeapSize))
+		seg, err := j.createSegment()
 		if err != nil {
 			return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 		}
@@ -137,7 +137,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 		j.bell = transport.NewLocalBell()
 	}
 	node, err := rdma.Listen(rdma.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.bell, BusyPoll: c.BusyPoll,
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Bell: j.bell, BusyPoll: c.BusyPoll,
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	})
@@ -183,10 +183,11 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	j.ctl.setNode(j.failers())
 	var err error
 	j.p, err = core.Start(core.Config{
-		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.New(j.seg.Heap()), Bell: j.waitBell(),
+		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.NewGrowable(j.seg.Reservation(), c.HeapSize), Bell: j.waitBell(),
 		Paths: j.paths, Shared: j.shared, System: j.ctl.sys, Coordinator: coordinatorPID(),
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
+		Grow: j.growOwn, Grown: j.growPeers,
 	})
 	if err != nil {
 		return nil, err

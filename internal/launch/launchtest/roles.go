@@ -70,6 +70,10 @@ const (
 	// DieStatus while the others put to it over the fabric.
 	RoleFabric    = "fabric"
 	RoleFabricDie = "fabricdie"
+	// RoleGrow runs internal/spmdcheck.Grow with the initial heap
+	// SHMEM_SYMMETRIC_SIZE; the world needs SHMEM_SYMMETRIC_SIZE_MAX at
+	// 16 times that.
+	RoleGrow = "grow"
 )
 
 // Exit codes of the test PE program, which the tests assert.
