@@ -118,7 +118,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			Shared: shared, System: w.system, Coordinator: w.coord, CoordinatorRank: -1, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Block: blockOf(cfg.Net, r),
-			Grow: func(size int64) error { return reg.Grow(int(size)) },
+			Grow:  func(size int64) error { return reg.Grow(int(size)) },
 		})
 		if err != nil {
 			w.Close()
