@@ -14,6 +14,8 @@ import (
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/core"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/simnet"
 )
 
 // DefaultHeapSize is each simulated PE's heap unless WithHeapSize says
@@ -104,10 +106,17 @@ func publicPE(c *core.PE) (*shmem.PE, error) {
 	return shmem.Init(context.Background(), shmem.WithBackend(func(context.Context) (*core.PE, error) { return c, nil }))
 }
 
+// runPE runs fn on PE rank and finalizes it, or reports it failed to the
+// world. A simulated network ends a PE it kills (or one in a deadlock it
+// reports) by panicking with *simnet.Abort inside a goshmem call.
 func runPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())
+			if a, ok := v.(*simnet.Abort); ok {
+				err = errs.New("sim", rank, errs.NoPE, errs.ErrPEFailed, "%s", a.Reason)
+			} else {
+				err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())
+			}
 		}
 		if err != nil {
 			w.Fail(rank, err.Error())
