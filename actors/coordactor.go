@@ -71,11 +71,28 @@ func NewCoordinator(log *slog.Logger) *actor.Props {
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
 func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
+	fut, err := StartGather(root, coord, g, timeout)
+	if err != nil {
+		return nil, err
+	}
+	res, err := fut.Result()
+	return GatherResult(res, err, g.N, timeout, op, me)
+}
+
+// StartGather sends g to the coordinator and returns the future its
+// answer completes; a caller that stops waiting early stops the future
+// (root.Stop(fut.PID())), so nothing stays behind.
+func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration) (*actor.Future, error) {
 	env, err := Wrap(g)
 	if err != nil {
 		return nil, err
 	}
-	res, err := root.RequestFuture(coord, env, timeout).Result()
+	return root.RequestFuture(coord, env, timeout), nil
+}
+
+// GatherResult turns a gather future's outcome into the payloads of a
+// round of n members or the error that names op and me.
+func GatherResult(res any, err error, n int, timeout time.Duration, op string, me int) ([][]byte, error) {
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}
@@ -83,7 +100,7 @@ func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout tim
 	if !ok {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
 	}
-	return Result(reply, g.N, op, me)
+	return Result(reply, n, op, me)
 }
 
 // Result turns the coordinator's reply to a round of n members into the

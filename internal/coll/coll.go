@@ -78,7 +78,7 @@ func (t *Team) waitWord(op string, off, want uint64) error {
 	if transport.Load64(local, off) >= want {
 		return nil
 	}
-	return t.rt.WaitLocal(op, func() bool { return transport.Load64(local, off) >= want })
+	return t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, off) >= want })
 }
 
 // waitFrom waits for member j's signal to reach step of collective seq.

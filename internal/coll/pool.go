@@ -55,16 +55,17 @@ func NewPool(base uint64, npes, slots int) *Pool {
 // slotWords is the number of 8-byte sync words at the start of a slot:
 // barrier words, entry signal words and two parities of entry data (three
 // words a round), then a signal word and an acknowledgement word per world
-// PE and a count word per world PE (Collect's sizes).
+// PE and a count word per world PE (Collect's sizes), then the member's
+// operation word and its left word (see ident.go).
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return r + r + 2*3*r + 3*npes
+	return r + r + 2*3*r + 3*npes + 2
 }
 
 // layout is where a slot's parts live in the heap.
 type layout struct {
-	psync, entrySig, entryData, sig, ack, counts, scratch uint64
-	rounds                                                int
+	psync, entrySig, entryData, sig, ack, counts, op, left, scratch uint64
+	rounds                                                          int
 }
 
 func (p *Pool) layout(slot int) layout {
@@ -76,7 +77,9 @@ func (p *Pool) layout(slot int) layout {
 	l.sig = l.entryData + uint64(8*6*r)
 	l.ack = l.sig + uint64(8*p.world)
 	l.counts = l.ack + uint64(8*p.world)
-	l.scratch = l.counts + uint64(8*p.world)
+	l.op = l.counts + uint64(8*p.world)
+	l.left = l.op + 8
+	l.scratch = l.left + 8
 	return l
 }
 

@@ -46,7 +46,7 @@ func (t *Team) sync(op string) error {
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return err
 		}
-		if err := t.rt.WaitLocal(op, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
+		if err := t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
 			return err
 		}
 	}

@@ -1,8 +1,12 @@
 package core
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
 )
@@ -37,7 +41,7 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	for len(effects) > 0 {
 		switch e := effects[0].(type) {
 		case heap.Propose:
-			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
+			all, err := p.AgreeChecked(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload, p.s.world)
 			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
 		case heap.Done:
 			return e.Result, e.Err
@@ -48,11 +52,18 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "the heap actor ended the call without a result")
 }
 
-// Agree contributes payload to the gather round (domain, seq) of the group
+// Agree is AgreeChecked without a peer check.
+func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error) {
+	return p.AgreeChecked(op, domain, seq, members, me, payload, nil)
+}
+
+// AgreeChecked contributes payload to the gather round (domain, seq) of the group
 // of world ranks members, where the caller is group rank me, and returns
 // every member's payload in group order. The caller holds the collective
-// order (CollectiveLock or HeapOp's own lock).
-func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error) {
+// order (CollectiveLock or HeapOp's own lock). While it waits it checks b's
+// peers as a wait does (b may be nil: no check), and it ends with the
+// PE's failures, the operation timeout and the deadlock verdict.
+func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, payload []byte, b coll.Blocked) ([][]byte, error) {
 	if err := p.Check(op); err != nil {
 		return nil, err
 	}
@@ -60,9 +71,61 @@ func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload
 		return [][]byte{payload}, nil
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
-	all, err := actors.RunGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout, op, p.MyPE())
+	root := p.s.cfg.System.Root
+	fut, err := actors.StartGather(root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout)
 	if err != nil {
-		return nil, err
+		return nil, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "%v", err)
 	}
-	return all, nil
+	type outcome struct {
+		res any
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := fut.Result()
+		done <- outcome{res, err}
+	}()
+	if b == nil {
+		b = groupWait{domain: domain, members: members}
+	}
+	w := p.startLong(op, b)
+	defer p.unblock()
+	timer := time.NewTimer(checkFirst)
+	defer timer.Stop()
+	for {
+		select {
+		case o := <-done:
+			return actors.GatherResult(o.res, o.err, g.N, p.s.cfg.Timeout, op, p.MyPE())
+		case <-timer.C:
+		}
+		err := p.waitable(op)
+		var sleep time.Duration
+		if err == nil {
+			sleep, err = w.step()
+		}
+		if err != nil {
+			// Stop the future so that its goroutine ends now, not at the
+			// agreement timeout.
+			root.Stop(fut.PID())
+			if o := <-done; o.err == nil {
+				if all, aerr := actors.GatherResult(o.res, nil, g.N, p.s.cfg.Timeout, op, p.MyPE()); aerr == nil {
+					return all, nil // completed meanwhile
+				}
+			}
+			return nil, err
+		}
+		timer.Reset(min(sleep, wakeEvery))
+	}
+}
+
+// groupWait is an agreement with no peer check (Finalize's: Finalize
+// matches Finalize whatever the numbers).
+type groupWait struct {
+	domain  string
+	members []int
+}
+
+func (g groupWait) CheckPeers(string) error { return nil }
+func (g groupWait) Waiting() string {
+	return fmt.Sprintf("agreement %s with PEs %s", g.domain, coll.Ranges(g.members))
 }

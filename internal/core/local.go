@@ -31,6 +31,12 @@ type LocalConfig struct {
 	// CloseWithLastPE makes the last PE to finalize close the world, for
 	// callers (Init) that have no later moment to call Close.
 	CloseWithLastPE bool
+	// OpTimeout, if positive, bounds every blocking call (WithOpTimeout).
+	OpTimeout time.Duration
+	// DeadlockGrace, if positive, runs the deadlock detector (see
+	// detector) with that grace period; the caller reports PEs whose code
+	// ended with Done.
+	DeadlockGrace time.Duration
 	// OnFailure, if set, returns the Config.OnFailure of rank's PE: tests
 	// of failure handling plug a backend's in (the simulator has none).
 	OnFailure func(rank int) func(failed int, reason string, origin int)
@@ -43,6 +49,7 @@ type LocalWorld struct {
 	system  *actor.ActorSystem
 	coord   *actor.PID
 	regions []*heap.Region
+	det     *detector
 }
 
 // NewLocalWorld builds the PEs of cfg. Close releases what they share once
@@ -108,7 +115,11 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			w.Close()
 			return nil, err
 		}
+		p.SetOpTimeout(cfg.OpTimeout)
 		w.PEs = append(w.PEs, p)
+	}
+	if cfg.DeadlockGrace > 0 {
+		w.startDetector(cfg.DeadlockGrace)
 	}
 	return w, nil
 }
@@ -119,6 +130,7 @@ func (w *LocalWorld) Fail(rank int, reason string) {
 	// The coordinator shares this process's actor system: the notice goes
 	// as it is, no envelope.
 	w.system.Root.Send(w.coord, &actors.PEFailed{Rank: rank, Reason: reason})
+	w.Done(rank)
 	for _, p := range w.PEs {
 		if p.MyPE() != rank {
 			p.NotifyFailed(rank, reason)
@@ -143,6 +155,10 @@ func (w *LocalWorld) send(peers []*actor.PID) func(int, any) bool {
 // barrier), stops the actors and unmaps every heap. No PE may be used after.
 func (w *LocalWorld) Close() error {
 	var err error
+	if w.det != nil {
+		w.det.close()
+		w.det = nil
+	}
 	for _, p := range w.PEs {
 		p.s.finalized.Store(true)
 		p.s.bell.Ring()

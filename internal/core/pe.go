@@ -117,6 +117,7 @@ type state struct {
 	nFailed atomic.Int32
 	failed  []atomic.Pointer[string] // reason by rank, nil while alive
 	actor   peActor
+	blocks  blocks
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu

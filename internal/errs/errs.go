@@ -19,6 +19,9 @@ var (
 	ErrFinalized       = errors.New("finalized")
 	ErrBootstrap       = errors.New("bootstrap failed")
 	ErrTLS             = errors.New("TLS failure")
+	// ErrDeadlock: no PE of the world can make progress (the simulator's
+	// deadlock detector); the message lists what each PE is blocked in.
+	ErrDeadlock = errors.New("deadlock")
 )
 
 // NoPE marks an Error field that does not apply.
