@@ -22,7 +22,7 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 	if err != nil {
 		return err
 	}
-	return p.c.WaitLocal(op, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
+	return p.c.WaitWord(op, off, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
 }
 
 // Test reports whether the caller's ivar element 0 compares true with v
@@ -70,7 +70,7 @@ func WaitUntilAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) e
 		return err
 	}
 	var buf [8]int
-	return p.c.WaitLocal(op, func() bool {
+	return p.c.WaitWord(op, off, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
 		return len(idx) == live
 	})
@@ -86,7 +86,7 @@ func WaitUntilAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (
 	}
 	found := -1
 	var buf [8]int
-	err = p.c.WaitLocal(op, func() bool {
+	err = p.c.WaitWord(op, off, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
 		if len(idx) > 0 {
 			found = idx[0]
@@ -106,7 +106,7 @@ func WaitUntilSome[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) 
 		return nil, err
 	}
 	var found []int
-	err = p.c.WaitLocal(op, func() bool {
+	err = p.c.WaitWord(op, off, func() bool {
 		var live int
 		found, live = satisfied(p, off, ivars.n, status, cmp, v, found[:0])
 		return len(found) > 0 || live == 0

@@ -103,14 +103,14 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[r] = runPE(w, r, p, fn)
+			errs[r] = runPE(w, r, c, p, fn)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(append(errs, w.Close())...)
 }
 
-func runPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
+func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
 	defer func() {
 		reason := ""
 		if v := recover(); v != nil {
@@ -128,6 +128,9 @@ func runPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error
 		}
 		if ferr := p.Finalize(); ferr != nil {
 			err = fmt.Errorf("PE %d: %w", rank, ferr)
+		} else if eerr := c.Exited(); eerr != nil {
+			// fn may have swallowed the exit; Run reports it every time.
+			err = fmt.Errorf("PE %d: %w", rank, eerr)
 		}
 		w.Done(rank)
 	}()

@@ -56,16 +56,16 @@ func NewPool(base uint64, npes, slots int) *Pool {
 // barrier words, entry signal words and two parities of entry data (three
 // words a round), then a signal word and an acknowledgement word per world
 // PE and a count word per world PE (Collect's sizes), then the member's
-// operation word and its left word (see ident.go).
+// operation word, its left word (see ident.go) and the lock it holds.
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return r + r + 2*3*r + 3*npes + 2
+	return r + r + 2*3*r + 3*npes + 3
 }
 
 // layout is where a slot's parts live in the heap.
 type layout struct {
-	psync, entrySig, entryData, sig, ack, counts, op, left, scratch uint64
-	rounds                                                          int
+	psync, entrySig, entryData, sig, ack, counts, op, left, held, scratch uint64
+	rounds                                                                int
 }
 
 func (p *Pool) layout(slot int) layout {
@@ -79,7 +79,8 @@ func (p *Pool) layout(slot int) layout {
 	l.counts = l.ack + uint64(8*p.world)
 	l.op = l.counts + uint64(8*p.world)
 	l.left = l.op + 8
-	l.scratch = l.left + 8
+	l.held = l.left + 8
+	l.scratch = l.held + 8
 	return l
 }
 
@@ -119,3 +120,8 @@ func (p *Pool) InUse() int {
 
 // Slots returns the pool's capacity.
 func (p *Pool) Slots() int { return p.slots }
+
+// HeldWord returns the heap offset of the word in TeamWorld's slot where a
+// PE records the lock it holds (the lock's offset + 1, 0 for none), which
+// waiters for that lock read when they wait long.
+func (p *Pool) HeldWord() uint64 { return p.layout(0).held }

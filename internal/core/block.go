@@ -19,10 +19,15 @@ import (
 // checkFirst is how long a wait waits before it first reads its peers'
 // state; the interval then doubles up to checkMax. Reading a peer is a
 // remote atomic, so a wait of a second costs about a dozen of them.
+// A check reads every member, so in large teams it starts later (20 µs a
+// member) and its interval grows to a second, keeping the reads of a
+// thousand blocked PEs from starving the one they wait for.
 const (
 	checkFirst = 2 * time.Millisecond
-	checkMax   = 100 * time.Millisecond
+	checkMax   = time.Second
 )
+
+func firstCheck(npes int) time.Duration { return max(checkFirst, time.Duration(npes)*20*time.Microsecond) }
 
 type blockInfo struct {
 	op    string
@@ -85,6 +90,14 @@ func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
 	return true, gen, fmt.Sprintf("%s on %s, for %v", bi.op, bi.what, time.Since(bi.since).Round(time.Millisecond))
 }
 
+// blockedIn says what the PE's latest blocked call is in, without times.
+func (p *PE) blockedIn() string {
+	if bi := p.s.blocks.last.Load(); bi != nil && p.s.blocks.n.Load() > 0 {
+		return bi.op + " on " + bi.what
+	}
+	return "nothing"
+}
+
 // Report says what the PE is blocked in, for hang reports.
 func (p *PE) Report() string {
 	if ok, _, what := p.Blocked(); ok {
@@ -108,7 +121,7 @@ type longWait struct {
 }
 
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	w := &longWait{p: p, op: op, b: b, what: b.Waiting(), start: time.Now(), check: checkFirst}
+	w := &longWait{p: p, op: op, b: b, what: b.Waiting(), start: time.Now(), check: firstCheck(p.NPEs())}
 	p.block(op, w.what, w.start)
 	return w
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
 )
 
@@ -31,6 +32,8 @@ type detector struct {
 }
 
 func (w *LocalWorld) startDetector(grace time.Duration) {
+	// Large worlds take longer to wake on a few cores: 1 ms more per PE.
+	grace += time.Duration(len(w.PEs)) * time.Millisecond
 	d := &detector{w: w, grace: grace, gone: make([]atomic.Bool, len(w.PEs)), stop: make(chan struct{}), done: make(chan struct{})}
 	w.det = d
 	go d.run()
@@ -78,7 +81,8 @@ func (d *detector) run() {
 // snapshot returns every PE's block generation, and false unless every
 // live PE is blocked (and at least one PE is live).
 func (d *detector) snapshot() ([]uint64, bool) {
-	gens := make([]uint64, len(d.w.PEs))
+	gens := make([]uint64, len(d.w.PEs)+1)
+	gens[len(d.w.PEs)] = d.w.coordMsgs.Load()
 	live := 0
 	for r, p := range d.w.PEs {
 		if d.gone[r].Load() || p.Finished() {
@@ -95,13 +99,27 @@ func (d *detector) snapshot() ([]uint64, bool) {
 }
 
 func (d *detector) abort() {
-	var lines []string
+	// PEs blocked in the same call on the same thing are listed together,
+	// so the report stays short in a large world.
+	var order []string
+	by := map[string][]int{}
 	for r, p := range d.w.PEs {
-		switch blocked, _, what := p.Blocked(); {
-		case d.gone[r].Load() || p.Finished():
-			lines = append(lines, fmt.Sprintf("PE %d has ended", r))
-		case blocked:
-			lines = append(lines, fmt.Sprintf("PE %d in %s", r, what))
+		what := "has ended"
+		if !d.gone[r].Load() && !p.Finished() {
+			what = "blocked in " + p.blockedIn()
+		}
+		if _, ok := by[what]; !ok {
+			order = append(order, what)
+		}
+		by[what] = append(by[what], r)
+	}
+	lines := make([]string, len(order))
+	for i, what := range order {
+		pes := by[what]
+		if len(pes) == 1 {
+			lines[i] = fmt.Sprintf("PE %d %s", pes[0], what)
+		} else {
+			lines[i] = fmt.Sprintf("PEs %s %s", coll.Ranges(pes), what)
 		}
 	}
 	report := strings.Join(lines, "; ")
@@ -109,7 +127,7 @@ func (d *detector) abort() {
 		if d.gone[r].Load() || p.Finished() {
 			continue
 		}
-		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress for %v: %s", d.grace, report))
+		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (nothing changed for %v): %s", d.grace, report))
 	}
 }
 

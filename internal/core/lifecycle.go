@@ -29,6 +29,15 @@ func ExitStatus(err error) (int, bool) {
 	return 0, false
 }
 
+// Exited returns the error that says GlobalExit ended the world (see
+// ExitStatus), or nil.
+func (p *PE) Exited() error {
+	if e := p.s.exited.Load(); e != nil {
+		return &exitError{rank: e.rank, status: e.status}
+	}
+	return nil
+}
+
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
@@ -61,7 +70,7 @@ func (p *PE) BarrierAll() error {
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	return p.s.world.Barrier()
+	return p.s.world.BarrierAs("BarrierAll")
 }
 
 // SyncAll waits until every PE has called SyncAll; unlike BarrierAll it
@@ -72,7 +81,7 @@ func (p *PE) SyncAll() error {
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	return p.s.world.Sync()
+	return p.s.world.SyncAs("SyncAll")
 }
 
 // CollectiveLock serializes a collective call against the PE's others;

@@ -50,6 +50,8 @@ type LocalWorld struct {
 	coord   *actor.PID
 	regions []*heap.Region
 	det     *detector
+	// coordMsgs counts the messages the coordinator received.
+	coordMsgs atomic.Uint64
 }
 
 // NewLocalWorld builds the PEs of cfg. Close releases what they share once
@@ -64,7 +66,16 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		nodeOf = func(int) int { return 0 }
 	}
 	w := &LocalWorld{system: actors.NewSystem(cfg.Logger)}
-	w.coord = w.system.Root.Spawn(actors.NewCoordinator(loggerOr(cfg.Logger)))
+	// The deadlock detector counts the coordinator's messages: an
+	// agreement under way is progress even while every PE waits in it.
+	props := actors.NewCoordinator(loggerOr(cfg.Logger)).Configure(actor.WithReceiverMiddleware(
+		func(next actor.ReceiverFunc) actor.ReceiverFunc {
+			return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+				w.coordMsgs.Add(1)
+				next(c, env)
+			}
+		}))
+	w.coord = w.system.Root.Spawn(props)
 	n := cfg.NPEs
 	heaps := make([]*heap.Heap, n)
 	bells := make([]transport.Bell, n)

@@ -174,7 +174,9 @@ func Start(cfg Config) (*PE, error) {
 	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
 	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
 	if err != nil {
-		return nil, err
+		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrOutOfMemory,
+			"a symmetric heap of %d bytes is too small for a world of %d PEs: give at least %d bytes (WithHeapSize or SHMEM_SYMMETRIC_SIZE)",
+			cfg.Heap.Size(), cfg.NPEs, MinHeapSize(cfg.NPEs))
 	}
 	s.pool = coll.NewPool(base, cfg.NPEs, slots)
 	if s.world, err = coll.NewRoot(p, "world", world, 0); err != nil {
@@ -302,3 +304,8 @@ func (p *PE) Check(op string) error {
 // start-up (the simulator builds every PE of its world at once); Init
 // wraps the PE it returns in the public handle.
 type Backend func(ctx context.Context) (*PE, error)
+
+// MinHeapSize is the smallest symmetric heap a PE of a world of npes PEs
+// can start with: the team slots of TeamWorld and TeamShared, and as much
+// again for the user's first objects and teams.
+func MinHeapSize(npes int) int64 { return 4 * coll.SlotBytes(npes) }
