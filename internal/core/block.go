@@ -27,7 +27,9 @@ const (
 	checkMax   = time.Second
 )
 
-func firstCheck(npes int) time.Duration { return max(checkFirst, time.Duration(npes)*20*time.Microsecond) }
+func firstCheck(npes int) time.Duration {
+	return max(checkFirst, time.Duration(npes)*20*time.Microsecond)
+}
 
 type blockInfo struct {
 	op    string
