@@ -71,28 +71,11 @@ func NewCoordinator(log *slog.Logger) *actor.Props {
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
 func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	fut, err := StartGather(root, coord, g, timeout)
-	if err != nil {
-		return nil, err
-	}
-	res, err := fut.Result()
-	return GatherResult(res, err, g.N, timeout, op, me)
-}
-
-// StartGather sends g to the coordinator and returns the future its
-// answer completes; a caller that stops waiting early stops the future
-// (root.Stop(fut.PID())), so nothing stays behind.
-func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration) (*actor.Future, error) {
 	env, err := Wrap(g)
 	if err != nil {
 		return nil, err
 	}
-	return root.RequestFuture(coord, env, timeout), nil
-}
-
-// GatherResult turns a gather future's outcome into the payloads of a
-// round of n members or the error that names op and me.
-func GatherResult(res any, err error, n int, timeout time.Duration, op string, me int) ([][]byte, error) {
+	res, err := root.RequestFuture(coord, env, timeout).Result()
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}
@@ -100,7 +83,34 @@ func GatherResult(res any, err error, n int, timeout time.Duration, op string, m
 	if !ok {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
 	}
-	return Result(reply, n, op, me)
+	return Result(reply, g.N, op, me)
+}
+
+// StartGather sends g to the coordinator without waiting: the answer
+// arrives on the returned channel. The caller calls stop when it no longer
+// waits, answered or not; an answer after stop is dropped. Unlike a
+// future, which cannot be abandoned safely (a late reply races with its
+// reader), the receiver is an actor of its own that stop ends.
+func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather) (answer <-chan *GatherReply, stop func(), err error) {
+	env, err := Wrap(g)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch := make(chan *GatherReply, 1)
+	pid := root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		switch c.Message().(type) {
+		case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+			return
+		}
+		if r, ok := Unwrap(c.Message(), slogDiscard).(*GatherReply); ok {
+			select {
+			case ch <- r:
+			default:
+			}
+		}
+	}))
+	root.RequestWithCustomSender(coord, env, pid)
+	return ch, func() { _ = root.StopFuture(pid).Wait() }, nil
 }
 
 // Result turns the coordinator's reply to a round of n members into the

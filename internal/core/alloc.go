@@ -71,20 +71,11 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		return [][]byte{payload}, nil
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
-	root := p.s.cfg.System.Root
-	fut, err := actors.StartGather(root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout)
+	answer, stop, err := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g)
 	if err != nil {
 		return nil, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "%v", err)
 	}
-	type outcome struct {
-		res any
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := fut.Result()
-		done <- outcome{res, err}
-	}()
+	defer stop()
 	if b == nil {
 		b = groupWait{domain: domain, members: members}
 	}
@@ -94,8 +85,8 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 	defer timer.Stop()
 	for {
 		select {
-		case o := <-done:
-			return actors.GatherResult(o.res, o.err, g.N, p.s.cfg.Timeout, op, p.MyPE())
+		case r := <-answer:
+			return actors.Result(r, g.N, op, p.MyPE())
 		case <-timer.C:
 		}
 		err := p.waitable(op)
@@ -103,14 +94,16 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		if err == nil {
 			sleep, err = w.step()
 		}
+		if err == nil && time.Since(w.start) > p.s.cfg.Timeout {
+			err = errs.New(op, p.MyPE(), errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", p.s.cfg.Timeout)
+		}
 		if err != nil {
-			// Stop the future so that its goroutine ends now, not at the
-			// agreement timeout.
-			root.Stop(fut.PID())
-			if o := <-done; o.err == nil {
-				if all, aerr := actors.GatherResult(o.res, nil, g.N, p.s.cfg.Timeout, op, p.MyPE()); aerr == nil {
+			select {
+			case r := <-answer:
+				if all, aerr := actors.Result(r, g.N, op, p.MyPE()); aerr == nil {
 					return all, nil // completed meanwhile
 				}
+			default:
 			}
 			return nil, err
 		}

@@ -134,7 +134,7 @@ func (p *PE) startLong(op string, b coll.Blocked) *longWait {
 func (w *longWait) step() (time.Duration, error) {
 	s := w.p.s
 	if e := s.blocks.abort.Load(); e != nil {
-		return 0, *e
+		return 0, errs.As(w.op, w.p.MyPE(), *e)
 	}
 	el := time.Since(w.start)
 	if el >= w.check {

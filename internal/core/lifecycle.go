@@ -179,10 +179,14 @@ func (p *PE) Finalize() error {
 		// connections early would look failed to the others).
 		_, err = p.Agree(op, "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
 	}
-	if errors.Is(err, errs.ErrPEFailed) {
-		err = nil // reported below, with every other failure
+	switch {
+	case together && err == nil:
+		// Every PE reached its Finalize: what fails from now on is a peer
+		// tearing down, not a failure to report (nor to log as one).
+		p.s.agreed.Store(true)
+	case !together || errors.Is(err, errs.ErrPEFailed):
+		err = p.failures(op) // every failure, each named once
 	}
-	err = errors.Join(err, p.failures(op))
 	if e := p.s.exited.Load(); e != nil {
 		err = &exitError{rank: e.rank, status: e.status}
 	}

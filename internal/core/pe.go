@@ -111,6 +111,9 @@ type state struct {
 	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
+	// agreed: every PE has reached Finalize (its agreement completed), so
+	// a peer that disappears from now on has left, not failed.
+	agreed atomic.Bool
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited  atomic.Pointer[exitInfo]

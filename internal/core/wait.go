@@ -33,7 +33,7 @@ func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
 	}
 	what := "this PE's memory"
 	if off != noWord {
-		what = fmt.Sprintf("the word at heap offset %#x of PE %d", off, p.MyPE())
+		what = fmt.Sprintf("its word at heap offset %#x", off)
 	}
 	return p.waitSlow(op, wordWait{p: p, what: what}, cond)
 }
@@ -119,7 +119,7 @@ func (p *PE) waitable(op string) error {
 		return p.annotate(err, op, errs.NoPE)
 	}
 	if e := p.s.blocks.abort.Load(); e != nil {
-		return *e
+		return errs.As(op, p.MyPE(), *e)
 	}
 	if p.s.nFailed.Load() != 0 {
 		for r := range p.s.failed {
