@@ -90,8 +90,10 @@ func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout tim
 // arrives on the returned channel. The caller calls stop when it no longer
 // waits, answered or not; an answer after stop is dropped. Unlike a
 // future, which cannot be abandoned safely (a late reply races with its
-// reader), the receiver is an actor of its own that stop ends.
-func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather) (answer <-chan *GatherReply, stop func(), err error) {
+// reader), the receiver is an actor of its own that stop ends. arrived,
+// if set, runs when a message reaches the receiver, before it is decoded
+// (the simulator's deadlock detector counts it as progress).
+func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, arrived func()) (answer <-chan *GatherReply, stop func(), err error) {
 	env, err := Wrap(g)
 	if err != nil {
 		return nil, nil, err
@@ -101,6 +103,9 @@ func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather) (answer <
 		switch c.Message().(type) {
 		case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
 			return
+		}
+		if arrived != nil {
+			arrived()
 		}
 		if r, ok := Unwrap(c.Message(), slogDiscard).(*GatherReply); ok {
 			select {

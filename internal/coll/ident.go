@@ -35,7 +35,7 @@ func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v 
 
 // publish stores the member's current operation where its peers read it.
 func (t *Team) publish(o team.Op) {
-	t.cur = o
+	t.cur, t.early = o, false
 	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
 }
 
@@ -96,6 +96,11 @@ func (t *Team) CheckPeers(op string) error {
 	}
 	var err error
 	switch {
+	case mismatch && slices.Contains(at, 0) && !t.early:
+		// Members not there yet may still arrive, and the message is
+		// better with what they called: one more check interval first.
+		t.early = true
+		return nil
 	case mismatch:
 		err = errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument,
 			"operation %d of team %s: %s (collective calls must come in the same order on every member)",

@@ -73,6 +73,7 @@ type Team struct {
 	// operation that could never complete (see ident.go).
 	cur    team.Op
 	broken error
+	early  bool // a mismatch was seen with members not there yet
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the

@@ -71,7 +71,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		return [][]byte{payload}, nil
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
-	answer, stop, err := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g)
+	answer, stop, err := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, func() { p.s.blocks.gen.Add(1) })
 	if err != nil {
 		return nil, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "%v", err)
 	}

@@ -83,6 +83,9 @@ func (d *detector) run() {
 func (d *detector) snapshot() ([]uint64, bool) {
 	gens := make([]uint64, len(d.w.PEs)+1)
 	gens[len(d.w.PEs)] = d.w.coordMsgs.Load()
+	if gens[len(d.w.PEs)]%2 == 1 {
+		return nil, false // the coordinator is at work: an agreement is under way
+	}
 	live := 0
 	for r, p := range d.w.PEs {
 		if d.gone[r].Load() || p.Finished() {

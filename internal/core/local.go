@@ -50,7 +50,8 @@ type LocalWorld struct {
 	coord   *actor.PID
 	regions []*heap.Region
 	det     *detector
-	// coordMsgs counts the messages the coordinator received.
+	// coordMsgs counts twice each message the coordinator handles: once
+	// when it starts, once when it is done, so it is odd while one is.
 	coordMsgs atomic.Uint64
 }
 
@@ -71,8 +72,9 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	props := actors.NewCoordinator(loggerOr(cfg.Logger)).Configure(actor.WithReceiverMiddleware(
 		func(next actor.ReceiverFunc) actor.ReceiverFunc {
 			return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
-				w.coordMsgs.Add(1)
+				w.coordMsgs.Add(1) // odd while a message is handled
 				next(c, env)
+				w.coordMsgs.Add(1)
 			}
 		}))
 	w.coord = w.system.Root.Spawn(props)

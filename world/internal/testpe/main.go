@@ -50,6 +50,9 @@ func runRole(role string) error {
 	if err != nil {
 		return err
 	}
+	if name, ok := strings.CutPrefix(role, "scenario:"); ok {
+		return scenario(p, name)
+	}
 	switch role {
 	case "spmd":
 		err = spmdcheck.Run(p)
