@@ -35,12 +35,14 @@ func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v 
 
 // publish stores the member's current operation where its peers read it.
 func (t *Team) publish(o team.Op) {
-	t.cur, t.early = o, false
+	t.cur.Store(opWord(o))
+	t.early = false
 	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
 }
 
 // Blocked is a team operation that a waiting PE checks now and then while
-// it waits (CheckPeers) and describes in hang reports and timeouts.
+// it waits (CheckPeers) and describes in hang reports and timeouts
+// (Waiting, which may be called from any goroutine, only when needed).
 type Blocked interface {
 	// CheckPeers returns an error when the operation can never complete.
 	CheckPeers(op string) error
@@ -48,9 +50,11 @@ type Blocked interface {
 	Waiting() string
 }
 
-// Waiting describes the team's current operation.
+// Waiting describes the team's current operation. Hang reports call it
+// from other goroutines, hence the atomic cur.
 func (t *Team) Waiting() string {
-	return fmt.Sprintf("operation %d (%s) of team %s with PEs %s", t.cur.Seq, t.cur.Kind, t.a.ID(), Ranges(t.members))
+	cur := decodeOp(t.cur.Load())
+	return fmt.Sprintf("operation %d (%s) of team %s with PEs %s", cur.Seq, cur.Kind, t.a.ID(), Ranges(t.members))
 }
 
 // CheckPeers reads every member's operation word (and, for a member not
@@ -59,7 +63,7 @@ func (t *Team) Waiting() string {
 // caller's API call. The caller holds t.mu, in the operation.
 func (t *Team) CheckPeers(op string) error {
 	me := t.rt.MyPE()
-	mine := t.cur
+	mine := decodeOp(t.cur.Load())
 	at := make([]team.Kind, len(t.members)) // kind at mine.Seq, 0 elsewhere
 	var gone []int
 	mismatch := false

@@ -11,6 +11,7 @@ package coll
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
@@ -71,7 +72,7 @@ type Team struct {
 	// cur is the operation the member is in (or last ran), as published
 	// in its operation word; broken is why the team is unusable after an
 	// operation that could never complete (see ident.go).
-	cur    team.Op
+	cur    atomic.Uint64 // opWord of the operation
 	broken error
 	early  bool // a mismatch was seen with members not there yet
 }

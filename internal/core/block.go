@@ -31,29 +31,21 @@ func firstCheck(npes int) time.Duration {
 	return max(checkFirst, time.Duration(npes)*20*time.Microsecond)
 }
 
-type blockInfo struct {
-	op    string
-	what  string // b.Waiting() when it blocked: readable from any goroutine
-	since time.Time
-}
-
 // blocks is a PE's registry of its blocked calls (several goroutines of one
 // PE may wait at once).
 type blocks struct {
 	n     atomic.Int32  // calls blocked now
 	gen   atomic.Uint64 // changes whenever a call blocks or unblocks
-	last  atomic.Pointer[blockInfo]
+	last  atomic.Pointer[longWait]
 	opTO  atomic.Int64 // WithOpTimeout, ns; 0 = none
 	hang  atomic.Int64 // hang report after, ns; 0 = none
 	abort atomic.Pointer[error]
 }
 
-func (p *PE) block(op, what string, since time.Time) *blockInfo {
-	bi := &blockInfo{op: op, what: what, since: since}
-	p.s.blocks.last.Store(bi)
+func (p *PE) block(w *longWait) {
+	p.s.blocks.last.Store(w)
 	p.s.blocks.n.Add(1)
 	p.s.blocks.gen.Add(1)
-	return bi
 }
 
 func (p *PE) unblock() {
@@ -85,17 +77,17 @@ func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
 	if p.s.blocks.n.Load() <= 0 {
 		return false, gen, ""
 	}
-	bi := p.s.blocks.last.Load()
-	if bi == nil {
+	w := p.s.blocks.last.Load()
+	if w == nil {
 		return true, gen, "?"
 	}
-	return true, gen, fmt.Sprintf("%s on %s, for %v", bi.op, bi.what, time.Since(bi.since).Round(time.Millisecond))
+	return true, gen, fmt.Sprintf("%s on %s, for %v", w.op, w.waiting(), time.Since(w.start).Round(time.Millisecond))
 }
 
 // blockedIn says what the PE's latest blocked call is in, without times.
 func (p *PE) blockedIn() string {
-	if bi := p.s.blocks.last.Load(); bi != nil && p.s.blocks.n.Load() > 0 {
-		return bi.op + " on " + bi.what
+	if w := p.s.blocks.last.Load(); w != nil && p.s.blocks.n.Load() > 0 {
+		return w.op + " on " + w.waiting()
 	}
 	return "nothing"
 }
@@ -111,21 +103,56 @@ func (p *PE) Report() string {
 // Finished reports whether the PE has finalized.
 func (p *PE) Finished() bool { return p.s.finalized.Load() }
 
-// longWait is the bookkeeping of one registered wait.
+// longWait is the bookkeeping of one registered wait: its only
+// allocation. A wait on a team operation has b; a wait on a word of this
+// PE's heap (WaitUntil, signal waits) has off, and a wait for a lock
+// also lock (see WaitLock); descriptions are made only when needed.
 type longWait struct {
 	p        *PE
 	op       string
 	b        coll.Blocked
-	what     string
+	off      uint64 // the word waited on, noWord if unknown
+	lock     bool   // the word is a lock on PE home
+	home     int
 	start    time.Time
 	check    time.Duration // elapsed time of the next peer check
 	reported bool
 }
 
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	w := &longWait{p: p, op: op, b: b, what: b.Waiting(), start: time.Now(), check: firstCheck(p.NPEs())}
-	p.block(op, w.what, w.start)
+	w := &longWait{p: p, op: op, b: b, off: noWord, start: time.Now(), check: firstCheck(p.NPEs())}
+	p.block(w)
 	return w
+}
+
+func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
+	w := &longWait{p: p, op: op, off: off, lock: lock, home: home, start: time.Now(), check: firstCheck(p.NPEs())}
+	p.block(w)
+	return w
+}
+
+// waiting says what the wait waits for.
+func (w *longWait) waiting() string {
+	switch {
+	case w.b != nil:
+		return w.b.Waiting()
+	case w.lock:
+		return fmt.Sprintf("the lock at heap offset %#x of PE %d", w.off, w.home)
+	case w.off != noWord:
+		return fmt.Sprintf("its word at heap offset %#x", w.off)
+	}
+	return "this PE's memory"
+}
+
+// checkPeers asks whether the wait can still end.
+func (w *longWait) checkPeers() error {
+	switch {
+	case w.b != nil:
+		return w.b.CheckPeers(w.op)
+	case w.lock:
+		return w.p.lockCheck(w)
+	}
+	return w.p.wordCheck(w)
 }
 
 // step runs the periodic duties of a long wait: the abort verdict, the peer
@@ -139,32 +166,24 @@ func (w *longWait) step() (time.Duration, error) {
 	el := time.Since(w.start)
 	if el >= w.check {
 		w.check = el + min(max(el, checkFirst), checkMax)
-		if err := w.b.CheckPeers(w.op); err != nil {
+		if err := w.checkPeers(); err != nil {
 			return 0, err
 		}
 	}
 	if to := time.Duration(s.blocks.opTO.Load()); to > 0 && el >= to {
-		return 0, errs.New(w.op, w.p.MyPE(), errs.NoPE, errs.ErrTimeout, "waited %v (the operation timeout) on %s", el.Round(time.Millisecond), w.what)
+		return 0, errs.New(w.op, w.p.MyPE(), errs.NoPE, errs.ErrTimeout, "waited %v (the operation timeout) on %s", el.Round(time.Millisecond), w.waiting())
 	}
 	if h := time.Duration(s.blocks.hang.Load()); h > 0 && el >= h && !w.reported {
 		w.reported = true
-		s.log.Warn("blocked", "call", w.op, "on", w.what, "for", el.Round(time.Millisecond))
+		s.log.Warn("blocked", "call", w.op, "on", w.waiting(), "for", el.Round(time.Millisecond))
 	}
 	return max(w.check-el, time.Millisecond), nil
 }
 
-// wordWait is a wait for a word of this PE's heap (WaitUntil, signal waits,
-// locks): any PE may write it, so it can never end once every other PE has
-// called Finalize or failed.
-type wordWait struct {
-	p    *PE
-	what string
-}
-
-func (w wordWait) Waiting() string { return w.what }
-
-func (w wordWait) CheckPeers(op string) error {
-	p := w.p
+// wordCheck: a word of this PE's heap (WaitUntil, signal waits, locks)
+// may be written by any PE, so the wait can never end once every other PE
+// has called Finalize or failed.
+func (p *PE) wordCheck(w *longWait) error {
 	var left []int
 	for r := 0; r < p.NPEs(); r++ {
 		if r == p.MyPE() {
@@ -173,7 +192,7 @@ func (w wordWait) CheckPeers(op string) error {
 		if p.s.failed[r].Load() != nil {
 			continue // counted as gone; waitable reports failures itself
 		}
-		ok, err := coll.Left(p, op, r)
+		ok, err := coll.Left(p, w.op, r)
 		if err != nil || !ok {
 			return nil // someone may still write
 		}
@@ -182,6 +201,6 @@ func (w wordWait) CheckPeers(op string) error {
 	if len(left) == 0 {
 		return nil
 	}
-	return errs.New(op, p.MyPE(), left[0], errs.ErrPEFailed, "every other PE has called Finalize or failed (PEs %s) while this PE waits in %s on %s",
-		coll.Ranges(left), op, w.what)
+	return errs.New(w.op, p.MyPE(), left[0], errs.ErrPEFailed, "every other PE has called Finalize or failed (PEs %s) while this PE waits in %s on %s",
+		coll.Ranges(left), w.op, w.waiting())
 }

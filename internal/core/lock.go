@@ -1,7 +1,6 @@
 package core
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -54,7 +53,7 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 			continue
 		}
 		if w == nil {
-			w = p.startLong(op, lockWait{wordWait{p: p, what: fmt.Sprintf("the lock at heap offset %#x of PE %d", off, home)}, off})
+			w = p.startWord(op, off, true, home)
 		}
 		if _, err := w.step(); err != nil {
 			return err
@@ -63,21 +62,17 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 	}
 }
 
-// lockWait is a wait for a lock.
-type lockWait struct {
-	wordWait
-	off uint64
-}
-
-func (l lockWait) CheckPeers(op string) error {
-	p := l.p
+// lockCheck: the lock can never be released once the PE holding it has
+// failed or called Finalize, nor once every other PE has.
+func (p *PE) lockCheck(l *longWait) error {
+	op := l.op
 	for r := 0; r < p.NPEs(); r++ {
 		if r == p.MyPE() {
 			continue
 		}
 		if why := p.s.failed[r].Load(); why != nil {
 			// Its memory is gone with it: it may have held the lock.
-			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d failed while this PE waits for %s (it may hold it): %s", r, l.what, firstLine(*why))
+			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d failed while this PE waits for %s (it may hold it): %s", r, l.waiting(), firstLine(*why))
 		}
 		path, err := p.Path(op, r)
 		if err != nil {
@@ -91,8 +86,8 @@ func (l lockWait) CheckPeers(op string) error {
 			continue
 		}
 		if left, err := coll.Left(p, op, r); err == nil && left {
-			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d holds %s and called Finalize", r, l.what)
+			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d holds %s and called Finalize", r, l.waiting())
 		}
 	}
-	return l.wordWait.CheckPeers(op)
+	return p.wordCheck(l)
 }

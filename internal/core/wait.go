@@ -1,7 +1,6 @@
 package core
 
 import (
-	"fmt"
 	"runtime"
 	"time"
 
@@ -31,11 +30,7 @@ func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
-	what := "this PE's memory"
-	if off != noWord {
-		what = fmt.Sprintf("its word at heap offset %#x", off)
-	}
-	return p.waitSlow(op, wordWait{p: p, what: what}, cond)
+	return p.waitSlow(op, nil, off, cond)
 }
 
 // WaitBlocked blocks until cond holds, as WaitLocal does, checking b's
@@ -46,13 +41,18 @@ func (p *PE) WaitBlocked(op string, b coll.Blocked, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, b, cond)
+	return p.waitSlow(op, b, noWord, cond)
 }
 
-func (p *PE) waitSlow(op string, b coll.Blocked, cond func() bool) error {
+func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) error {
 	bell := p.s.bell
 	defer p.s.kick.stop()
-	w := p.startLong(op, b)
+	var w *longWait
+	if b != nil {
+		w = p.startLong(op, b)
+	} else {
+		w = p.startWord(op, off, false, 0)
+	}
 	defer p.unblock()
 	for {
 		p.s.kick.kick()
