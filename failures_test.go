@@ -135,3 +135,25 @@ func TestSurvivorErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMismatchNamesPEAndField: members that pass different arguments to
+// one collective all fail, and the error says which field differs and who
+// passed what.
+func TestMismatchNamesPEAndField(t *testing.T) {
+	run(t, 4, func(p *shmem.PE) error {
+		src, err := shmem.Malloc[int64](p, 8)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Malloc[int64](p, 8)
+		if err != nil {
+			return err
+		}
+		root := 0
+		if p.MyPE() == 2 {
+			root = 1
+		}
+		err = shmem.Broadcast(p.TeamWorld(), dst, src, root)
+		return wantErr(err, shmem.ErrInvalidArgument, "Broadcast", "root: PEs 0-1, 3 passed 0, PE 2 passed 1")
+	})
+}

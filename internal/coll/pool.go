@@ -56,16 +56,17 @@ func NewPool(base uint64, npes, slots int) *Pool {
 // barrier words, entry signal words and two parities of entry data (three
 // words a round), then a signal word and an acknowledgement word per world
 // PE and a count word per world PE (Collect's sizes), then the member's
-// operation word, its left word (see ident.go) and the lock it holds.
+// operation word, its left word (see ident.go), the lock it holds, and
+// the arguments of its current collective (see args.go).
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return r + r + 2*3*r + 3*npes + 3
+	return r + r + 2*3*r + 3*npes + 3 + argWords
 }
 
 // layout is where a slot's parts live in the heap.
 type layout struct {
-	psync, entrySig, entryData, sig, ack, counts, op, left, held, scratch uint64
-	rounds                                                                int
+	psync, entrySig, entryData, sig, ack, counts, op, left, held, args, scratch uint64
+	rounds                                                                      int
 }
 
 func (p *Pool) layout(slot int) layout {
@@ -80,7 +81,8 @@ func (p *Pool) layout(slot int) layout {
 	l.op = l.counts + uint64(8*p.world)
 	l.left = l.op + 8
 	l.held = l.left + 8
-	l.scratch = l.held + 8
+	l.args = l.held + 8
+	l.scratch = l.args + 8*argWords
 	return l
 }
 
