@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,8 +13,9 @@ import (
 // watchSIGQUIT prints c's hang report (what it is blocked in, and on what)
 // to stderr on every SIGQUIT, in place of Go's default goroutine dump and
 // exit, so that an operator can ask every PE of a hung job at once
-// (shmemrun forwards the signal). It returns the function that stops it.
-func watchSIGQUIT(c *core.PE) func() {
+// (shmemrun forwards the signal). out is where the reports go (os.Stderr
+// when Init ran). It returns the function that stops it.
+func watchSIGQUIT(c *core.PE, out io.Writer) func() {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGQUIT)
 	stop := make(chan struct{})
@@ -23,7 +25,7 @@ func watchSIGQUIT(c *core.PE) func() {
 		for {
 			select {
 			case <-ch:
-				fmt.Fprintln(os.Stderr, "goshmem hang report:", c.Report())
+				fmt.Fprintln(out, "goshmem hang report:", c.Report())
 			case <-stop:
 				return
 			}

@@ -156,7 +156,7 @@ func configured(p *PE, o *options) *PE {
 	p.c.SetOpTimeout(o.opTimeout)
 	if o.hangReport > 0 {
 		p.c.SetHangReport(o.hangReport)
-		p.hang = watchSIGQUIT(p.c)
+		p.hang = watchSIGQUIT(p.c, os.Stderr)
 	}
 	return p
 }
