@@ -45,7 +45,8 @@ type Scenario struct {
 	// Body is PE p's part; its error is what the PE got.
 	Body func(p *shmem.PE) error
 	// Want and Fin are the classes PE r's Body and Finalize must return;
-	// "-" means the PE does not report (it died).
+	// "-" means the PE does not report (it died: a process exits non-zero
+	// without Finalize).
 	Want, Fin func(r int) Class
 	// Say lists what PE r's error must say, if it has one.
 	Say func(r int) []string
@@ -131,6 +132,9 @@ func Scenarios() []Scenario {
 		{Name: "exit-without-finalize", NPEs: 3, Body: dies,
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
+		{Name: "panic", NPEs: 3, Body: panics,
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
 		{Name: "global-exit", NPEs: 4, Body: globalExit, Want: all("Exit:5"), Fin: all("Exit:5")},
 		{Name: "deadlock", NPEs: 3, SimOnly: true, Body: waitForever,
 			Want: all("Deadlock"), Fin: all("nil"),
@@ -177,6 +181,18 @@ func dies(p *shmem.PE) error {
 	}
 	if p.MyPE() == p.NPEs()-1 {
 		Die(p)
+	}
+	return p.BarrierAll()
+}
+
+// panics: the last PE panics (a real panic: in a process it ends the
+// program) once everyone is up; the others wait in a barrier.
+func panics(p *shmem.PE) error {
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if p.MyPE() == p.NPEs()-1 {
+		panic("expert table corrupt")
 	}
 	return p.BarrierAll()
 }
