@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
@@ -28,6 +29,10 @@ import (
 // fails at once, its sync words no longer agree), so that every other
 // member of the operation reaches the same verdict, however late it looks.
 
+// lateWait is how long a member that found a mismatch waits for members
+// not there yet before it reports what it knows.
+const lateWait = 100 * time.Millisecond
+
 // opWord encodes a numbered operation: number<<8 | kind.
 func opWord(o team.Op) uint64 { return o.Seq<<8 | uint64(o.Kind) }
 
@@ -36,7 +41,7 @@ func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v 
 // publish stores the member's current operation where its peers read it.
 func (t *Team) publish(o team.Op) {
 	t.cur.Store(opWord(o))
-	t.early = false
+	t.early = time.Time{}
 	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
 }
 
@@ -100,10 +105,12 @@ func (t *Team) CheckPeers(op string) error {
 	}
 	var err error
 	switch {
-	case mismatch && slices.Contains(at, 0) && !t.early:
+	case mismatch && slices.Contains(at, 0) && (t.early.IsZero() || time.Since(t.early) < lateWait):
 		// Members not there yet may still arrive, and the message is
-		// better with what they called: one more check interval first.
-		t.early = true
+		// better with what they called: wait for them a little first.
+		if t.early.IsZero() {
+			t.early = time.Now()
+		}
 		return nil
 	case mismatch:
 		err = errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument,

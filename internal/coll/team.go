@@ -12,6 +12,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
@@ -74,7 +75,7 @@ type Team struct {
 	// operation that could never complete (see ident.go).
 	cur    atomic.Uint64 // opWord of the operation
 	broken error
-	early  bool // a mismatch was seen with members not there yet
+	early  time.Time // when a mismatch was first seen with members not there yet
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the

@@ -122,7 +122,7 @@ func Scenarios() []Scenario {
 			Want: all("InvalidArgument"), Fin: all("nil")},
 		{Name: "barrier-vs-reduce", NPEs: 4, Body: split(0, "BarrierAll", "Reduce"),
 			Want: all("InvalidArgument"), Fin: all("nil"),
-			Say: func(int) []string { return []string{"PE 0 called Barrier, PEs 1-"} }},
+			Say: func(int) []string { return []string{"PE 0 called Barrier", "Reduce"} }},
 		{Name: "malloc-vs-barrier", NPEs: 4, Body: split(1, "Malloc", "BarrierAll"),
 			Want: all("InvalidArgument"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"called Barrier", "PE 1 Alloc"} }},
