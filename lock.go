@@ -15,7 +15,9 @@ const (
 
 // SetLock blocks until the caller holds l (shmem_set_lock). It fails with
 // ErrPEFailed when the lock's home PE (PE 0) or the PE holding the lock
-// fails or calls Finalize, since the lock would then never be released.
+// fails or calls Finalize, since the lock would then never be released;
+// like every wait it also ends when any PE fails (a failed PE's memory,
+// where it records the lock it holds, can no longer be read).
 func SetLock(p *PE, l Sym[int64]) error {
 	const op = "SetLock"
 	if _, _, err := l.target(p, op, lockHome, 0, 1); err != nil {

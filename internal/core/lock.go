@@ -1,6 +1,7 @@
 package core
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -49,7 +50,7 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 		}
 		if attempt < 32 {
 			// The holder usually releases within microseconds.
-			transport.OSYield()
+			runtime.Gosched()
 			continue
 		}
 		if w == nil {
