@@ -153,7 +153,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 	if marker != nil {
 		marker(net.Mark)
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net, OpTimeout: c.opTO})
 	if err != nil {
 		return simnet.Result{}, err
 	}
@@ -170,7 +170,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 		go func() {
 			defer wg.Done()
 			net.Start(r)
-			errs[r] = runPE(w, r, p, func(p *shmem.PE) error {
+			errs[r] = runPE(w, r, c, p, func(p *shmem.PE) error {
 				err := fn(p)
 				net.Returned(r)
 				return err
