@@ -225,6 +225,17 @@ gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms
 	return r;
 }
 
+// gf_mr_reg_heap registers the heap's first len bytes again, once it has
+// grown: a new registration for the whole range rather than for the new
+// part alone, so that no transfer ever spans two registrations and each
+// peer needs one key. key is the requested key (ignored under
+// FI_MR_PROV_KEY); the remote key is stored in *rkey.
+int gf_mr_reg_heap(gf_node *n, void *heap, size_t len, uint64_t key, struct fid_mr **mr, uint64_t *rkey) {
+	int rc = fi_mr_reg(n->domain, heap, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, key, 0, mr, NULL);
+	if (rc == 0) *rkey = fi_mr_key(*mr);
+	return rc;
+}
+
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc) {
 	int rc = fi_mr_reg(n->domain, buf, len, access, 0, key, 0, mr, NULL);
 	if (rc == 0) *desc = fi_mr_desc(*mr);

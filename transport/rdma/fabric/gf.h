@@ -54,6 +54,7 @@ int gf_atomic_ok(gf_node *n, int op, int dt, uint64_t flavour);
 int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max);
 void gf_wake(gf_node *n);
 gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms);
+int gf_mr_reg_heap(gf_node *n, void *heap, size_t len, uint64_t key, struct fid_mr **mr, uint64_t *rkey);
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc);
 void gf_mr_close(struct fid_mr *mr);
 #endif

@@ -55,6 +55,10 @@ type Node struct {
 	slots []slot
 	free  chan int32
 
+	growMu  sync.Mutex         // serializes GrowHeap
+	heapLen int                // registered heap bytes; guarded by mu
+	heapMRs []*C.struct_fid_mr // later heap registrations (GrowHeap); guarded by growMu, closed by teardown
+
 	// issued counts operations posted towards the write (0) and read (1)
 	// counters, lost those that timed out and will never be counted, and
 	// errSeen the counter errors already reported by Quiet.
@@ -82,7 +86,7 @@ func Open(cfg Config) (*Node, error) {
 	}
 	n := &Node{cfg: c, log: c.Logger, done: make(chan struct{}), polled: make(chan struct{}),
 		nbiDone: make(chan struct{}, 1),
-		paths:   make([]*path, c.NPEs), failed: make([]bool, c.NPEs)}
+		paths:   make([]*path, c.NPEs), failed: make([]bool, c.NPEs), heapLen: len(c.Heap)}
 	n.eng.n = n
 	n.me.Store(int64(c.Rank))
 	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))
@@ -237,7 +241,9 @@ func (n *Node) connect(r int, b []byte) error {
 	if rc := C.gf_av_insert(n.c, unsafe.Pointer(&a.EP[0]), &fa); rc != 0 {
 		return bad(errs.ErrBootstrap, "fi_av_insert: %s", fiStrerror(int(rc)))
 	}
-	p := &path{n: n, peer: r, fa: fa, size: int(a.HeapSize), key: a.Key, dead: make(chan struct{})}
+	p := &path{n: n, peer: r, fa: fa, win: &window{}, dead: make(chan struct{})}
+	p.win.key.Store(a.Key)
+	p.win.size.Store(int64(a.HeapSize))
 	if n.c.virt_addr != 0 {
 		p.base = a.HeapBase
 	}
@@ -317,6 +323,7 @@ func (n *Node) Close() error {
 
 // teardown releases the C side; the caller guarantees nobody uses it.
 func (n *Node) teardown() {
+	n.closeGrowth()
 	C.gf_close(n.c)
 	C.free(unsafe.Pointer(n.c))
 	n.c = nil

@@ -123,7 +123,7 @@ func (p *path) injectAtomic(fop, dt C.int, off, operand uint64, op string) error
 	}
 	p.noteWrite()
 	err := p.retry(op, "fi_atomicmsg(inject)", func() C.ssize_t {
-		return C.gf_atomic_inject(n.c, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.key), writeFlags)
+		return C.gf_atomic_inject(n.c, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.win.key.Load()), writeFlags)
 	})
 	if err != nil {
 		n.issued[0].Add(^uint64(0))

@@ -22,9 +22,8 @@ type path struct {
 	n    *Node
 	peer int
 	fa   C.fi_addr_t
-	base uint64 // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
-	size int
-	key  uint64
+	base uint64  // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
+	win  *window // the peer's registered heap: size and key, changed by UpdatePeers
 
 	failed    atomic.Pointer[error]
 	dead      chan struct{} // closed when failed is set: wakes the path's waiters (await, acquire)
@@ -72,8 +71,8 @@ func (p *path) check(op string, off uint64, n int) error {
 	if e := p.failed.Load(); e != nil {
 		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "path failed earlier", Err: *e}
 	}
-	if !transport.InRange(p.size, off, n) {
-		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, p.size)
+	if size := int(p.win.size.Load()); !transport.InRange(size, off, n) {
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, size)
 	}
 	return nil
 }
@@ -195,7 +194,7 @@ func (p *path) injectPut(off uint64, src []byte, op string) error {
 	err := p.retry(op, "fi_writemsg(inject)", func() C.ssize_t {
 		// src is Go memory: allowed because FI_INJECT copies it before returning.
 		return C.gf_write(n.c, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
-			C.uint64_t(p.base+off), C.uint64_t(p.key), -1, C.FI_INJECT|writeFlags)
+			C.uint64_t(p.base+off), C.uint64_t(p.win.key.Load()), -1, C.FI_INJECT|writeFlags)
 	})
 	if err != nil {
 		n.issued[0].Add(^uint64(0))
@@ -224,7 +223,7 @@ const (
 
 func (p *path) issue(r *req, s *slot, i int32) C.ssize_t {
 	n := p.n
-	raddr, key := C.uint64_t(p.base+r.off), C.uint64_t(p.key)
+	raddr, key := C.uint64_t(p.base+r.off), C.uint64_t(p.win.key.Load())
 	switch r.code {
 	case reqWrite:
 		return C.gf_write(n.c, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION|writeFlags)
