@@ -59,20 +59,12 @@ type Node struct {
 	heapLen int                // registered heap bytes; guarded by mu
 	heapMRs []*C.struct_fid_mr // later heap registrations (GrowHeap); guarded by growMu, closed by teardown
 
-	// issued counts operations posted towards the write (0) and read (1)
-	// counters, lost those that timed out and will never be counted, and
-	// errSeen the counter errors already reported by Quiet.
-	issued  [2]atomic.Uint64
-	lost    [2]atomic.Uint64
-	errSeen [2]atomic.Uint64
+	keys atomic.Uint64 // requested keys for local registrations
 
-	nbiPending atomic.Int64
-	nbiDone    chan struct{} // signalled when nbiPending drops to 0
-	asyncErr   atomic.Pointer[error]
-	fenceEpoch atomic.Uint64
-	keys       atomic.Uint64 // requested keys for local registrations
-	wseq       atomic.Uint64 // sequence number of the last write posted (path.lastW)
-	wdone      atomic.Uint64 // every write up to this sequence number is complete
+	// streams are the engines of the node's streams whose endpoints are
+	// open: live ones, and destroyed ones that still had operations in
+	// flight (closed with the node). Guarded by mu.
+	streams map[*engine]struct{}
 }
 
 // Open creates a node: it picks a provider, opens the endpoint, registers
@@ -85,9 +77,8 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: c, log: c.Logger, done: make(chan struct{}), polled: make(chan struct{}),
-		nbiDone: make(chan struct{}, 1),
-		paths:   make([]*path, c.NPEs), failed: make([]bool, c.NPEs), heapLen: len(c.Heap)}
-	n.eng.n = n
+		paths: make([]*path, c.NPEs), failed: make([]bool, c.NPEs), heapLen: len(c.Heap),
+		streams: map[*engine]struct{}{}}
 	n.me.Store(int64(c.Rank))
 	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))
 	if n.c == nil {
@@ -116,6 +107,7 @@ func Open(cfg Config) (*Node, error) {
 		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrBootstrap,
 			"%s (provider %q, domain %q, node %q): %s", step, c.Provider, c.Domain, c.Node, fiStrerror(int(rc)))
 	}
+	n.eng = engine{n: n, ep: &n.c.main, nbiDone: make(chan struct{}, 1)}
 	n.prov = C.GoString(C.gf_prov(n.c))
 	n.inject = int(C.gf_inject_size(n.c))
 	n.maxMsg = int(min(uint64(C.gf_max_msg(n.c)), 1<<30))
@@ -241,7 +233,7 @@ func (n *Node) connect(r int, b []byte) error {
 	if rc := C.gf_av_insert(n.c, unsafe.Pointer(&a.EP[0]), &fa); rc != 0 {
 		return bad(errs.ErrBootstrap, "fi_av_insert: %s", fiStrerror(int(rc)))
 	}
-	p := &path{n: n, peer: r, fa: fa, win: &window{}, dead: make(chan struct{})}
+	p := &path{n: n, e: &n.eng, peer: r, fa: fa, win: &window{}, dead: make(chan struct{})}
 	p.win.key.Store(a.Key)
 	p.win.size.Store(int64(a.HeapSize))
 	if n.c.virt_addr != 0 {
@@ -286,9 +278,12 @@ func (n *Node) PeerFailed(peer int) {
 	}
 	n.mu.Lock()
 	n.failed[peer] = true
-	p := n.paths[peer]
+	hit := n.streamPaths(peer)
+	if p := n.paths[peer]; p != nil {
+		hit = append(hit, p)
+	}
 	n.mu.Unlock()
-	if p != nil {
+	for _, p := range hit {
 		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d marked failed", peer)
 	}
 }
@@ -307,7 +302,12 @@ func (n *Node) Close() error {
 	// The endpoint goes first: a waiter woken by failSlots may reuse its
 	// buffer at once (a big Get's dst), and the pinned caller buffers are
 	// unpinned there, so libfabric must be done with them.
-	C.gf_close_ep(n.c)
+	C.gf_close_ep(&n.c.main)
+	n.mu.Lock()
+	for e := range n.streams {
+		C.gf_close_ep(e.ep)
+	}
+	n.mu.Unlock()
 	n.failSlots()
 	n.teardown()
 	n.life.Unlock()
@@ -324,6 +324,12 @@ func (n *Node) Close() error {
 // teardown releases the C side; the caller guarantees nobody uses it.
 func (n *Node) teardown() {
 	n.closeGrowth()
+	n.mu.Lock()
+	for e := range n.streams {
+		e.freeEP()
+		delete(n.streams, e)
+	}
+	n.mu.Unlock()
 	C.gf_close(n.c)
 	C.free(unsafe.Pointer(n.c))
 	n.c = nil
