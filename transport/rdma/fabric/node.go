@@ -46,6 +46,10 @@ type Node struct {
 	closed atomic.Bool
 	done   chan struct{} // closed by Close: wakes slot waiters
 	polled chan struct{} // closed when the progress goroutine has stopped
+	// pollMu is held by the progress goroutine while it reads the
+	// completion queue, which progresses every endpoint bound to it:
+	// closing a stream's endpoint meanwhile crashes rxm (stream.go).
+	pollMu sync.Mutex
 
 	mu      sync.Mutex
 	paths   []*path // by rank; nil until Connect
@@ -65,6 +69,7 @@ type Node struct {
 	// open: live ones, and destroyed ones that still had operations in
 	// flight (closed with the node). Guarded by mu.
 	streams map[*engine]struct{}
+	idle    []*C.gf_ep // endpoints of destroyed streams, for the next (streamEP); guarded by mu
 }
 
 // Open creates a node: it picks a provider, opens the endpoint, registers
@@ -307,6 +312,9 @@ func (n *Node) Close() error {
 	for e := range n.streams {
 		C.gf_close_ep(e.ep)
 	}
+	for _, ep := range n.idle {
+		C.gf_close_ep(ep)
+	}
 	n.mu.Unlock()
 	n.failSlots()
 	n.teardown()
@@ -326,9 +334,13 @@ func (n *Node) teardown() {
 	n.closeGrowth()
 	n.mu.Lock()
 	for e := range n.streams {
-		e.freeEP()
+		freeEP(e.ep)
 		delete(n.streams, e)
 	}
+	for _, ep := range n.idle {
+		freeEP(ep)
+	}
+	n.idle = nil
 	n.mu.Unlock()
 	C.gf_close(n.c)
 	C.free(unsafe.Pointer(n.c))

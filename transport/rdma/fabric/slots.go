@@ -171,7 +171,9 @@ func (n *Node) progress() {
 	var idx, code [64]C.int
 	logged := false
 	for !n.closed.Load() {
+		n.pollMu.Lock()
 		k := int(C.gf_poll(n.c, 100, &idx[0], &code[0], 64))
+		n.pollMu.Unlock()
 		if k < 0 {
 			if !logged {
 				n.log.Error("fabric: reading the completion queue failed", "rank", n.rank(), "err", fiStrerror(k))

@@ -43,23 +43,56 @@ func (e *engine) NewStream() (transport.Stream, error) {
 		return nil, err
 	}
 	defer n.exit()
+	ep, err := n.streamEP()
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{n: n, paths: map[*path]*path{}}
+	s.eng = engine{n: n, ep: ep, st: s, nbiDone: make(chan struct{}, 1)}
+	// A reused endpoint's counters go on from where its last stream left
+	// them, every operation counted (Close pools only such endpoints).
+	for which := 0; which < 2; which++ {
+		k := C.gf_cntr_wait(n.c, ep, C.int(which), 0, -1)
+		s.eng.issued[which].Store(uint64(k.ok) + uint64(k.bad))
+		s.eng.errSeen[which].Store(uint64(k.bad))
+	}
+	n.mu.Lock()
+	n.streams[&s.eng] = struct{}{}
+	n.mu.Unlock()
+	return s, nil
+}
+
+// streamEP returns an endpoint for a new stream: one a destroyed stream
+// left idle, or a new one. Endpoints are never closed before the node:
+// closing one of several endpoints bound to a completion queue leaves
+// tcp;ofi_rxm (libfabric 1.17) reading freed memory in the next
+// fi_cq_sread, so a destroyed stream's endpoint waits for the next
+// stream instead, and the endpoints a node holds are as many as the
+// contexts it ever had alive at once. The caller is inside the node.
+func (n *Node) streamEP() (*C.gf_ep, error) {
+	n.mu.Lock()
+	if k := len(n.idle); k > 0 {
+		ep := n.idle[k-1]
+		n.idle = n.idle[:k-1]
+		n.mu.Unlock()
+		return ep, nil
+	}
+	n.mu.Unlock()
 	ep := (*C.gf_ep)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_ep{}))))
 	if ep == nil {
 		return nil, errs.New("CreateCtx", n.rank(), errs.NoPE, errs.ErrOutOfMemory, "allocating an endpoint")
 	}
 	// gf_ep_open sets n.c.step, which another NewStream may set at the
 	// same time: the message then names the wrong step, nothing worse.
-	if rc := C.gf_ep_open(n.c, ep); rc != 0 {
+	resume := n.pausePoll()
+	rc := C.gf_ep_open(n.c, ep)
+	resume()
+	if rc != 0 {
 		C.free(unsafe.Pointer(ep))
 		return nil, errs.New("CreateCtx", n.rank(), errs.NoPE, errs.ErrOutOfMemory,
 			"opening a stream endpoint (provider %s): %s", n.prov, fiStrerror(int(rc)))
 	}
-	s := &stream{n: n, paths: map[*path]*path{}}
-	s.eng = engine{n: n, ep: ep, st: s, nbiDone: make(chan struct{}, 1)}
-	n.mu.Lock()
-	n.streams[&s.eng] = struct{}{}
-	n.mu.Unlock()
-	return s, nil
+	return ep, nil
 }
 
 // Path returns the stream's path to the peer that p (a path of the
@@ -119,10 +152,11 @@ func (s *stream) Quiet() error { return s.eng.Quiet() }
 
 // Close destroys the stream: its paths fail with errs.ErrFinalized, and
 // so do the operations waiting on them (the runtime quiets a context
-// before it destroys it, so normally there are none). Its endpoint is
-// closed at once when nothing of it is in flight, else with the node
-// (libfabric may still complete those operations into the slots). The
-// node goes on. Closing twice does nothing.
+// before it destroys it, so normally there are none). Its endpoint goes
+// to the next stream when nothing of it is in flight (streamEP), else it
+// stays out of use until the node closes it (libfabric may still
+// complete those operations into the slots). The node goes on. Closing
+// twice does nothing.
 func (s *stream) Close() error {
 	n := s.n
 	n.mu.Lock()
@@ -148,8 +182,8 @@ func (s *stream) Close() error {
 	}
 	n.mu.Lock()
 	delete(n.streams, e)
+	n.idle = append(n.idle, e.ep)
 	n.mu.Unlock()
-	e.freeEP()
 	return nil
 }
 
@@ -169,10 +203,20 @@ func (e *engine) counted() bool {
 	return true
 }
 
-// freeEP closes a stream's endpoint and counters and frees them; the
-// caller holds the node's write side.
-func (e *engine) freeEP() {
-	C.gf_ep_close(e.ep)
-	C.free(unsafe.Pointer(e.ep))
-	e.ep = nil
+// pausePoll keeps the progress goroutine out of the completion queue
+// until the returned func runs: reading the queue progresses every
+// endpoint bound to it, so an endpoint is bound to it only while nobody
+// reads it. The goroutine is woken from its wait, so the pause costs at
+// most one batch of completions. The caller is inside the node.
+func (n *Node) pausePoll() func() {
+	C.gf_wake(n.c)
+	n.pollMu.Lock()
+	return n.pollMu.Unlock
+}
+
+// freeEP closes a stream endpoint and its counters and frees them, at
+// the node's Close (teardown), when nothing runs in libfabric any more.
+func freeEP(ep *C.gf_ep) {
+	C.gf_ep_close(ep)
+	C.free(unsafe.Pointer(ep))
 }
