@@ -186,3 +186,13 @@ func TestFabricHeapGrows(t *testing.T) {
 		})
 	}
 }
+
+// TestFabricWorldContexts: spmdcheck.Run, whose Spec part checks contexts
+// (each a fabric stream: an endpoint with counters of its own), team
+// contexts and non-blocking fetching atomics with values, on 3 PEs over
+// tcp;ofi_rxm.
+func TestFabricWorldContexts(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleSPMD, fabricEnv("tcp;ofi_rxm")...)
+	expectAll(t, codes, outs, 0)
+}
