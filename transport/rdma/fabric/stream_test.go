@@ -190,3 +190,42 @@ func TestStreamFollowsNodeFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A stream's hot path allocates nothing, as the node's does: puts (inject
+// and bounce), a posted atomic and Quiet, into a grown heap's new part.
+func TestStreamHotPathAllocatesNothing(t *testing.T) {
+	const initial, limit = 16 << 10, 64 << 10
+	heaps := make([][]byte, 2)
+	w := newWorld(t, 2, 0, func(c *Config) { heaps[c.Rank] = reserve(t, initial, limit); c.Heap = heaps[c.Rank] })
+	mapRW(t, heaps[1][:limit], limit)
+	if err := w.nodes[1].GrowHeap(limit); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.nodes[0].UpdatePeers([][]byte{nil, w.nodes[1].Address()}); err != nil {
+		t.Fatal(err)
+	}
+	st := newStream(t, w.nodes[0])
+	p := streamPath(t, st, w.path(t, 0, 1))
+	small, medium := []byte{1, 2, 3, 4}, pattern(2000, 1)
+	run := func() {
+		if err := p.Put(40<<10, small); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Put(48<<10, medium); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.AtomicPost(transport.AtomicFetchAdd, 8, 60<<10, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Quiet(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run() // first use connects the endpoint
+	if a := testing.AllocsPerRun(50, run); a != 0 {
+		t.Fatalf("%v allocations per put, put, atomic and Quiet on a stream", a)
+	}
+	if got := heaps[1][:limit][60<<10]; got != 52 { // AllocsPerRun runs it once more to warm up
+		t.Fatalf("counter in the grown heap = %d, want 52", got)
+	}
+}
