@@ -20,6 +20,8 @@ type PE struct {
 	// made it).
 	pe   *PE
 	team *Team
+	// hang stops the SIGQUIT hang report (WithHangReport); nil without.
+	hang func()
 }
 
 // newPE wraps the runtime's PE c in the public handle.
@@ -68,11 +70,27 @@ func (p *PE) SyncAll() error { return p.c.SyncAll() }
 func (p *PE) GlobalExit(status int) { p.c.GlobalExit(status) }
 
 // Finalize ends this PE (shmem_finalize): it completes outstanding
-// operations, waits for every PE (collective), then releases the heap,
-// mappings, sockets and goroutines. It is idempotent; after it every call
-// fails with ErrFinalized. When a PE has failed, Finalize still releases
-// everything and reports the failure only if it happened during the call.
-func (p *PE) Finalize() error { return p.c.Finalize() }
+// operations, waits for every PE's Finalize (collective), then releases
+// the heap, mappings, sockets and goroutines. It is idempotent; after it
+// every call fails with ErrFinalized.
+//
+// Only Finalize matches Finalize: PEs that wait in another collective when
+// this PE calls it fail with ErrPEFailed naming it, and their Finalize
+// still completes. Finalize reports what happened to the world during the
+// run: PEs that failed (ErrPEFailed, one line of reason each), or the
+// GlobalExit that ended it (ExitStatus reads its status). Everything is
+// released in every case. The error-exit pattern is therefore:
+//
+//	err := body(p)               // return at the first error
+//	return errors.Join(err, p.Finalize())
+func (p *PE) Finalize() error {
+	err := p.c.Finalize()
+	if p.hang != nil {
+		p.hang()
+		p.hang = nil
+	}
+	return err
+}
 
 // TeamWorld returns the team of all PEs (SHMEM_TEAM_WORLD).
 func (p *PE) TeamWorld() *Team { return p.world }

@@ -22,7 +22,7 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 	if err != nil {
 		return err
 	}
-	return p.c.WaitLocal(op, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
+	return p.c.WaitWord(op, off, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
 }
 
 // Test reports whether the caller's ivar element 0 compares true with v

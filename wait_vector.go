@@ -77,7 +77,7 @@ func waitAll[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 		return err
 	}
 	var buf [8]int
-	return p.c.WaitLocal(op, func() bool {
+	return p.c.WaitWord(op, off, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, vals, buf[:0])
 		return len(idx) == live
 	})
@@ -90,7 +90,7 @@ func waitAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 	}
 	found := -1
 	var buf [8]int
-	err = p.c.WaitLocal(op, func() bool {
+	err = p.c.WaitWord(op, off, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, vals, buf[:0])
 		if len(idx) > 0 {
 			found = idx[0]
@@ -106,7 +106,7 @@ func waitSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp,
 		return nil, err
 	}
 	var found []int
-	err = p.c.WaitLocal(op, func() bool {
+	err = p.c.WaitWord(op, off, func() bool {
 		var live int
 		found, live = satisfied(p, off, ivars.n, status, cmp, v, vals, found[:0])
 		return len(found) > 0 || live == 0

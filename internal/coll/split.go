@@ -111,7 +111,7 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 	}
 	t.splits++
 	seq := t.splits
-	all, err := t.rt.Agree(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()))
+	all, err := t.rt.AgreeChecked(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()), t)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,10 @@ func (t *Team) Destroy() error {
 	if t.root {
 		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s cannot be destroyed", t.a.ID())
 	}
-	err := t.number(op, team.KindDestroy)
+	err := t.broken
+	if err == nil {
+		err = t.number(op, team.KindDestroy)
+	}
 	if err == nil {
 		err = t.rt.Quiet()
 	}

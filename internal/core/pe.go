@@ -58,12 +58,6 @@ type Config struct {
 	System *actor.ActorSystem
 	// Coordinator is the world's gather coordinator (actors.Coordinator).
 	Coordinator *actor.PID
-	// CoordinatorRank is the world rank whose process runs Coordinator:
-	// when that PE fails, every agreement waiting on the coordinator ends
-	// at once with ErrPEFailed naming it, instead of at Timeout. -1 means
-	// the coordinator cannot fail apart from this PE (one process: the
-	// simulator). Default 0, where the multi-process backend runs it.
-	CoordinatorRank int
 	// Send delivers msg (an *actors.GlobalExit or *actors.PEFailed, as a
 	// Go value) to the PE actor of world rank, this PE's own included,
 	// and reports whether it went: GlobalExit's fan-out and rank 0's relay
@@ -142,6 +136,9 @@ type state struct {
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
 	ctxMu     sync.Mutex
 	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
+	// agreed: every PE has reached Finalize (its agreement completed), so
+	// a peer that disappears from now on has left, not failed.
+	agreed atomic.Bool
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited atomic.Pointer[exitInfo]
@@ -150,14 +147,10 @@ type state struct {
 	nFailed   atomic.Int32
 	failed    []atomic.Pointer[string] // reason by rank, nil while alive
 	actor     peActor
+	blocks    blocks
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu
-
-	// agreeing holds the futures of agreements under way, so that the
-	// coordinator's failure can complete them (coordinatorLost).
-	agreeMu  sync.Mutex
-	agreeing map[*actor.PID]struct{}
 
 	collMu   sync.Mutex // serializes collective calls and their sequence numbers
 	allocSeq uint64
@@ -189,7 +182,7 @@ func Start(cfg Config) (*PE, error) {
 		cfg: cfg, log: log.With("pe", cfg.Rank),
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
-		exitKnown: make(chan struct{}), agreeing: map[*actor.PID]struct{}{},
+		exitKnown: make(chan struct{}),
 	}
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
@@ -223,7 +216,9 @@ func Start(cfg Config) (*PE, error) {
 	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
 	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
 	if err != nil {
-		return nil, err
+		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrOutOfMemory,
+			"a symmetric heap of %d bytes is too small for a world of %d PEs: give at least %d bytes (WithHeapSize or SHMEM_SYMMETRIC_SIZE)",
+			cfg.Heap.Size(), cfg.NPEs, MinHeapSize(cfg.NPEs))
 	}
 	s.pool = coll.NewPool(base, cfg.NPEs, slots)
 	if s.world, err = coll.NewRoot(p, "world", world, 0); err != nil {
@@ -351,3 +346,8 @@ func (p *PE) Check(op string) error {
 // start-up (the simulator builds every PE of its world at once); Init
 // wraps the PE it returns in the public handle.
 type Backend func(ctx context.Context) (*PE, error)
+
+// MinHeapSize is the smallest symmetric heap a PE of a world of npes PEs
+// can start with: the team slots of TeamWorld and TeamShared, and as much
+// again for the user's first objects and teams.
+func MinHeapSize(npes int) int64 { return 4 * coll.SlotBytes(npes) }

@@ -20,6 +20,9 @@ import (
 
 // runRole runs one role (see launchtest's Role constants).
 func runRole(p *shmem.PE, role string) error {
+	if name, ok := strings.CutPrefix(role, lt.RoleScenario); ok {
+		return scenario(p, name)
+	}
 	switch role {
 	case lt.RoleSPMD:
 		return spmdcheck.Run(p)
