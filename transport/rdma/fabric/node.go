@@ -265,7 +265,8 @@ func (n *Node) Path(peer int) (transport.Path, error) {
 	return nil, errs.New("fabric.Path", n.rank(), peer, errs.ErrInvalidArgument, "PE %d not connected", peer)
 }
 
-// Engine returns the engine that fences and quiets every path of the node.
+// Engine returns the engine that fences and quiets the node's paths (not
+// its streams' paths: each stream is an engine of its own, NewStream).
 func (n *Node) Engine() transport.Engine { return &n.eng }
 
 // PeerFailed marks peer dead: its path's later operations return
