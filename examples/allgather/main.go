@@ -193,6 +193,9 @@ func run[T shmem.Elem](n int, procs bool, initOpts []shmem.Option, iters int, ge
 		if err := prepare(n); err != nil {
 			return nil, err
 		}
+		// The error-exit pattern: the body returns at its first error and
+		// Finalize runs on every path; its error says what happened to
+		// the world (a PE that failed, a GlobalExit).
 		if err := errors.Join(body(p), p.Finalize()); err != nil {
 			return nil, err
 		}

@@ -40,6 +40,10 @@ const (
 	// RoleQuit: PE EnvWho exits 0 without Finalize after a barrier; the
 	// others wait in a barrier that only ErrPEFailed ends.
 	RoleQuit = "quit"
+	// RoleScenario prefixes the name of an internal/failcheck scenario
+	// ("scenario:finalize-vs-barrier"): the PE runs it and prints
+	// "RESULT body=<class> fin=<class> err=<quoted error>".
+	RoleScenario = "scenario:"
 	// RolePauseLoop: READY, then broadcasts in a loop until PE 0's stdin
 	// closes; PE EnvWho prints Looping every 50 rounds.
 	RolePauseLoop = "pauseloop"
@@ -70,6 +74,10 @@ const (
 	// DieStatus while the others put to it over the fabric.
 	RoleFabric    = "fabric"
 	RoleFabricDie = "fabricdie"
+	// RoleGrow runs internal/spmdcheck.Grow with the initial heap
+	// SHMEM_SYMMETRIC_SIZE; the world needs SHMEM_SYMMETRIC_SIZE_MAX at
+	// 16 times that.
+	RoleGrow = "grow"
 )
 
 // Exit codes of the test PE program, which the tests assert.
