@@ -52,6 +52,14 @@ def test_session_start_tls_off_by_switch():
         assert rc == 0 and "PE %d of 2 ok" % r in out and "TLS is off" in out, out
 
 
+def test_session_start_tls_off_by_goshmem_switch():
+    """goshmem.init(tls=False) is the user's word too; no secret needed."""
+    addr = free_addr()
+    res = run_job(2, lambda r: clean_env(SHMEM_UID_SESSION_ID=addr, RANK=str(r), WORLD_SIZE="2"), args=["notls"])
+    for r, (rc, out) in enumerate(res):
+        assert rc == 0 and "PE %d of 2 ok" % r in out and "TLS is off" in out, out
+
+
 def test_session_start_without_secret_or_switch_fails():
     addr = free_addr()
     res = run_job(2, lambda r: clean_env(SHMEM_UID_SESSION_ID=addr, RANK=str(r), WORLD_SIZE="2"))

@@ -14,6 +14,8 @@ def main():
         path, rank, npes = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
         with open(path) as f:
             goshmem.init(f.read().strip(), rank=rank, npes=npes, heap_size=16 << 20)
+    elif mode == "notls":  # goshmem's own switch instead of CANN's variable
+        goshmem.init(tls=False)
     else:
         goshmem.init()
     me, n = goshmem.my_pe(), goshmem.n_pes()
