@@ -31,12 +31,7 @@ _allocs = {}
 def _set_tls(tls):
     """tls True: goshmem's default (credentials from the job secret);
     False: no TLS, as the user asked; a string: CANN's PKI info."""
-    if tls is True:
-        info = b""
-    elif tls is False:
-        info = b""
-    else:
-        info = str(tls).encode()
+    info = b"" if isinstance(tls, bool) else str(tls).encode()
     check("aclshmemx_set_conf_store_tls", lib().aclshmemx_set_conf_store_tls(tls is not False, info, len(info)))
 
 

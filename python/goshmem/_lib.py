@@ -98,6 +98,7 @@ def load():
     _proto(lib, "aclshmem_finalize", i)
     _proto(lib, "aclshmem_my_pe", i)
     _proto(lib, "aclshmem_n_pes", i)
+    _proto(lib, "shmem_global_exit", None, i)
     _proto(lib, "shmem_barrier_all", None)
     _proto(lib, "shmem_quiet", None)
     _proto(lib, "shmem_ptr", vp, vp, i)

@@ -4,7 +4,6 @@ Calls return CANN SHMEM's status codes (0 on success) rather than raising;
 on failure the reason, naming the call and the PEs, goes to stderr.
 Pointers are ints, as CANN SHMEM's are.
 """
-import ctypes
 import sys
 
 import goshmem as _g
@@ -106,5 +105,4 @@ def pe_count():
 
 
 def aclshmem_global_exit(status):
-    _lib().shmem_global_exit.argtypes = [ctypes.c_int]
     _lib().shmem_global_exit(status)
