@@ -32,6 +32,9 @@ func ExamplePE_CreateCtx() {
 						errc <- err
 						return
 					}
+					// Puts to one word land in any order unless fenced:
+					// this context's Fence keeps the last one last.
+					ctx.Fence()
 				}
 				errc <- errors.Join(ctx.Quiet(), ctx.Destroy()) // this context's puts only
 			}()

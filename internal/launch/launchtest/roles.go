@@ -84,8 +84,8 @@ const (
 const (
 	ExitOK         = 0
 	ExitError      = 1
-	ExitPEFailed   = 3  // an operation failed with ErrPEFailed; Finalize was clean, nothing leaked
-	ExitFinalize   = 4  // ErrPEFailed, but Finalize failed
+	ExitPEFailed   = 3  // an operation failed with ErrPEFailed; Finalize reported only that, nothing leaked
+	ExitFinalize   = 4  // ErrPEFailed, but Finalize failed in another way
 	ExitLeak       = 5  // a goroutine or socket outlived Finalize (EnvCheckLeaks)
 	ExitInitFailed = 10 // Init refused
 	// DieStatus is the status of the PE that RoleDie or RoleFabricDie
