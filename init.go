@@ -111,6 +111,12 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 	switch {
 	case l.UID != "":
 		return bootstrap.ParseUniqueID(l.UID)
+	case l.SessionID != "" && l.UIDFile == "":
+		// CANN SHMEM's scripts: only SHMEM_UID_SESSION_ID and a rank.
+		// (With SHMEM_UID_FILE the variable is rank 0's listening address
+		// for GetUniqueID instead, as before; and it wins over
+		// torchrun's MASTER_ADDR, whose port torch's own store holds.)
+		return bootstrap.SessionUniqueID(l, o.tlsOff)
 	case l.MasterAddr != "" && l.Secret != "":
 		// torchrun-style: every rank derives the same ID from the master
 		// address and the job secret it was given.
@@ -126,7 +132,7 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 		return bootstrap.ReadUniqueIDFile(ctx, l.UIDFile, o.timeout)
 	}
 	return UniqueID{}, errs.New("Init", l.Rank, errs.NoPE, errs.ErrBootstrap,
-		"%s gave rank %d of %d but no rendezvous: set SHMEM_UNIQUE_ID, SHMEM_UID_FILE, or MASTER_ADDR/MASTER_PORT with SHMEM_JOB_SECRET",
+		"%s gave rank %d of %d but no rendezvous: set SHMEM_UNIQUE_ID, SHMEM_UID_FILE, SHMEM_UID_SESSION_ID, or MASTER_ADDR/MASTER_PORT with SHMEM_JOB_SECRET",
 		l.Source, l.Rank, l.NPEs)
 }
 
