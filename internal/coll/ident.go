@@ -95,6 +95,12 @@ func (t *Team) CheckPeers(op string) error {
 		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
 			continue // it passed this operation, so it took part in it
 		}
+		if v == 0 {
+			// A zeroed word is a released slot: the peer completed the
+			// team's Destroy (the last operation of the team, which this
+			// PE waits in) and may have finalized since.
+			continue
+		}
 		// Behind: on its way, unless it called Finalize (numbered on
 		// TeamWorld, so for other teams only the left word tells).
 		if left, err := t.peek(op, w, t.pool.layout(0).left); err != nil {
