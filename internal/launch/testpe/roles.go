@@ -58,6 +58,8 @@ func runRole(p *shmem.PE, role string) error {
 		return fabricChecks(p)
 	case lt.RoleFabricDie:
 		return fabricDie(p)
+	case lt.RoleFault:
+		return faultLoop(p, os.Getenv(lt.EnvFaultLoop))
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
