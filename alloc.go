@@ -37,8 +37,8 @@ func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
 	size := int64(n) * int64(elemSize[T]())
-	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Size() {
-		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap", n, elemSize[T](), p.c.Heap().Size()))
+	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Limit() {
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements of %d bytes exceed the %d-byte heap limit", n, elemSize[T](), p.c.Heap().Limit()))
 	}
 	res, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindAlloc, Size: size, Align: align})
 	if err != nil {
@@ -62,8 +62,8 @@ func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
 	size := int64(n) * int64(elemSize[T]())
-	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Size() {
-		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap", n, p.c.Heap().Size()))
+	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Limit() {
+		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "%d elements exceed the %d-byte heap limit", n, p.c.Heap().Limit()))
 	}
 	res, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindRealloc, Size: size, Slot: s.slot, Gen: s.gen})
 	if err != nil {

@@ -27,7 +27,8 @@
 // of a peer's part when that peer's memory is mapped into this process
 // (same node). A call whose arguments differ between PEs fails with
 // ErrInvalidArgument on every PE; an exhausted heap fails with
-// ErrOutOfMemory, naming the sizes.
+// ErrOutOfMemory, naming the sizes. With WithHeapLimit the heap grows, a
+// segment at a time on every PE, when an allocation does not fit.
 //
 // # Communication
 //
@@ -59,8 +60,11 @@
 //     nothing, so pair it with Quiet when the data matters.
 //   - ClearLock completes the caller's puts before releasing the lock, so
 //     the next holder sees them.
-//   - A context (CreateCtx) is a handle on the same PE with its own Fence
-//     and Quiet stream.
+//   - A context (CreateCtx, Team.CreateCtx) is a handle on the same PE
+//     with its own Fence and Quiet: a context's Quiet completes its own
+//     operations and does not wait for another context's. The PE itself
+//     is the default context; its Quiet, BarrierAll and ClearLock complete
+//     its own operations, not those of its contexts.
 //
 // On the simulator and between PEs of one node every operation completes
 // before it returns, so Quiet is nearly free there; code must still call
@@ -70,10 +74,45 @@
 //
 // Every failure is an error that errors.Is matches against one of the
 // sentinels (ErrInvalidArgument, ErrOutOfMemory, ErrPEFailed, ErrTimeout,
-// ErrFinalized, ErrBootstrap, ErrTLS); its message names the operation
-// and the PEs involved. Bad input (a PE out of range, a range past the end
-// of an object, a freed Sym or one from another world, a call after
-// Finalize) is reported, never acted on, and no call panics on it. Waits
-// end with ErrPEFailed when a PE they depend on dies and with ErrFinalized
-// (carrying the status, see ExitStatus) after GlobalExit.
+// ErrFinalized, ErrBootstrap, ErrTLS, ErrDeadlock); its message names the
+// operation and the PEs involved. Bad input (a PE out of range, a range
+// past the end of an object, a freed Sym or one from another world, a call
+// after Finalize) is reported, never acted on, and no call panics on it.
+//
+// # Failures and mistakes
+//
+// Every blocking call ends. Each team-wide operation (barrier, sync, each
+// collective, collective allocation, team split and destroy, Finalize) is
+// numbered per team with its kind, and a PE that has waited a couple of
+// milliseconds reads what its peers are in:
+//
+//   - PEs that called different collectives as the same operation all fail
+//     with ErrInvalidArgument naming who called what ("PE 0 called
+//     Barrier, PEs 1-3 Reduce"); the team is unusable afterwards;
+//   - a PE that called Finalize while others wait for it in a collective,
+//     a lock it holds, or (when it was the last other PE) a wait on a
+//     word, makes them fail with ErrPEFailed ("PE 1 called Finalize while
+//     this PE waits in BarrierAll"): only Finalize matches Finalize;
+//   - a PE that died (its process ended, its sim function failed or
+//     panicked) fails every wait with ErrPEFailed naming it with one line
+//     of reason;
+//   - GlobalExit ends every PE's calls with an error from which ExitStatus
+//     reads the status (under shmemrun the processes exit with it);
+//   - WithOpTimeout (sim.WithOpTimeout) bounds every blocking call
+//     (ErrTimeout, naming the call and the PEs it waits on); there is no
+//     bound by default;
+//   - the simulator ends a world in which every running PE is blocked and
+//     nothing can change with ErrDeadlock, listing what each PE is blocked
+//     in; processes log that after WithHangReport (SHMEM_HANG_REPORT), and
+//     print it on SIGQUIT.
+//
+// The right way to end a PE is therefore to return the first error and
+// call Finalize on every path, keeping its error:
+//
+//	err := body(p)
+//	return errors.Join(err, p.Finalize())
+//
+// Finalize always releases everything, also after a failed collective,
+// and reports what happened to the world: ErrPEFailed naming the PEs that
+// failed during the run, or the GlobalExit that ended it.
 package shmem

@@ -306,3 +306,16 @@ func TestNoPanicOnRandomInput(t *testing.T) {
 		return p.BarrierAll()
 	})
 }
+
+// TestBadSliceKeepsItsOrigin: an out-of-range Slice is reported by the
+// call that uses it, with the bounds and the length it was cut from.
+func TestBadSliceKeepsItsOrigin(t *testing.T) {
+	run(t, 1, func(p *shmem.PE) error {
+		s, err := shmem.Malloc[int64](p, 4)
+		if err != nil {
+			return err
+		}
+		bad := s.Slice(2, 9).Slice(0, 1)
+		return wantErr(shmem.P(p, bad, 1, 0), shmem.ErrInvalidArgument, "P", "Slice(2, 9)", "of 4 elements")
+	})
+}

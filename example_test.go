@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/goshmem/shmem"
@@ -41,10 +42,23 @@ func ExampleInit() {
 		fmt.Println(err)
 		return
 	}
-	defer p.Finalize()
+	// The error-exit pattern: the body returns at its first error, and
+	// Finalize, called on every path, ends the PE and reports what
+	// happened to the world (a PE that failed, a GlobalExit). Do not
+	// defer Finalize and drop its error.
+	if err := errors.Join(hello(p), p.Finalize()); err != nil {
+		fmt.Println(err)
+	}
+	// Output: goshmem: PE 0 of 1, OpenSHMEM 1.5
+}
+
+func hello(p *shmem.PE) error {
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
 	major, minor := shmem.InfoGetVersion()
 	fmt.Printf("%s: PE %d of %d, OpenSHMEM %d.%d\n", shmem.InfoGetName(), p.MyPE(), p.NPEs(), major, minor)
-	// Output: goshmem: PE 0 of 1, OpenSHMEM 1.5
+	return nil
 }
 
 func ExampleMalloc() {

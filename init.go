@@ -45,11 +45,20 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return joinGossip(ctx, o)
 	}
 	if !o.haveUID && o.npes <= 1 {
-		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), Logger: o.logger, CloseWithLastPE: true})
+		if o.requireLaunch && o.launch.Source == "" {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
+				"no launcher's environment and no world option (WithUniqueID, WithSeeds), and a launcher is required (WithRequireLauncher or SHMEM_REQUIRE_LAUNCHER=1): start the program with shmemrun")
+		}
+		if o.launch.Source == "" {
+			// Allowed by OpenSHMEM, but a job started the wrong way would
+			// otherwise "pass" silently on one PE.
+			o.logger.Info("no launcher found: running as a world of one PE (SHMEM_REQUIRE_LAUNCHER=1 makes this an error)")
+		}
+		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), HeapLimit: int(o.heapLimit), Logger: o.logger, CloseWithLastPE: true, OpTimeout: o.opTimeout})
 		if err != nil {
 			return nil, err
 		}
-		return newPE(w.PEs[0]), nil
+		return configured(newPE(w.PEs[0]), o), nil
 	}
 	if !o.haveUID {
 		if o.uid, err = uidFromLaunch(ctx, o); err != nil {
@@ -72,7 +81,7 @@ func gossipConfig(o *options, hint int) *world.GossipConfig {
 
 func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE, error) {
 	cfg := world.Config{Gossip: gossip,
-		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, Network: o.network, BusyPoll: o.busyPoll,
+		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Network: o.network, BusyPoll: o.busyPoll,
 		HostID: os.Getenv("SHMEM_HOST_ID"), Ports: o.ports, FailureTimeout: o.failAfter, RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
 		Provider: o.rdma, Fabric: world.FabricConfig{Provider: o.fabricProv, Domain: o.fabricDom, Node: o.fabricNode},
 	}
@@ -93,7 +102,7 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	if err != nil {
 		return nil, err
 	}
-	return newPE(c), nil
+	return configured(newPE(c), o), nil
 }
 
 // uidFromLaunch finds the unique ID a launcher's environment gives.
@@ -102,6 +111,12 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 	switch {
 	case l.UID != "":
 		return bootstrap.ParseUniqueID(l.UID)
+	case l.SessionID != "" && l.UIDFile == "":
+		// CANN SHMEM's scripts: only SHMEM_UID_SESSION_ID and a rank.
+		// (With SHMEM_UID_FILE the variable is rank 0's listening address
+		// for GetUniqueID instead, as before; and it wins over
+		// torchrun's MASTER_ADDR, whose port torch's own store holds.)
+		return bootstrap.SessionUniqueID(l, o.tlsOff)
 	case l.MasterAddr != "" && l.Secret != "":
 		// torchrun-style: every rank derives the same ID from the master
 		// address and the job secret it was given.
@@ -117,7 +132,7 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 		return bootstrap.ReadUniqueIDFile(ctx, l.UIDFile, o.timeout)
 	}
 	return UniqueID{}, errs.New("Init", l.Rank, errs.NoPE, errs.ErrBootstrap,
-		"%s gave rank %d of %d but no rendezvous: set SHMEM_UNIQUE_ID, SHMEM_UID_FILE, or MASTER_ADDR/MASTER_PORT with SHMEM_JOB_SECRET",
+		"%s gave rank %d of %d but no rendezvous: set SHMEM_UNIQUE_ID, SHMEM_UID_FILE, SHMEM_UID_SESSION_ID, or MASTER_ADDR/MASTER_PORT with SHMEM_JOB_SECRET",
 		l.Source, l.Rank, l.NPEs)
 }
 
@@ -144,4 +159,14 @@ func joinGossip(ctx context.Context, o *options) (*PE, error) {
 	}
 	cfg := gossipConfig(o, hint)
 	return joinWith(ctx, o, cfg)
+}
+
+// configured applies the options that act on a live PE.
+func configured(p *PE, o *options) *PE {
+	p.c.SetOpTimeout(o.opTimeout)
+	if o.hangReport > 0 {
+		p.c.SetHangReport(o.hangReport)
+		p.hang = watchSIGQUIT(p.c, os.Stderr)
+	}
+	return p
 }

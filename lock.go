@@ -1,9 +1,6 @@
 package shmem
 
-import (
-	"runtime"
-	"time"
-)
+import "github.com/goshmem/shmem/internal/errs"
 
 // A lock is a ticket lock in element 0 of an int64 symmetric object on PE 0:
 // the high 32 bits hand out tickets, the low 32 bits say which ticket is
@@ -16,7 +13,11 @@ const (
 // The lock calls validate l under their own names first, so that a bad
 // lock is reported as SetLock, not as the atomic that would have failed.
 
-// SetLock blocks until the caller holds l (shmem_set_lock).
+// SetLock blocks until the caller holds l (shmem_set_lock). It fails with
+// ErrPEFailed when the lock's home PE (PE 0) or the PE holding the lock
+// fails or calls Finalize, since the lock would then never be released;
+// like every wait it also ends when any PE fails (a failed PE's memory,
+// where it records the lock it holds, can no longer be read).
 func SetLock(p *PE, l Sym[int64]) error {
 	const op = "SetLock"
 	if _, _, err := l.target(p, op, lockHome, 0, 1); err != nil {
@@ -24,22 +25,18 @@ func SetLock(p *PE, l Sym[int64]) error {
 	}
 	old, err := AtomicFetchAdd(p, l, ticketUnit, lockHome)
 	if err != nil {
-		return err
+		return errs.As(op, p.MyPE(), err)
 	}
 	ticket := uint32(uint64(old) >> 32)
-	for attempt := 0; ; attempt++ {
+	err = p.c.WaitLock(op, l.off, lockHome, func() (bool, error) {
 		cur, err := AtomicFetch(p, l, lockHome)
-		if err != nil {
-			return err
-		}
-		if uint32(cur) == ticket {
-			return nil
-		}
-		if err := p.c.Check(op); err != nil {
-			return err
-		}
-		backoff(attempt)
+		return err == nil && uint32(cur) == ticket, err
+	})
+	if err != nil {
+		return errs.As(op, p.MyPE(), err)
 	}
+	p.c.HoldLock(l.off)
+	return nil
 }
 
 // TestLock takes l if it is free and reports whether it did
@@ -56,7 +53,11 @@ func TestLock(p *PE, l Sym[int64]) (acquired bool, err error) {
 		return false, nil
 	}
 	old, err := AtomicCompareSwap(p, l, cur, cur+ticketUnit, lockHome)
-	return err == nil && old == cur, err
+	if err == nil && old == cur {
+		p.c.HoldLock(l.off)
+		return true, nil
+	}
+	return false, err
 }
 
 // ClearLock completes the caller's outstanding puts and releases l
@@ -68,6 +69,7 @@ func ClearLock(p *PE, l Sym[int64]) error {
 	if err := p.Quiet(); err != nil {
 		return err
 	}
+	p.c.DropLock(l.off)
 	for {
 		cur, err := AtomicFetch(p, l, lockHome)
 		if err != nil {
@@ -80,15 +82,4 @@ func ClearLock(p *PE, l Sym[int64]) error {
 			return err
 		}
 	}
-}
-
-// backoff paces polling of a remote word: yield at first, then sleep for
-// longer and longer, up to 100µs, so that waiting PEs leave the CPU to the
-// one that holds the lock.
-func backoff(attempt int) {
-	if attempt < 32 {
-		runtime.Gosched()
-		return
-	}
-	time.Sleep(time.Duration(min(attempt-31, 100)) * time.Microsecond)
 }

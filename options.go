@@ -18,6 +18,7 @@ type Option func(*options)
 type options struct {
 	raw         []Option
 	heapSize    int64
+	heapLimit   int64 // 0: no growth
 	logger      *slog.Logger
 	uid         UniqueID
 	haveUID     bool
@@ -43,11 +44,39 @@ type options struct {
 	// a backend that makes the PE (WithBackend); Init then ignores the rest
 	backend     core.Backend
 	haveBackend bool
+	// heapSet: WithHeapSize was given (the environment's size is then not
+	// even parsed); opTimeout, hangReport: see WithOpTimeout, WithHangReport
+	heapSet       bool
+	opTimeout     time.Duration
+	hangReport    time.Duration
+	requireLaunch bool
 }
+
+// WithOpTimeout makes every blocking call (waits, locks, barriers,
+// collectives, allocation, Finalize) that takes longer than d fail with
+// ErrTimeout, naming the call and the PEs it waits on. Default: no limit,
+// since OpenSHMEM programs may legitimately wait long; failures of PEs
+// and mismatched collectives end waits without it.
+func WithOpTimeout(d time.Duration) Option { return func(o *options) { o.opTimeout = d } }
+
+// WithHangReport makes every call blocked longer than d log, once, at WARN,
+// what it is blocked in and on what (the call, the team or word, the PEs),
+// and makes SIGQUIT print this PE's report to stderr instead of ending the
+// process (shmemrun forwards SIGQUIT to every PE). SHMEM_HANG_REPORT=30s
+// does the same. Default off.
+func WithHangReport(d time.Duration) Option { return func(o *options) { o.hangReport = d } }
+
+// WithRequireLauncher makes Init fail (ErrBootstrap) when neither a
+// launcher's environment nor an option describes a world, instead of
+// making a world of one PE; SHMEM_REQUIRE_LAUNCHER=1 does the same. A job
+// started the wrong way then fails instead of "passing" on one PE.
+func WithRequireLauncher() Option { return func(o *options) { o.requireLaunch = true } }
 
 // WithHeapSize sets the symmetric heap size in bytes; it wins over
 // SHMEM_SYMMETRIC_SIZE. Every PE must use the same size.
-func WithHeapSize(bytes int64) Option { return func(o *options) { o.heapSize = bytes } }
+func WithHeapSize(bytes int64) Option {
+	return func(o *options) { o.heapSize, o.heapSet = bytes, true }
+}
 
 // WithLogger sends the library's log to l instead of the one the
 // SHMEM_LOG_* variables describe.
@@ -156,12 +185,12 @@ const defaultBusyPoll = 50 * time.Microsecond
 // resolve applies opts over the environment's settings.
 func resolve(opts []Option) (*options, error) {
 	o := &options{raw: opts, heapSize: DefaultHeapSize, timeout: 60 * time.Second, busyPoll: defaultBusyPoll}
-	if v := os.Getenv(bootstrap.EnvSymmetricSize); v != "" {
+	if v := os.Getenv(EnvSymmetricSizeMax); v != "" {
 		n, err := bootstrap.ParseSize(v)
 		if err != nil {
-			return nil, err
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, err, "%s=%q", EnvSymmetricSizeMax, v)
 		}
-		o.heapSize = n
+		o.heapLimit = n
 	}
 	o.gossipBind = os.Getenv("SHMEM_GOSSIP_ADDR")
 	if v := os.Getenv("SHMEM_INIT_TIMEOUT"); v != "" {
@@ -207,10 +236,25 @@ func resolve(opts []Option) (*options, error) {
 		o.launch, o.rank, o.npes = l, l.Rank, l.NPEs
 		o.exitProcess = l.Source == bootstrap.SourceGoshmem
 	}
+	if v := os.Getenv("SHMEM_HANG_REPORT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_HANG_REPORT=%q is not a positive duration", v)
+		}
+		o.hangReport = d
+	}
+	o.requireLaunch = os.Getenv("SHMEM_REQUIRE_LAUNCHER") == "1"
 	for _, f := range opts {
 		if f != nil {
 			f(o)
 		}
+	}
+	if v := os.Getenv(bootstrap.EnvSymmetricSize); v != "" && !o.heapSet {
+		n, err := bootstrap.ParseSize(v)
+		if err != nil {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, err, "%s=%q", bootstrap.EnvSymmetricSize, v)
+		}
+		o.heapSize = n
 	}
 	if o.logger == nil {
 		lg, _, err := bootstrap.LoggerFromEnv(os.Getenv, os.Stdout, os.Stderr)

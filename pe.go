@@ -15,6 +15,13 @@ type PE struct {
 	// world and shared are the PE's TeamWorld and TeamShared; a context
 	// shares them with its PE, so TeamWorld is one value per PE.
 	world, shared *Team
+	// pe is the PE itself: p for the PE, the PE a context was made on for
+	// a context; team is a context's team (TeamWorld unless Team.CreateCtx
+	// made it).
+	pe   *PE
+	team *Team
+	// hang stops the SIGQUIT hang report (WithHangReport); nil without.
+	hang func()
 }
 
 // newPE wraps the runtime's PE c in the public handle.
@@ -22,6 +29,7 @@ func newPE(c *core.PE) *PE {
 	p := &PE{c: c}
 	p.world = &Team{t: c.TeamWorld(), p: p}
 	p.shared = &Team{t: c.TeamShared(), p: p}
+	p.pe, p.team = p, p.world
 	return p
 }
 
@@ -55,22 +63,6 @@ func (p *PE) BarrierAll() error { return p.c.BarrierAll() }
 // BarrierAll it completes nothing: pair it with Quiet when the data matters.
 func (p *PE) SyncAll() error { return p.c.SyncAll() }
 
-// CreateCtx returns a context (shmem_ctx_create): a handle on the same
-// world and heap whose operations are ordered and completed by its own
-// Fence and Quiet. End it with Destroy; Finalize is for the PE itself.
-func (p *PE) CreateCtx() (*PE, error) {
-	c, err := p.c.CreateCtx()
-	if err != nil {
-		return nil, err
-	}
-	return &PE{c: c, world: p.world, shared: p.shared}, nil
-}
-
-// Destroy completes a context's operations and ends it (shmem_ctx_destroy);
-// the context must not be used after. Destroying it twice does nothing;
-// calling it on a PE (not a context) is ErrInvalidArgument.
-func (p *PE) Destroy() error { return p.c.Destroy() }
-
 // GlobalExit ends the world on every PE with status (shmem_global_exit):
 // their blocking calls return an error matching ErrFinalized that carries
 // status (see ExitStatus), and with WithExitOnGlobalExit (the launcher's
@@ -78,11 +70,27 @@ func (p *PE) Destroy() error { return p.c.Destroy() }
 func (p *PE) GlobalExit(status int) { p.c.GlobalExit(status) }
 
 // Finalize ends this PE (shmem_finalize): it completes outstanding
-// operations, waits for every PE (collective), then releases the heap,
-// mappings, sockets and goroutines. It is idempotent; after it every call
-// fails with ErrFinalized. When a PE has failed, Finalize still releases
-// everything and reports the failure only if it happened during the call.
-func (p *PE) Finalize() error { return p.c.Finalize() }
+// operations, waits for every PE's Finalize (collective), then releases
+// the heap, mappings, sockets and goroutines. It is idempotent; after it
+// every call fails with ErrFinalized.
+//
+// Only Finalize matches Finalize: PEs that wait in another collective when
+// this PE calls it fail with ErrPEFailed naming it, and their Finalize
+// still completes. Finalize reports what happened to the world during the
+// run: PEs that failed (ErrPEFailed, one line of reason each), or the
+// GlobalExit that ended it (ExitStatus reads its status). Everything is
+// released in every case. The error-exit pattern is therefore:
+//
+//	err := body(p)               // return at the first error
+//	return errors.Join(err, p.Finalize())
+func (p *PE) Finalize() error {
+	err := p.c.Finalize()
+	if p.hang != nil {
+		p.hang()
+		p.hang = nil
+	}
+	return err
+}
 
 // TeamWorld returns the team of all PEs (SHMEM_TEAM_WORLD).
 func (p *PE) TeamWorld() *Team { return p.world }

@@ -176,7 +176,7 @@ func SignalWaitUntil(p *PE, sig Sym[uint64], cmp Cmp, v uint64) (uint64, error) 
 	}
 	local := p.c.Local()
 	var seen uint64
-	err = p.c.WaitLocal(op, func() bool {
+	err = p.c.WaitWord(op, off, func() bool {
 		seen = transport.Load64(local, off)
 		return compare(seen, cmp, v)
 	})

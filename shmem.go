@@ -14,6 +14,7 @@ var (
 	ErrFinalized       = errs.ErrFinalized       // the PE was finalized or the world ended
 	ErrBootstrap       = errs.ErrBootstrap       // the world could not be formed
 	ErrTLS             = errs.ErrTLS             // a peer failed authentication
+	ErrDeadlock        = errs.ErrDeadlock        // no PE of the world can make progress (simulator)
 )
 
 // ExitStatus reports the status of the GlobalExit that ended the world err

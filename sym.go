@@ -23,11 +23,20 @@ type Sym[T Elem] struct {
 // Len returns the number of elements.
 func (s Sym[T]) Len() int { return s.n }
 
+// badSlot marks the result of an out-of-range Slice: off holds the bounds
+// asked for and gen the length they were asked of, so that the call that
+// uses it reports where it came from; its n is 0.
+const badSlot = ^uint32(0)
+
 // Slice returns the elements [i, j) of s, as Go slices do. Bounds outside
-// [0, Len] give the zero Sym, which every call rejects.
+// [0, Len] give a Sym that every call rejects with ErrInvalidArgument,
+// naming the bounds and the length (a slice of it stays as bad).
 func (s Sym[T]) Slice(i, j int) Sym[T] {
-	if i < 0 || j < i || j > s.n || s.world == 0 {
-		return Sym[T]{}
+	if s.slot == badSlot || s.world == 0 {
+		return s
+	}
+	if i < 0 || j < i || j > s.n {
+		return Sym[T]{world: s.world, slot: badSlot, off: uint64(uint32(int32(i)))<<32 | uint64(uint32(int32(j))), gen: uint32(s.n)}
 	}
 	s.off += uint64(i) * elemSize[T]()
 	s.n = j - i
@@ -53,6 +62,10 @@ func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error
 			return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "zero or invalid Sym")
 		}
 		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym belongs to another world")
+	}
+	if s.slot == badSlot {
+		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "the Sym is Slice(%d, %d) of a symmetric object of %d elements: out of range",
+			int32(s.off>>32), int32(uint32(s.off)), s.gen)
 	}
 	if count < 0 || first < 0 || first > s.n || count > s.n-first {
 		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,

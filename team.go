@@ -12,17 +12,18 @@ import (
 // the same order on every member; the team serializes its own calls from
 // several goroutines.
 type Team struct {
-	t *coll.Team
-	p *PE // the PE whose team this is, for the Sym checks of collectives
+	t   *coll.Team
+	p   *PE        // the PE whose team this is, for the Sym checks of collectives
+	cfg TeamConfig // what the split that made it was given
 }
 
 // wrap returns the public handle of t, or nil for a nil t (a split that
 // left this PE out).
-func (t *Team) wrap(nt *coll.Team) *Team {
+func (t *Team) wrap(nt *coll.Team, cfg TeamConfig) *Team {
 	if nt == nil {
 		return nil
 	}
-	return &Team{t: nt, p: t.p}
+	return &Team{t: nt, p: t.p, cfg: cfg}
 }
 
 // inner returns the runtime's team, or nil for a nil Team.
@@ -34,17 +35,32 @@ func (t *Team) inner() *coll.Team {
 }
 
 // MyPE returns the caller's number in the team, 0..NPEs()-1, or -1 for a
-// nil team (shmem_team_my_pe).
-func (t *Team) MyPE() int { return t.inner().MyPE() }
+// nil or destroyed team (shmem_team_my_pe).
+func (t *Team) MyPE() int {
+	if t.invalid() {
+		return -1
+	}
+	return t.t.MyPE()
+}
 
-// NPEs returns the number of PEs in the team, or -1 for a nil team
-// (shmem_team_n_pes).
-func (t *Team) NPEs() int { return t.inner().NPEs() }
+// NPEs returns the number of PEs in the team, or -1 for a nil or
+// destroyed team (shmem_team_n_pes).
+func (t *Team) NPEs() int {
+	if t.invalid() {
+		return -1
+	}
+	return t.t.NPEs()
+}
 
 // TranslatePE returns the number in dst of this team's PE pe, or -1 when
-// pe is out of range, not a member of dst, or either team is nil
-// (shmem_team_translate_pe).
-func (t *Team) TranslatePE(pe int, dst *Team) int { return t.inner().TranslatePE(pe, dst.inner()) }
+// pe is out of range, not a member of dst, or either team is nil or
+// destroyed (shmem_team_translate_pe).
+func (t *Team) TranslatePE(pe int, dst *Team) int {
+	if t.invalid() || dst.invalid() {
+		return -1
+	}
+	return t.t.TranslatePE(pe, dst.t)
+}
 
 // SplitStrided makes the team of this team's PEs start, start+stride, ...
 // (size of them; stride may be negative) (shmem_team_split_strided). It is
@@ -53,30 +69,42 @@ func (t *Team) TranslatePE(pe int, dst *Team) int { return t.inner().TranslatePE
 // between members, or name PEs outside t, fail with ErrInvalidArgument on
 // every member; running out of team resources (32 live teams per PE, the
 // two predefined ones included) fails with ErrOutOfMemory on every member.
-func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
+//
+// An optional TeamConfig (shmem_team_config_t) goes with the new team; see
+// TeamConfig. More than one is ErrInvalidArgument; so is a config that
+// differs between members or has negative values, on every member.
+func (t *Team) SplitStrided(start, stride, size int, cfg ...TeamConfig) (*Team, error) {
 	if t == nil {
 		return nil, nilTeam("SplitStrided")
 	}
-	nt, err := t.t.SplitStrided(start, stride, size)
+	c, agree, err := configs("SplitStrided", t, cfg, 1)
 	if err != nil {
 		return nil, err
 	}
-	return t.wrap(nt), nil
+	nt, err := t.t.SplitStrided(start, stride, size, agree...)
+	if err != nil {
+		return nil, err
+	}
+	return t.wrap(nt, c[0]), nil
 }
 
 // Split2D arranges t's PEs in rows of xrange (the last row may be partial;
 // an xrange above t.NPEs() is t.NPEs()) and returns the caller's row (x)
 // and column (y) teams (shmem_team_split_2d). Collective over t, with the
-// failure rules of SplitStrided.
-func (t *Team) Split2D(xrange int) (x, y *Team, err error) {
+// failure rules of SplitStrided. Optional configs go with x, then y.
+func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 	if t == nil {
 		return nil, nil, nilTeam("Split2D")
 	}
-	nx, ny, err := t.t.Split2D(xrange)
+	c, agree, err := configs("Split2D", t, cfg, 2)
 	if err != nil {
 		return nil, nil, err
 	}
-	return t.wrap(nx), t.wrap(ny), nil
+	nx, ny, err := t.t.Split2D(xrange, agree...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.wrap(nx, c[0]), t.wrap(ny, c[1]), nil
 }
 
 // Sync returns when every member has called Sync as many times as the

@@ -22,7 +22,7 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 	if err != nil {
 		return err
 	}
-	return p.c.WaitLocal(op, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
+	return p.c.WaitWord(op, off, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
 }
 
 // Test reports whether the caller's ivar element 0 compares true with v
@@ -47,14 +47,19 @@ func waitArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status 
 
 // satisfied appends to idx the indices of ivars that are not excluded by
 // status and compare true, and reports how many are not excluded.
-func satisfied[T Integer](p *PE, off uint64, n int, status []bool, cmp Cmp, v T, idx []int) ([]int, int) {
+// With vals (the _vector forms) element i compares with vals[i].
+func satisfied[T Integer](p *PE, off uint64, n int, status []bool, cmp Cmp, v T, vals []T, idx []int) ([]int, int) {
 	live := 0
 	for i := 0; i < n; i++ {
 		if status != nil && status[i] {
 			continue
 		}
 		live++
-		if compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, v) {
+		want := v
+		if vals != nil {
+			want = vals[i]
+		}
+		if compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, want) {
 			idx = append(idx, i)
 		}
 	}
@@ -64,85 +69,33 @@ func satisfied[T Integer](p *PE, off uint64, n int, status []bool, cmp Cmp, v T,
 // WaitUntilAll blocks until every element of the caller's ivars not excluded
 // by status (true = excluded; nil excludes none) compares true with v.
 func WaitUntilAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) error {
-	const op = "WaitUntilAll"
-	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
-	if err != nil {
-		return err
-	}
-	var buf [8]int
-	return p.c.WaitLocal(op, func() bool {
-		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
-		return len(idx) == live
-	})
+	return waitAll(p, "WaitUntilAll", ivars, status, cmp, v, nil)
 }
 
 // WaitUntilAny blocks until some element not excluded compares true and
 // returns its index; -1 when every element is excluded or ivars is empty.
 func WaitUntilAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (int, error) {
-	const op = "WaitUntilAny"
-	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
-	if err != nil {
-		return -1, err
-	}
-	found := -1
-	var buf [8]int
-	err = p.c.WaitLocal(op, func() bool {
-		idx, live := satisfied(p, off, ivars.n, status, cmp, v, buf[:0])
-		if len(idx) > 0 {
-			found = idx[0]
-		}
-		return found >= 0 || live == 0
-	})
-	return found, err
+	return waitAny(p, "WaitUntilAny", ivars, status, cmp, v, nil)
 }
 
 // WaitUntilSome blocks until at least one element not excluded compares true
 // and returns the indices of all that do; empty when every element is
 // excluded or ivars is empty.
 func WaitUntilSome[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) ([]int, error) {
-	const op = "WaitUntilSome"
-	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
-	if err != nil {
-		return nil, err
-	}
-	var found []int
-	err = p.c.WaitLocal(op, func() bool {
-		var live int
-		found, live = satisfied(p, off, ivars.n, status, cmp, v, found[:0])
-		return len(found) > 0 || live == 0
-	})
-	return found, err
+	return waitSome(p, "WaitUntilSome", ivars, status, cmp, v, nil)
 }
 
 // TestAll reports whether every element not excluded compares true.
 func TestAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) bool {
-	off, err := waitArgs(p, "TestAll", ivars, cmp, ivars.n, status)
-	if err != nil {
-		return false
-	}
-	idx, live := satisfied(p, off, ivars.n, status, cmp, v, nil)
-	return len(idx) == live
+	return testAll(p, "TestAll", ivars, status, cmp, v, nil)
 }
 
 // TestAny returns the index of an element not excluded that compares true.
 func TestAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (int, bool) {
-	off, err := waitArgs(p, "TestAny", ivars, cmp, ivars.n, status)
-	if err != nil {
-		return -1, false
-	}
-	idx, _ := satisfied(p, off, ivars.n, status, cmp, v, nil)
-	if len(idx) == 0 {
-		return -1, false
-	}
-	return idx[0], true
+	return testAny(p, "TestAny", ivars, status, cmp, v, nil)
 }
 
 // TestSome returns the indices of the elements not excluded that compare true.
 func TestSome[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) []int {
-	off, err := waitArgs(p, "TestSome", ivars, cmp, ivars.n, status)
-	if err != nil {
-		return nil
-	}
-	idx, _ := satisfied(p, off, ivars.n, status, cmp, v, nil)
-	return idx
+	return testSome(p, "TestSome", ivars, status, cmp, v, nil)
 }

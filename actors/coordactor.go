@@ -45,20 +45,7 @@ func NewCoordinator() *actor.Props {
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
 func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	return AwaitGather(StartGather(root, coord, g, timeout), g, timeout, op, me)
-}
-
-// StartGather sends g to the coordinator and returns the future its reply
-// completes. A *GatherReply sent to the future's PID by anyone else
-// completes it too: that is how a PE ends a wait on a coordinator it knows
-// to be dead (see internal/core's Agree).
-func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration) *actor.Future {
-	return root.RequestFuture(coord, g, timeout)
-}
-
-// AwaitGather waits for the reply to StartGather(…, g, timeout).
-func AwaitGather(f *actor.Future, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
-	res, err := f.Result()
+	res, err := root.RequestFuture(coord, g, timeout).Result()
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}
@@ -67,6 +54,34 @@ func AwaitGather(f *actor.Future, g *Gather, timeout time.Duration, op string, m
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
 	}
 	return Result(reply, g.N, op, me)
+}
+
+// StartGather sends g to the coordinator without waiting: the answer
+// arrives on the returned channel. The caller calls stop when it no longer
+// waits, answered or not; an answer after stop is dropped. Unlike a
+// future, which cannot be abandoned safely (a late reply races with its
+// reader), the receiver is an actor of its own that stop ends. arrived,
+// if set, runs when a message reaches the receiver, before it is decoded
+// (the simulator's deadlock detector counts it as progress).
+func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, arrived func()) (answer <-chan *GatherReply, stop func(), err error) {
+	ch := make(chan *GatherReply, 1)
+	pid := root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		switch c.Message().(type) {
+		case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+			return
+		}
+		if arrived != nil {
+			arrived()
+		}
+		if r, ok := c.Message().(*GatherReply); ok {
+			select {
+			case ch <- r:
+			default:
+			}
+		}
+	}))
+	root.RequestWithCustomSender(coord, g, pid)
+	return ch, func() { _ = root.StopFuture(pid).Wait() }, nil
 }
 
 // Result turns the coordinator's reply to a round of n members into the

@@ -18,7 +18,8 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`PMI_RANK`, `PMI_SIZE`" + ` | Init | rank and size under a PMI launcher (4th) |
 | ` + "`RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `LOCAL_WORLD_SIZE`" + ` | Init | rank, size, local rank and size under torchrun (5th) |
 | ` + "`MASTER_ADDR`, `MASTER_PORT`" + ` | Init | rendezvous host and port (torchrun style; honoured under any launcher) |
-| ` + "`SHMEM_UID_SESSION_ID`" + ` | GetUniqueID | rendezvous listen address: ` + "`ip:port`, `[ipv6]:port`, `[ipv6%zone]:port`, `host:port`" + `; wins over SHMEM_UID_SOCK_IFNAME |
+| ` + "`SHMEM_UID_SESSION_ID`" + ` | GetUniqueID, Init | rendezvous listen address: ` + "`ip:port`, `[ipv6]:port`, `[ipv6%zone]:port`, `host:port`" + `; wins over SHMEM_UID_SOCK_IFNAME. For Init, with a rank and no ` + "`SHMEM_UNIQUE_ID`" + ` or ` + "`SHMEM_UID_FILE`" + `: rank 0's address for CANN SHMEM's script start-up (wins over ` + "`MASTER_ADDR`" + `) |
+| ` + "`SMEM_CONF_STORE_TLS_ENABLE`" + ` | Init | CANN SHMEM's switch: ` + "`0`" + ` turns TLS off for the ` + "`SHMEM_UID_SESSION_ID`" + ` start-up (default on, which needs ` + "`SHMEM_JOB_SECRET`" + `) |
 | ` + "`SHMEM_UID_SOCK_IFNAME`" + ` | GetUniqueID | interface to listen on: ` + "`name`, `name:inet4`, `name:inet6`" + ` (no suffix: IPv4 preferred, IPv6 fallback); free port |
 | (neither) | GetUniqueID | first up, running interface not named lo*/docker*/veth*/br-*/virbr*/tun*/tap* with a non-loopback, non-link-local address, IPv4 preferred; free port |
 | ` + "`SHMEM_SYMMETRIC_SIZE`" + ` | Init | symmetric heap bytes per PE: ` + "`1073741824`, `512m`, `2G`, `1GiB`" + ` (binary k/m/g/t, optional b) |

@@ -58,6 +58,12 @@ type Launch struct {
 	MasterAddr string
 	// Secret is SHMEM_JOB_SECRET, passed through unchanged; empty when unset.
 	Secret string
+	// SessionID is SHMEM_UID_SESSION_ID: with no other rendezvous, rank 0
+	// listens there and every rank derives the ID (SessionUniqueID).
+	SessionID string
+	// StoreTLSOff is SMEM_CONF_STORE_TLS_ENABLE=0: CANN SHMEM's scripts'
+	// way of turning TLS off for the session start-up.
+	StoreTLSOff bool
 }
 
 // launcherVars names one launcher's variables; an empty name means the
@@ -164,6 +170,10 @@ func DetectLaunch(getenv func(string) string) (l Launch, found bool, err error) 
 	}
 	l.UIDFile = get(EnvUIDFile)
 	l.Secret = get(EnvJobSecret)
+	l.SessionID = get(EnvUIDSessionID)
+	if l.StoreTLSOff, err = parseStoreTLS(get(EnvStoreTLSEnable)); err != nil {
+		return Launch{}, false, err
+	}
 	if l.MasterAddr, err = masterAddr(get(EnvMasterAddr), get(EnvMasterPort)); err != nil {
 		return Launch{}, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,10 +63,12 @@ func ParsePortRange(s string) (PortRange, error) {
 }
 
 // Listen listens on host at a port of r: the kernel's choice when r is
-// Any, else a free port of r, tried from a random start so that the PEs of
-// one host do not all race for the first one. It fails with
+// Any, else a free port of r other than those in skip (the unique ID's
+// rendezvous port, which rank 0 binds later and which another PE's
+// listener must not take first), tried from a random start so that the
+// PEs of one host do not all race for the first one. It fails with
 // errs.ErrBootstrap naming r when every port of r is taken.
-func (r PortRange) Listen(host string) (net.Listener, error) {
+func (r PortRange) Listen(host string, skip ...int) (net.Listener, error) {
 	if r.Any() {
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
@@ -78,6 +81,9 @@ func (r PortRange) Listen(host string) (net.Listener, error) {
 	var last error
 	for i := range n {
 		port := r.Lo + (start+i)%n
+		if slices.Contains(skip, port) {
+			continue
+		}
 		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err == nil {
 			return ln, nil

@@ -46,6 +46,11 @@ func TestPortRangeListen(t *testing.T) {
 	if _, err := r.Listen("127.0.0.1"); !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), "widen the range") {
 		t.Fatalf("full range: %v", err)
 	}
+	ln.Close()
+	// A port to skip (the rendezvous's) is never taken, even when free.
+	if _, err := r.Listen("127.0.0.1", port); !errors.Is(err, errs.ErrBootstrap) {
+		t.Fatalf("range of one skipped port: %v", err)
+	}
 	if p, err := FreePortIn(PortRange{}, "127.0.0.1"); err != nil || p == 0 {
 		t.Fatalf("FreePortIn any: %d, %v", p, err)
 	}

@@ -25,6 +25,10 @@ type Actor struct {
 	rank int // the PE's rank, for errors
 	seq  uint64
 	cur  *Begin // the call whose agreement is under way, or nil
+	// growing: cur waits for Grown; growErr: this PE could not make the
+	// grown memory usable, so it refused, and reports why.
+	growing bool
+	growErr error
 }
 
 // NewActor returns the heap actor of PE rank, owning h.
@@ -64,6 +68,20 @@ type Propose struct {
 	Payload []byte
 }
 
+// Grow is an effect: make the heap's first Size bytes usable (map the
+// further segment), then send Grown. The actor asks for it before it
+// proposes a request that needs it, so that when the agreement completes
+// every PE's memory is there: a PE that returns first may put into the
+// new segment of one that has not yet applied the request.
+type Grow struct{ Size int64 }
+
+// Grown answers Grow: Err is why the memory could not be made usable.
+type Grown struct{ Err error }
+
+// growFailed is the Grow of the proposal of a PE that could not grow: the
+// others fail with ErrOutOfMemory too, naming it.
+const growFailed = -1
+
 // Done is an effect: the call is over with Result, or with Err (which
 // names the call and wraps a sentinel).
 type Done struct {
@@ -79,13 +97,27 @@ func (a *Actor) Step(m any) []any {
 			return []any{Done{Err: errs.New(m.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument,
 				"heap call %s began while %s was under way", m.Op, a.cur.Op)}}
 		}
-		payload, err := msgpack.Marshal(&m.Req)
-		if err != nil {
-			return []any{Done{Err: errs.New(m.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}}
+		a.growErr = nil
+		if g := a.h.growTarget(m.Req); g > 0 {
+			m.Req.Grow = g
+			a.cur, a.growing = &m, true
+			return []any{Grow{Size: g}}
 		}
-		a.seq++
-		a.cur = &m
-		return []any{Propose{Seq: a.seq, Payload: payload}}
+		return a.propose(m)
+	case Grown:
+		if a.cur == nil || !a.growing {
+			return nil
+		}
+		call := *a.cur
+		a.cur, a.growing = nil, false
+		if m.Err != nil {
+			// Take part with a refusal, so the others fail instead of
+			// waiting; this PE reports the real cause.
+			a.growErr = errs.New(call.Op, a.rank, errs.NoPE, errs.ErrOutOfMemory,
+				"growing the heap to %d bytes: %v", call.Req.Grow, m.Err)
+			call.Req = Request{Grow: growFailed}
+		}
+		return a.propose(call)
 	case Agreed:
 		if a.cur == nil || m.Seq != a.seq {
 			return nil // not the call under way: nothing to finish
@@ -103,11 +135,25 @@ func (a *Actor) Step(m any) []any {
 	return nil
 }
 
+// propose starts the agreement round of call.
+func (a *Actor) propose(call Begin) []any {
+	payload, err := msgpack.Marshal(&call.Req)
+	if err != nil {
+		return []any{Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}}
+	}
+	a.seq++
+	a.cur = &call
+	return []any{Propose{Seq: a.seq, Payload: payload}}
+}
+
 // judge compares the proposals of a finished round and applies the call
 // when they all match.
 func (a *Actor) judge(call Begin, m Agreed) Done {
 	if m.Err != nil {
 		return Done{Err: m.Err}
+	}
+	if a.growErr != nil {
+		return Done{Err: a.growErr}
 	}
 	// Every PE compares with PE 0's proposal, so all give the same verdict
 	// and the same message. A refusal is the zero Request's encoding.
@@ -115,14 +161,24 @@ func (a *Actor) judge(call Begin, m Agreed) Done {
 	if err != nil {
 		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}
 	}
-	var differ, refused []int
+	noGrowth, err := msgpack.Marshal(&Request{Grow: growFailed})
+	if err != nil {
+		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument, "%v", err)}
+	}
+	var differ, refused, short []int
 	for r, b := range m.Payloads {
 		switch {
+		case bytes.Equal(b, noGrowth):
+			short = append(short, r)
 		case bytes.Equal(b, refusal):
 			refused = append(refused, r)
 		case !bytes.Equal(b, m.Payloads[0]):
 			differ = append(differ, r)
 		}
+	}
+	if len(short) > 0 {
+		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrOutOfMemory,
+			"PEs %v could not grow their heaps to %d bytes", short, call.Req.Grow)}
 	}
 	if len(refused) > 0 {
 		return Done{Err: errs.New(call.Op, a.rank, errs.NoPE, errs.ErrInvalidArgument,
@@ -134,6 +190,10 @@ func (a *Actor) judge(call Begin, m Agreed) Done {
 	}
 	res := a.h.apply(call.Req)
 	if res.Err != nil {
+		if a.h.Limit() > a.h.Size() {
+			return Done{Result: res, Err: errs.New(call.Op, a.rank, errs.NoPE, res.Err,
+				"%s of %d bytes in a heap of %d (limit %d)", call.Req.Kind, call.Req.Size, a.h.Size(), a.h.Limit())}
+		}
 		return Done{Result: res, Err: errs.New(call.Op, a.rank, errs.NoPE, res.Err,
 			"%s of %d bytes in a heap of %d", call.Req.Kind, call.Req.Size, a.h.Size())}
 	}

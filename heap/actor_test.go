@@ -15,14 +15,15 @@ import (
 
 // TestActorScenarios drives a heap actor from testdata/agree:
 //
-//	new rank=<r> size=<bytes>
+//	new rank=<r> size=<bytes> [limit=<bytes>]
+//	grown [err=<word>]
 //	begin op=<Op> <request>
 //	agreed seq=<n> [err=<word>]
 //	<one request per member, in rank order>
 //	reserve <request>
 //
 // where a request is "kind=alloc|free|realloc size=<n> align=<n> slot=<n>
-// gen=<n>" (fields optional) or "refuse" (the zero Request). It prints the
+// gen=<n> grow=<n>" (fields optional) or "refuse" (the zero Request). It prints the
 // actor's effects.
 func TestActorScenarios(t *testing.T) {
 	var a *Actor
@@ -33,8 +34,18 @@ func TestActorScenarios(t *testing.T) {
 			n, _ := strconv.Atoi(size)
 			rank, _ := d.Arg("rank")
 			r, _ := strconv.Atoi(rank)
-			a = NewActor(New(make([]byte, n)), r)
+			limit := n
+			if l, ok := d.Arg("limit"); ok {
+				limit, _ = strconv.Atoi(l)
+			}
+			a = NewActor(NewGrowable(make([]byte, limit), int64(n)), r)
 			return ""
+		case "grown":
+			m := Grown{}
+			if e, ok := d.Arg("err"); ok {
+				m.Err = errors.New(e)
+			}
+			return effects(a.Step(m)) + fmt.Sprintf("heap size %d\n", a.Heap().Size())
 		case "begin":
 			op, _ := d.Arg("op")
 			return effects(a.Step(Begin{Op: op, Req: parseRequest(t, d.Pos, d.Args)}))
@@ -81,6 +92,10 @@ func parseRequest(t *testing.T, pos string, args []string) Request {
 			r.Slot = uint32(n)
 		case "gen":
 			r.Gen = uint32(n)
+		case "grow":
+			r.Grow = n
+		case "nogrow":
+			r.Grow = growFailed
 		case "refuse", "op":
 		default:
 			t.Fatalf("%s: unknown request field %s", pos, k)

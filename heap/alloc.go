@@ -112,3 +112,40 @@ func (a *allocator) largestHole() int64 {
 }
 
 func roundUp(v, a int64) int64 { return (v + a - 1) &^ (a - 1) }
+
+// fits reports whether alloc(size, align) would succeed in a heap of
+// bound bytes (>= the current size), without changing anything.
+func (a *allocator) fits(size, align, bound int64) bool {
+	if size == 0 {
+		size = MinAlign
+	}
+	size = roundUp(size, MinAlign)
+	prevEnd := int64(0)
+	for i := 0; i <= len(a.used); i++ {
+		limit := bound
+		if i < len(a.used) {
+			limit = a.used[i].off
+		}
+		if off := roundUp(prevEnd, align); off <= limit && limit-off >= size {
+			return true
+		}
+		if i < len(a.used) {
+			prevEnd = a.used[i].off + a.used[i].size
+		}
+	}
+	return false
+}
+
+// canResize reports whether resize(off, size) would succeed, without
+// changing anything.
+func (a *allocator) canResize(off, size int64) bool {
+	i := a.find(off)
+	if i < 0 {
+		return false
+	}
+	limit := a.size
+	if i+1 < len(a.used) {
+		limit = a.used[i+1].off
+	}
+	return off+roundUp(max(size, 1), MinAlign) <= limit
+}

@@ -21,26 +21,89 @@ type table struct{ objs []Object }
 
 // Heap is one PE's symmetric heap. Changes (Apply) come from a single
 // goroutine, the heap actor's; lookups come from any goroutine.
+//
+// A heap may grow (see NewGrowable): its memory is one reservation of
+// address space as large as the limit, of which the first Size bytes are
+// usable; growing makes a further segment of it usable on every PE, in
+// the same collective step on each. An offset is therefore an offset into
+// one contiguous range whatever segment it falls in: a path addresses a
+// grown segment exactly as the first one, with the same bounds check.
 type Heap struct {
-	mem   []byte
+	mem   []byte // the whole reservation: Limit bytes, of which Size are usable
+	size  atomic.Int64
 	alloc *allocator
 	table atomic.Pointer[table]
 	gen   uint32
 	free  []uint32 // slots of freed objects, reused lowest first
 }
 
-// New manages mem as a symmetric heap. The caller keeps ownership of mem.
-func New(mem []byte) *Heap {
-	h := &Heap{mem: mem, alloc: newAllocator(int64(len(mem)))}
+// New manages mem as a symmetric heap that does not grow. The caller keeps
+// ownership of mem.
+func New(mem []byte) *Heap { return NewGrowable(mem, int64(len(mem))) }
+
+// NewGrowable manages mem as a symmetric heap whose first size bytes are
+// usable now; it may grow up to len(mem), a segment at a time, as the
+// actor's Grow effects say (the runtime makes the memory usable before
+// the allocation that needs it is agreed). The caller keeps ownership of
+// mem.
+func NewGrowable(mem []byte, size int64) *Heap {
+	size = min(max(size, 0), int64(len(mem)))
+	h := &Heap{mem: mem, alloc: newAllocator(size)}
+	h.size.Store(size)
 	h.table.Store(&table{})
 	return h
 }
 
-// Bytes returns the whole heap.
+// Bytes returns the whole reservation (Limit bytes); only the first Size
+// are usable, and every live object lies inside them.
 func (h *Heap) Bytes() []byte { return h.mem }
 
-// Size returns the heap size in bytes.
-func (h *Heap) Size() int64 { return int64(len(h.mem)) }
+// Size returns the usable heap size in bytes: the initial size plus every
+// segment grown since.
+func (h *Heap) Size() int64 { return h.size.Load() }
+
+// Limit returns the size the heap may grow to.
+func (h *Heap) Limit() int64 { return int64(len(h.mem)) }
+
+// growTarget returns the size the heap must grow to for r to fit, or 0
+// when it fits as is or cannot fit even at the limit (then the request
+// fails as it would without growth). Segments double the heap, so n
+// growths reach 2^n times the initial size and a put never waits on more
+// than a handful of them; the last stops at the limit. Every PE computes
+// the same target from the same allocator state.
+func (h *Heap) growTarget(r Request) int64 {
+	if r.Kind != KindAlloc && r.Kind != KindRealloc {
+		return 0
+	}
+	align := max(r.Align, MinAlign)
+	if r.Kind == KindRealloc {
+		o, ok := h.Lookup(r.Slot, r.Gen)
+		if !ok || h.alloc.canResize(o.Off, r.Size) {
+			return 0
+		}
+		align = MinAlign
+	}
+	if r.Size < 0 || align&(align-1) != 0 || h.alloc.fits(r.Size, align, h.alloc.size) {
+		return 0
+	}
+	limit := h.Limit()
+	for target := h.alloc.size; target < limit; {
+		target = min(limit, 2*max(target, MinAlign))
+		if h.alloc.fits(r.Size, align, target) {
+			return target
+		}
+	}
+	return 0
+}
+
+// grow raises the usable size to size (apply's part of a growth: the
+// memory is usable already).
+func (h *Heap) grow(size int64) {
+	if size > h.alloc.size && size <= h.Limit() {
+		h.alloc.size = size
+		h.size.Store(size)
+	}
+}
 
 // Lookup returns the live object in slot with generation gen.
 func (h *Heap) Lookup(slot, gen uint32) (Object, bool) {
@@ -82,6 +145,10 @@ type Request struct {
 	Align int64  `msgpack:"a"` // bytes, a power of two, for alloc
 	Slot  uint32 `msgpack:"o"` // the object, for free and realloc
 	Gen   uint32 `msgpack:"g"`
+	// Grow is the size the heap grows to before the request applies, 0
+	// for none: the heap actor sets it (growTarget), so that the PEs
+	// agree on the growth with the request itself.
+	Grow int64 `msgpack:"gr,omitempty"`
 }
 
 // Result is what applying a Request gave.
@@ -95,6 +162,9 @@ type Result struct {
 // apply performs r. Only the heap actor (Actor) calls it: it is the one
 // owner of the allocator and the table.
 func (h *Heap) apply(r Request) Result {
+	if r.Grow > 0 {
+		h.grow(r.Grow)
+	}
 	switch r.Kind {
 	case KindAlloc:
 		return h.allocate(r.Size, r.Align)

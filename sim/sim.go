@@ -9,11 +9,14 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/core"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/simnet"
 )
 
 // DefaultHeapSize is each simulated PE's heap unless WithHeapSize says
@@ -22,11 +25,14 @@ import (
 const DefaultHeapSize = 16 << 20
 
 type config struct {
-	heapSize int
-	nodeOf   func(int) int
-	logger   *slog.Logger
-	timeout  time.Duration
-	net      netOptions // delivery, seed, faults, model: simulate.go
+	heapSize  int
+	heapLimit int
+	nodeOf    func(int) int
+	logger    *slog.Logger
+	timeout   time.Duration
+	opTO      time.Duration
+	grace     time.Duration
+	net       netOptions // delivery, seed, faults, model: simulate.go
 }
 
 // Option configures Run.
@@ -34,6 +40,11 @@ type Option func(*config)
 
 // WithHeapSize sets each PE's symmetric heap size in bytes.
 func WithHeapSize(bytes int) Option { return func(c *config) { c.heapSize = bytes } }
+
+// WithHeapLimit lets each PE's heap grow up to bytes when a collective
+// allocation does not fit (see shmem.WithHeapLimit); WithHeapSize is then
+// the initial size. Default: no growth.
+func WithHeapLimit(bytes int) Option { return func(c *config) { c.heapLimit = bytes } }
 
 // WithNodes groups PEs into nodes of perNode consecutive ranks. PEs on one
 // node form TeamShared and reach each other with Ptr. Default: one node.
@@ -55,13 +66,31 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // creation). Default 10 minutes.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
+// WithOpTimeout makes every blocking call (waits, locks, barriers,
+// collectives, allocation, Finalize) that takes longer than d fail with
+// ErrTimeout, naming the call and the PEs it waits on. Default: no limit
+// (the deadlock detector still ends a world where no PE can progress).
+func WithOpTimeout(d time.Duration) Option { return func(c *config) { c.opTO = d } }
+
+// WithDeadlockGrace sets how long every live PE must stay blocked with
+// nothing changing before Run declares a deadlock (ErrDeadlock). Default
+// 500 ms; a negative d turns the detector off.
+func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
+
 // Run runs fn on npes PEs, each in its own goroutine, and returns their
 // errors joined (nil when every fn returned nil). A PE whose fn returns
 // without calling Finalize is finalized for it; a PE whose fn fails or
 // panics is reported failed to the others, so nobody waits for it forever.
 // Worlds of separate Run calls are independent and may run at once.
+//
+// Run always ends: when every PE that is still running is blocked inside
+// goshmem and nothing can change for the grace period (WithDeadlockGrace),
+// every blocked call fails with an error matching ErrDeadlock that lists
+// what each PE is blocked in and on what, and Run returns them. After a
+// GlobalExit, Run returns an error from which shmem.ExitStatus reads the
+// status.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
-	c := config{heapSize: DefaultHeapSize, net: netFromEnv()}
+	c := config{heapSize: DefaultHeapSize, grace: core.DefaultDeadlockGrace, net: netFromEnv()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -69,7 +98,8 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		_, err := runNet(npes, fn, &c, nil)
 		return err
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger,
+		OpTimeout: c.opTO, DeadlockGrace: max(c.grace, 0)})
 	if err != nil {
 		return err
 	}
@@ -85,7 +115,7 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[r] = runPE(w, r, p, fn)
+			errs[r] = runPE(w, r, c, p, fn)
 		}()
 	}
 	wg.Wait()
@@ -98,21 +128,48 @@ func publicPE(c *core.PE) (*shmem.PE, error) {
 	return shmem.Init(context.Background(), shmem.WithBackend(func(context.Context) (*core.PE, error) { return c, nil }))
 }
 
-func runPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
+// runPE runs fn on PE rank and finalizes it, or reports it failed to the
+// world. A simulated network ends a PE it kills (or one in a deadlock it
+// reports) by panicking with *simnet.Abort inside a goshmem call.
+func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
 	defer func() {
+		reason := ""
 		if v := recover(); v != nil {
-			err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())
+			if a, ok := v.(*simnet.Abort); ok {
+				reason = a.Reason
+				err = errs.New("sim", rank, errs.NoPE, errs.ErrPEFailed, "%s", a.Reason)
+			} else {
+				// The stack goes into this PE's own error; the survivors
+				// get one line of reason.
+				reason = fmt.Sprintf("panicked: %v", v)
+				err = fmt.Errorf("PE %d %s\n%s", rank, reason, debug.Stack())
+			}
 		}
 		if err != nil {
-			w.Fail(rank, err.Error())
+			if reason == "" {
+				reason = "returned an error: " + oneLine(err.Error())
+			}
+			w.Fail(rank, reason)
 			return
 		}
 		if ferr := p.Finalize(); ferr != nil {
 			err = fmt.Errorf("PE %d: %w", rank, ferr)
+		} else if eerr := c.Exited(); eerr != nil {
+			// fn may have swallowed the exit; Run reports it every time.
+			err = fmt.Errorf("PE %d: %w", rank, eerr)
 		}
+		w.Done(rank)
 	}()
 	if err := fn(p); err != nil {
 		return fmt.Errorf("PE %d: %w", rank, err)
 	}
 	return nil
+}
+
+// oneLine keeps the first line of s.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,7 +153,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 	if marker != nil {
 		marker(net.Mark)
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net, OpTimeout: c.opTO})
 	if err != nil {
 		return simnet.Result{}, err
 	}
@@ -171,7 +170,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 		go func() {
 			defer wg.Done()
 			net.Start(r)
-			errs[r] = runNetPE(w, r, p, func(p *shmem.PE) error {
+			errs[r] = runPE(w, r, c, p, func(p *shmem.PE) error {
 				err := fn(p)
 				net.Returned(r)
 				return err
@@ -186,30 +185,4 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 		err = fmt.Errorf("%w\nsimulation seed %d: rerun with sim.WithSeed(%d) or SHMEM_SIM_SEED=%d", err, s, s, s)
 	}
 	return net.Result(), err
-}
-
-// runNetPE is runPE for a simulated network: a PE that the simulator
-// ended (killed, or reporting a deadlock) has been reported to the world
-// already.
-func runNetPE(w *core.LocalWorld, rank int, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			if a, ok := v.(*simnet.Abort); ok {
-				err = errs.New("sim", rank, errs.NoPE, errs.ErrPEFailed, "%s", a.Reason)
-				return
-			}
-			err = fmt.Errorf("PE %d panicked: %v\n%s", rank, v, debug.Stack())
-		}
-		if err != nil {
-			w.Fail(rank, err.Error())
-			return
-		}
-		if ferr := p.Finalize(); ferr != nil {
-			err = fmt.Errorf("PE %d: %w", rank, ferr)
-		}
-	}()
-	if err := fn(p); err != nil {
-		return fmt.Errorf("PE %d: %w", rank, err)
-	}
-	return nil
 }

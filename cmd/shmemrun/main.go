@@ -32,7 +32,9 @@ import (
 
 func main() {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	// SIGQUIT asks every PE for its hang report (SHMEM_HANG_REPORT) and
+	// stops nothing; SIGINT and SIGTERM stop the job.
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, sigs))
 }
 

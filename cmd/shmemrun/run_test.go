@@ -116,6 +116,58 @@ func TestQuitterNamed(t *testing.T) {
 	}
 }
 
+// TestSIGQUITAsksForHangReports: SIGQUIT to shmemrun reaches every PE,
+// each of which (started with SHMEM_HANG_REPORT) prints its hang report,
+// and the job goes on until SIGTERM ends it.
+func TestSIGQUITAsksForHangReports(t *testing.T) {
+	cmd := exec.Command(bin.shmemrun, "-np", "2", bin.pe, lt.RoleBlock)
+	cmd.Env = append(os.Environ(), "SHMEM_UID_SESSION_ID=127.0.0.1:0", "SHMEM_HANG_REPORT=1h")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	kill := time.AfterFunc(60*time.Second, func() { _ = cmd.Process.Kill() })
+	defer kill.Stop()
+	out := bufio.NewScanner(stdout)
+	for ready := 0; ready < 2 && out.Scan(); {
+		if strings.Contains(out.Text(), lt.Ready) {
+			ready++
+		}
+	}
+	go func() {
+		for out.Scan() {
+		}
+	}()
+	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	reports := map[string]bool{}
+	errs := bufio.NewScanner(stderr)
+	for len(reports) < 2 && errs.Scan() {
+		if m := regexp.MustCompile(`^\[PE (\d)\] goshmem hang report:`).FindStringSubmatch(errs.Text()); m != nil {
+			reports[m[1]] = true
+		}
+	}
+	if len(reports) < 2 {
+		t.Fatalf("hang reports from PEs %v only", reports)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for errs.Scan() {
+		}
+	}()
+	_ = cmd.Wait()
+}
+
 // TestBindTo: bound PEs run on disjoint CPUs; unbound ones on all of them.
 func TestBindTo(t *testing.T) {
 	if runtime.NumCPU() < 2 {

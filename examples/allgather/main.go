@@ -7,6 +7,12 @@
 //	go run ./examples/allgather -pes 4 -type float16
 //	shmemrun -np 4 go run ./examples/allgather -type float16
 //	go run ./examples/allgather -pes 4096 -model tcp
+//	examples/allgather/run.sh -pes 4 -type float16_t   # CANN SHMEM's way
+//
+// CANN SHMEM's arguments work too: -ipport tcp://ip:port with -pes, -rank
+// (the index on this host), -fpe (the first PE on this host) and -gnpus
+// start one process as PE fpe+rank; SHMEM_JOB_SECRET keys TLS, or
+// SMEM_CONF_STORE_TLS_ENABLE=0 turns it off.
 //
 // With -model (shm, tcp or a JSON model file, see sim.LoadModel) the
 // times are the simulator's prediction in virtual time, not measured, for
@@ -41,6 +47,9 @@ const (
 	maxExp  = 14 // M up to 16·2^14 elements per PE
 )
 
+// goldenDir is -golden: where run.sh's golden files are, or "".
+var goldenDir string
+
 type result struct {
 	m, n int
 	us   float64
@@ -48,16 +57,24 @@ type result struct {
 
 func main() {
 	pes := flag.Int("pes", 4, "number of PEs to simulate (any N >= 1)")
-	typ := flag.String("type", "int32", "element type: int32, float16 or bfloat16")
+	typ := flag.String("type", "int32", "element type: int32_t, float16_t or bfloat16_t (CANN SHMEM's names), or int32, float16, bfloat16")
 	iters := flag.Int("iters", 50, "allgathers per size; the first 10 are warm-up and not timed")
 	out := flag.String("out", "result.csv", "CSV file for M,N,Time(us)")
 	model := flag.String("model", "", "predict the times with the simulator's cost model: shm, tcp or a JSON model file")
+	var ca cannArgs
+	flag.StringVar(&ca.ipport, "ipport", "", "CANN SHMEM's tcp://ip:port of PE 0: run as PE fpe+rank of -pes processes meeting there")
+	flag.IntVar(&ca.rank, "rank", 0, "with -ipport: this process's index among the -gnpus started on this host")
+	flag.IntVar(&ca.fpe, "fpe", 0, "with -ipport: the PE number of index 0 on this host")
+	flag.IntVar(&ca.gnpus, "gnpus", 0, "with -ipport: processes started on this host (0: not checked)")
+	flag.StringVar(&goldenDir, "golden", "", "also check each result against the golden files in this directory (run.sh's)")
+	genDir := flag.String("gen-golden", "", "write the golden files for -pes and -type to this directory and exit")
 	flag.Parse()
 	pesSet := false
 	flag.Visit(func(f *flag.Flag) { pesSet = pesSet || f.Name == "pes" })
-	// Processes mode: a launcher gave this process a rank and -pes did
-	// not ask for a simulation.
-	procs := !pesSet && os.Getenv("SHMEM_RANK") != ""
+	// Processes mode: CANN SHMEM's -ipport, or a launcher gave this
+	// process a rank (SHMEM_RANK, or torchrun's RANK with
+	// SHMEM_UID_SESSION_ID) and -pes did not ask for a simulation.
+	procs := ca.ipport != "" || !pesSet && (os.Getenv("SHMEM_RANK") != "" || os.Getenv("RANK") != "")
 	if *pes < 1 || *iters <= warmup {
 		fmt.Fprintf(os.Stderr, "allgather: need -pes >= 1 and -iters > %d\n", warmup)
 		os.Exit(2)
@@ -65,8 +82,19 @@ func main() {
 	var res []result
 	var err error
 	var m sim.Model
-	if *model != "" {
+	var initOpts []shmem.Option
+	*typ, err = canonicalType(*typ)
+	switch {
+	case err != nil:
+	case *genDir != "":
+		err = genFor(*genDir, *pes, *typ)
+		if err == nil {
+			return
+		}
+	case *model != "":
 		m, err = loadModel(*model)
+	case ca.ipport != "":
+		initOpts, err = ca.initOptions(*pes)
 	}
 	switch {
 	case err != nil:
@@ -77,11 +105,11 @@ func main() {
 	case *model != "" && *typ == "bfloat16":
 		res, err = predict(*pes, m, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
 	case *typ == "int32":
-		res, err = run(*pes, procs, *iters, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
+		res, err = run(*pes, procs, initOpts, *iters, func(r *rand.Rand) int32 { return int32(r.IntN(10)) })
 	case *typ == "float16":
-		res, err = run(*pes, procs, *iters, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
+		res, err = run(*pes, procs, initOpts, *iters, func(r *rand.Rand) shmem.Float16 { return shmem.NewFloat16(r.Float32() * 10) })
 	case *typ == "bfloat16":
-		res, err = run(*pes, procs, *iters, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
+		res, err = run(*pes, procs, initOpts, *iters, func(r *rand.Rand) shmem.BFloat16 { return shmem.NewBFloat16(r.Float32() * 10) })
 	default:
 		err = fmt.Errorf("unknown -type %q (int32, float16 or bfloat16)", *typ)
 	}
@@ -135,7 +163,7 @@ func sizes(n, elem int) []int {
 // run measures every size on n simulated PEs, or, when procs is set, as
 // this process's PE of the world the launcher describes. It returns nil
 // results (and no error) on every process but PE 0's.
-func run[T shmem.Elem](n int, procs bool, iters int, gen func(*rand.Rand) T) ([]result, error) {
+func run[T shmem.Elem](n int, procs bool, initOpts []shmem.Option, iters int, gen func(*rand.Rand) T) ([]result, error) {
 	var zero T
 	elem := int(unsafe.Sizeof(zero))
 	var ms []int
@@ -157,7 +185,7 @@ func run[T shmem.Elem](n int, procs bool, iters int, gen func(*rand.Rand) T) ([]
 		return nil
 	}
 	if procs {
-		p, err := shmem.Init(context.Background(), shmem.WithHeapSize(heapMiB<<20))
+		p, err := shmem.Init(context.Background(), append(initOpts, shmem.WithHeapSize(heapMiB<<20))...)
 		if err != nil {
 			return nil, err
 		}
@@ -165,6 +193,9 @@ func run[T shmem.Elem](n int, procs bool, iters int, gen func(*rand.Rand) T) ([]
 		if err := prepare(n); err != nil {
 			return nil, err
 		}
+		// The error-exit pattern: the body returns at its first error and
+		// Finalize runs on every path; its error says what happened to
+		// the world (a PE that failed, a GlobalExit).
 		if err := errors.Join(body(p), p.Finalize()); err != nil {
 			return nil, err
 		}
@@ -215,6 +246,11 @@ func measure[T shmem.Elem](p *shmem.PE, ms []int, iters int, gen func(*rand.Rand
 		el := time.Since(start)
 		if err := golden(me, m, n, dst.Local(p), gen); err != nil {
 			return err
+		}
+		if goldenDir != "" {
+			if err := checkGoldenFile(goldenDir, me, m, dst.Local(p)); err != nil {
+				return err
+			}
 		}
 		if me == 0 {
 			report(k, float64(el.Microseconds())/float64(iters-warmup))

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -37,10 +38,9 @@ func initAndRun() error {
 	if err != nil {
 		return err
 	}
-	if err := hello(p); err != nil {
-		return err
-	}
-	return p.Finalize()
+	// Finalize on every path, keeping its error: it ends this PE and
+	// reports what happened to the world (a PE that failed, a GlobalExit).
+	return errors.Join(hello(p), p.Finalize())
 }
 
 func hello(p *shmem.PE) error {

@@ -78,7 +78,7 @@ func (t *Team) waitWord(op string, off, want uint64) error {
 	if transport.Load64(local, off) >= want {
 		return nil
 	}
-	return t.rt.WaitLocal(op, func() bool { return transport.Load64(local, off) >= want })
+	return t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, off) >= want })
 }
 
 // waitFrom waits for member j's signal to reach step of collective seq.
@@ -112,6 +112,7 @@ func (t *Team) putSig(op string, j int, off uint64, data []byte, v uint64) error
 func (t *Team) begin(op string, a *Args) (uint64, error) {
 	t.seq++
 	seq := t.seq
+	t.publishArgs(a)
 	h := a.hash()
 	lo, hi, bad := h, h, uint64(0)
 	if a.Err != nil {
@@ -146,10 +147,11 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	case a.Err != nil:
 		return seq, a.Err
 	case bad != 0:
-		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "another member of team %s rejected its arguments", t.a.ID())
+		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "another member of team %s rejected its arguments (%s)",
+			t.a.ID(), t.argsDiffer(op, a))
 	case lo != hi:
 		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
-			"members of team %s passed different arguments (counts, root, operator, type or destination)", t.a.ID())
+			"members of team %s passed different arguments: %s", t.a.ID(), t.argsDiffer(op, a))
 	}
 	return seq, nil
 }

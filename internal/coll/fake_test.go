@@ -127,15 +127,20 @@ func (f *fakeRT) Local() []byte { return f.w.nw.Heap(f.me) }
 
 // WaitLocal sleeps on the PE's bell between checks and fails once any PE
 // has failed, as the real runtime does.
-func (f *fakeRT) WaitLocal(op string, cond func() bool) error {
+func (f *fakeRT) WaitBlocked(op string, blk Blocked, cond func() bool) error {
 	b := f.w.nw.Bell(f.me)
-	for {
+	for i := 0; ; i++ {
 		if cond() {
 			return nil
 		}
 		for r := range f.paths {
 			if f.w.nw.Failed(r) {
 				return errs.New(op, f.me, r, errs.ErrPEFailed, "failed")
+			}
+		}
+		if i > 0 && blk != nil {
+			if err := blk.CheckPeers(op); err != nil {
+				return err
 			}
 		}
 		armed := b.Arm()
@@ -157,7 +162,7 @@ func (f *fakeRT) CollectiveLock() func() {
 	return f.collMu.Unlock
 }
 
-func (f *fakeRT) Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error) {
+func (f *fakeRT) AgreeChecked(op, domain string, seq uint64, members []int, me int, payload []byte, _ Blocked) ([][]byte, error) {
 	if len(members) == 1 {
 		return [][]byte{payload}, nil
 	}

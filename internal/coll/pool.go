@@ -55,16 +55,18 @@ func NewPool(base uint64, npes, slots int) *Pool {
 // slotWords is the number of 8-byte sync words at the start of a slot:
 // barrier words, entry signal words and two parities of entry data (three
 // words a round), then a signal word and an acknowledgement word per world
-// PE and a count word per world PE (Collect's sizes).
+// PE and a count word per world PE (Collect's sizes), then the member's
+// operation word, its left word (see ident.go), the lock it holds, and
+// the arguments of its current collective (see args.go).
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return r + r + 2*3*r + 3*npes
+	return r + r + 2*3*r + 3*npes + 3 + argWords
 }
 
 // layout is where a slot's parts live in the heap.
 type layout struct {
-	psync, entrySig, entryData, sig, ack, counts, scratch uint64
-	rounds                                                int
+	psync, entrySig, entryData, sig, ack, counts, op, left, held, args, scratch uint64
+	rounds                                                                      int
 }
 
 func (p *Pool) layout(slot int) layout {
@@ -76,7 +78,11 @@ func (p *Pool) layout(slot int) layout {
 	l.sig = l.entryData + uint64(8*6*r)
 	l.ack = l.sig + uint64(8*p.world)
 	l.counts = l.ack + uint64(8*p.world)
-	l.scratch = l.counts + uint64(8*p.world)
+	l.op = l.counts + uint64(8*p.world)
+	l.left = l.op + 8
+	l.held = l.left + 8
+	l.args = l.held + 8
+	l.scratch = l.args + 8*argWords
 	return l
 }
 
@@ -116,3 +122,8 @@ func (p *Pool) InUse() int {
 
 // Slots returns the pool's capacity.
 func (p *Pool) Slots() int { return p.slots }
+
+// HeldWord returns the heap offset of the word in TeamWorld's slot where a
+// PE records the lock it holds (the lock's offset + 1, 0 for none), which
+// waiters for that lock read when they wait long.
+func (p *Pool) HeldWord() uint64 { return p.layout(0).held }

@@ -15,9 +15,15 @@ import (
 // that differ between members, or that name PEs outside the parent, fail
 // with ErrInvalidArgument on every member; no free team slot common to the
 // new team's members fails with ErrOutOfMemory on every member.
-func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
+//
+// extra are further parameters the members must agree on (the team
+// configs), each non-negative.
+func (t *Team) SplitStrided(start, stride, size int, extra ...int64) (*Team, error) {
 	const op = "SplitStrided"
-	teams, err := t.split(op, []int64{1, int64(start), int64(stride), int64(size)}, func(n int) ([][]int, error) {
+	teams, err := t.split(op, append([]int64{1, int64(start), int64(stride), int64(size)}, extra...), func(n int) ([][]int, error) {
+		if err := nonNegative(extra); err != nil {
+			return nil, err
+		}
 		if size < 1 || size > n || start < 0 || start >= n || (stride == 0 && size > 1) {
 			return nil, fmt.Errorf("start %d, stride %d, size %d in a team of %d", start, stride, size, n)
 		}
@@ -41,9 +47,12 @@ func (t *Team) SplitStrided(start, stride, size int) (*Team, error) {
 // partial) and returns the caller's row (x) and column (y) teams
 // (shmem_team_split_2d); an xrange above the parent's size is the size.
 // Collective over the parent, with the failure rules of SplitStrided.
-func (t *Team) Split2D(xrange int) (x, y *Team, err error) {
+func (t *Team) Split2D(xrange int, extra ...int64) (x, y *Team, err error) {
 	const op = "Split2D"
-	teams, err := t.split(op, []int64{2, int64(xrange)}, func(n int) ([][]int, error) {
+	teams, err := t.split(op, append([]int64{2, int64(xrange)}, extra...), func(n int) ([][]int, error) {
+		if err := nonNegative(extra); err != nil {
+			return nil, err
+		}
 		if xrange < 1 {
 			return nil, fmt.Errorf("xrange %d", xrange)
 		}
@@ -102,7 +111,7 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 	}
 	t.splits++
 	seq := t.splits
-	all, err := t.rt.Agree(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()))
+	all, err := t.rt.AgreeChecked(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()), t)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +164,10 @@ func (t *Team) Destroy() error {
 	if t.root {
 		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s cannot be destroyed", t.a.ID())
 	}
-	err := t.number(op, team.KindDestroy)
+	err := t.broken
+	if err == nil {
+		err = t.number(op, team.KindDestroy)
+	}
 	if err == nil {
 		err = t.rt.Quiet()
 	}

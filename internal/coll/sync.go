@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
 	"github.com/goshmem/shmem/transport"
 )
@@ -46,7 +47,7 @@ func (t *Team) sync(op string) error {
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return err
 		}
-		if err := t.rt.WaitLocal(op, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
+		if err := t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
 			return err
 		}
 	}
@@ -54,13 +55,32 @@ func (t *Team) sync(op string) error {
 }
 
 // Barrier completes the caller's outstanding puts (Quiet) and then Syncs.
-func (t *Team) Barrier() error {
-	const op = "Barrier"
+func (t *Team) Barrier() error { return t.BarrierAs("Barrier") }
+
+// SyncAs is Sync reported as op (SyncAll).
+func (t *Team) SyncAs(op string) error {
+	if t == nil {
+		return t.usable(op)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.usable(op); err != nil {
+		return err
+	}
+	if err := t.number(op, team.KindSync); err != nil {
+		return err
+	}
+	return errs.As(op, t.rt.MyPE(), t.sync(op))
+}
+
+// BarrierAs is Barrier reported as op (BarrierAll): every failure inside
+// it, the Quiet's included, names the call the user made.
+func (t *Team) BarrierAs(op string) error {
 	if t == nil {
 		return t.usable(op)
 	}
 	if err := t.rt.Quiet(); err != nil {
-		return err
+		return errs.As(op, t.rt.MyPE(), err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -70,5 +90,5 @@ func (t *Team) Barrier() error {
 	if err := t.number(op, team.KindBarrier); err != nil {
 		return err
 	}
-	return t.sync(op)
+	return errs.As(op, t.rt.MyPE(), t.sync(op))
 }

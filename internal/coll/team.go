@@ -9,7 +9,10 @@
 package coll
 
 import (
+	"errors"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
@@ -26,16 +29,18 @@ type Runtime interface {
 	Path(op string, pe int) (transport.Path, error)
 	// Local returns the calling PE's own heap.
 	Local() []byte
-	// WaitLocal blocks until cond holds, re-checking it whenever the PE's
-	// heap changes; it fails when the world fails or ends.
-	WaitLocal(op string, cond func() bool) error
+	// WaitBlocked blocks until cond holds, re-checking it whenever the
+	// PE's heap changes; it fails when the world fails or ends, and when
+	// b.CheckPeers, called now and then once the wait is long, fails.
+	WaitBlocked(op string, b Blocked, cond func() bool) error
 	Quiet() error
 	Fence()
 	// Check returns nil while the PE is usable.
 	Check(op string) error
-	// Agree gathers payload from every member of the group members (world
-	// ranks; the caller is group rank me) for round (domain, seq).
-	Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error)
+	// AgreeChecked gathers payload from every member of the group members
+	// (world ranks; the caller is group rank me) for round (domain, seq);
+	// while it waits long it calls b.CheckPeers as WaitBlocked does.
+	AgreeChecked(op, domain string, seq uint64, members []int, me int, payload []byte, b Blocked) ([][]byte, error)
 	// CollectiveLock serializes team creation with the PE's other
 	// collective control operations; the returned function unlocks.
 	CollectiveLock() func()
@@ -65,6 +70,12 @@ type Team struct {
 	epoch  uint64 // barriers completed
 	seq    uint64 // collectives started
 	splits uint64 // splits of this team started
+	// cur is the operation the member is in (or last ran), as published
+	// in its operation word; broken is why the team is unusable after an
+	// operation that could never complete (see ident.go).
+	cur    atomic.Uint64 // opWord of the operation
+	broken error
+	early  time.Time // when a mismatch was first seen with members not there yet
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the
@@ -133,8 +144,24 @@ func (t *Team) Number(op string, k team.Kind) error {
 
 // number steps the team actor into operation op of kind k; t.mu is held.
 func (t *Team) number(op string, k team.Kind) error {
-	_, err := t.a.Begin(team.Begin{Kind: k, Op: op})
-	return err
+	o, err := t.a.Begin(team.Begin{Kind: k, Op: op})
+	if err != nil {
+		return err
+	}
+	t.publish(o)
+	return nil
+}
+
+// NumberFinalize numbers Finalize on the team and marks the PE left. A
+// broken team keeps its operation word where the failure left it, so that
+// peers still blocked in that operation reach the same verdict.
+func (t *Team) NumberFinalize() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.broken == nil {
+		_ = t.number("Finalize", team.KindFinalize)
+	}
+	MarkLeft(t.rt)
 }
 
 // Ops returns how many operations the team has numbered on this PE.
@@ -167,6 +194,13 @@ func (t *Team) usable(op string) error {
 	}
 	if t.a.Destroyed() {
 		return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "team %s was destroyed", t.a.ID())
+	}
+	if t.broken != nil {
+		sentinel := errs.ErrInvalidArgument
+		if errors.Is(t.broken, errs.ErrPEFailed) {
+			sentinel = errs.ErrPEFailed
+		}
+		return errs.New(op, t.rt.MyPE(), errs.NoPE, sentinel, "team %s is unusable after an earlier failure (%v)", t.a.ID(), t.broken)
 	}
 	return t.rt.Check(op)
 }

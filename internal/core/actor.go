@@ -41,14 +41,15 @@ func (s *state) apply(e any) {
 		reason := e.Reason
 		s.failed[e.Rank].Store(&reason)
 		s.nFailed.Add(1)
-		s.log.Warn("PE failed", "failed", e.Rank, "reason", reason, "detected_by", e.Origin)
+		if s.agreed.Load() {
+			s.log.Debug("PE left", "pe_left", e.Rank, "reason", reason)
+		} else {
+			s.log.Warn("PE failed", "failed", e.Rank, "reason", reason, "detected_by", e.Origin)
+		}
 		// The hook first: it tells the other PEs, and a waiter woken by
 		// the ring may finalize at once, after which they may not hear.
 		if s.cfg.OnFailure != nil {
 			s.cfg.OnFailure(e.Rank, reason, e.Origin)
-		}
-		if e.Rank == s.cfg.CoordinatorRank {
-			s.coordinatorLost(e.Rank, reason)
 		}
 		s.bell.Ring()
 	case pe.Exited:

@@ -2,9 +2,11 @@ package core
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
 )
@@ -35,13 +37,19 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	if err := p.s.world.Number(op, team.KindAlloc); err != nil {
 		return heap.Result{}, err
 	}
+	before := p.s.cfg.Heap.Size()
 	effects := p.s.heap.Step(heap.Begin{Op: op, Req: req})
 	for len(effects) > 0 {
 		switch e := effects[0].(type) {
+		case heap.Grow:
+			effects = p.s.heap.Step(heap.Grown{Err: p.growHeap(e.Size)})
 		case heap.Propose:
-			all, err := p.Agree(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload)
+			all, err := p.AgreeChecked(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload, p.s.world)
 			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
 		case heap.Done:
+			if after := p.s.cfg.Heap.Size(); after > before && p.s.cfg.Grown != nil {
+				p.s.cfg.Grown(after)
+			}
 			return e.Result, e.Err
 		default:
 			effects = effects[1:]
@@ -50,47 +58,89 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 	return heap.Result{}, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "the heap actor ended the call without a result")
 }
 
-// Agree contributes payload to the gather round (domain, seq) of the group
+// Agree is AgreeChecked without a peer check.
+func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error) {
+	return p.AgreeChecked(op, domain, seq, members, me, payload, nil)
+}
+
+// AgreeChecked contributes payload to the gather round (domain, seq) of the group
 // of world ranks members, where the caller is group rank me, and returns
 // every member's payload in group order. The caller holds the collective
-// order (CollectiveLock or HeapOp's own lock).
-func (p *PE) Agree(op, domain string, seq uint64, members []int, me int, payload []byte) ([][]byte, error) {
+// order (CollectiveLock or HeapOp's own lock). While it waits it checks b's
+// peers as a wait does (b may be nil: no check), and it ends with the
+// PE's failures, the operation timeout and the deadlock verdict.
+func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, payload []byte, b coll.Blocked) ([][]byte, error) {
 	if err := p.Check(op); err != nil {
 		return nil, err
 	}
 	if len(members) == 1 {
 		return [][]byte{payload}, nil
 	}
-	if b := p.s.cfg.Block; b != nil {
-		defer b()()
+	if block := p.s.cfg.Block; block != nil {
+		defer block()()
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
-	f := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, p.s.cfg.Timeout)
-	p.s.agreeMu.Lock()
-	p.s.agreeing[f.PID()] = struct{}{}
-	p.s.agreeMu.Unlock()
-	// A coordinator that failed before the future was registered is not
-	// told about it by coordinatorLost: look once more.
-	if c := p.s.cfg.CoordinatorRank; c >= 0 && c < len(p.s.failed) {
-		if r := p.s.failed[c].Load(); r != nil {
-			p.s.coordinatorLost(c, *r)
-		}
+	answer, stop, err := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, func() { p.s.blocks.gen.Add(1) })
+	if err != nil {
+		return nil, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "%v", err)
 	}
-	all, err := actors.AwaitGather(f, g, p.s.cfg.Timeout, op, p.MyPE())
-	p.s.agreeMu.Lock()
-	delete(p.s.agreeing, f.PID())
-	p.s.agreeMu.Unlock()
-	return all, err
+	defer stop()
+	if b == nil {
+		b = groupWait{domain: domain, members: members}
+	}
+	w := p.startLong(op, b)
+	defer p.unblock()
+	timer := time.NewTimer(checkFirst)
+	defer timer.Stop()
+	for {
+		select {
+		case r := <-answer:
+			return actors.Result(r, g.N, op, p.MyPE())
+		case <-timer.C:
+		}
+		err := p.waitable(op)
+		var sleep time.Duration
+		if err == nil {
+			sleep, err = w.step()
+		}
+		if err == nil && time.Since(w.start) > p.s.cfg.Timeout {
+			err = errs.New(op, p.MyPE(), errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", p.s.cfg.Timeout)
+		}
+		if err != nil {
+			select {
+			case r := <-answer:
+				if all, aerr := actors.Result(r, g.N, op, p.MyPE()); aerr == nil {
+					return all, nil // completed meanwhile
+				}
+			default:
+			}
+			return nil, err
+		}
+		timer.Reset(min(sleep, wakeEvery))
+	}
 }
 
-// coordinatorLost ends every agreement under way: the coordinator ran on
-// PE rank, which failed, so no reply will come. Each waiter gets the reply
-// an aborted round gets, naming rank.
-func (s *state) coordinatorLost(rank int, reason string) {
-	s.agreeMu.Lock()
-	defer s.agreeMu.Unlock()
-	for pid := range s.agreeing {
-		s.cfg.System.Root.Send(pid, &actors.GatherReply{Err: fmt.Sprintf("PE %d, which runs the agreement coordinator, failed: %s", rank, reason), Failed: rank})
-		delete(s.agreeing, pid)
+// groupWait is an agreement with no peer check (Finalize's: Finalize
+// matches Finalize whatever the numbers).
+type groupWait struct {
+	domain  string
+	members []int
+}
+
+func (g groupWait) CheckPeers(string) error { return nil }
+func (g groupWait) Waiting() string {
+	return fmt.Sprintf("agreement %s with PEs %s", g.domain, coll.Ranges(g.members))
+}
+
+// growHeap makes the first size bytes of the PE's heap usable through the
+// backend (Config.Grow), before the allocation that needs them is agreed.
+func (p *PE) growHeap(size int64) error {
+	if p.s.cfg.Grow == nil {
+		return errs.ErrOutOfMemory // the backend maps no further segments
 	}
+	if err := p.s.cfg.Grow(size); err != nil {
+		return err
+	}
+	p.s.log.Info("symmetric heap grown", "bytes", size, "limit", p.s.cfg.Heap.Limit())
+	return nil
 }

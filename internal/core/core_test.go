@@ -207,7 +207,7 @@ func TestCoordinatorLossEndsAgreements(t *testing.T) {
 		if silent == nil {
 			silent = c.System.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
 		}
-		c.Coordinator, c.CoordinatorRank, c.Timeout = silent, 0, time.Hour
+		c.Coordinator, c.Timeout = silent, time.Hour
 	})
 	started := make(chan struct{}, 2)
 	errc := make(chan error, 2)

@@ -3,10 +3,10 @@ package core
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/team"
 )
 
 // exitError is how operations fail after some PE called GlobalExit.
@@ -29,10 +29,19 @@ func ExitStatus(err error) (int, bool) {
 	return 0, false
 }
 
+// Exited returns the error that says GlobalExit ended the world (see
+// ExitStatus), or nil.
+func (p *PE) Exited() error {
+	if e := p.s.exited.Load(); e != nil {
+		return &exitError{rank: e.rank, status: e.status}
+	}
+	return nil
+}
+
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
-	for _, e := range p.s.engines {
+	for _, e := range p.engines {
 		if err := e.Fence(); err != nil {
 			p.s.log.Warn("fence failed", "err", err)
 		}
@@ -45,7 +54,7 @@ func (p *PE) Quiet() error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, "Quiet", errs.NoPE)
 	}
-	for _, e := range p.s.engines {
+	for _, e := range p.engines {
 		if err := e.Quiet(); err != nil {
 			return p.s.settle(err)
 		}
@@ -61,7 +70,7 @@ func (p *PE) BarrierAll() error {
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	return p.s.world.Barrier()
+	return p.s.world.BarrierAs("BarrierAll")
 }
 
 // SyncAll waits until every PE has called SyncAll; unlike BarrierAll it
@@ -72,7 +81,7 @@ func (p *PE) SyncAll() error {
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
-	return p.s.world.Sync()
+	return p.s.world.SyncAs("SyncAll")
 }
 
 // CollectiveLock serializes a collective call against the PE's others;
@@ -82,46 +91,43 @@ func (p *PE) CollectiveLock() func() {
 	return p.s.collMu.Unlock
 }
 
-// CreateCtx returns a context: a handle on the same world and heap whose
-// operations are ordered and completed by its own Fence and Quiet.
-func (p *PE) CreateCtx() (*PE, error) {
-	if err := p.Check("CreateCtx"); err != nil {
-		return nil, err
-	}
-	return &PE{s: p.s, isCtx: true}, nil
-}
-
-// Destroy completes a context's operations and ends it. Only contexts can
-// be destroyed; the PE itself ends with Finalize.
-func (p *PE) Destroy() error {
-	if !p.isCtx {
-		return errs.New("Destroy", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "not a context: use Finalize")
-	}
-	if p.destroyed.Load() {
-		return nil
-	}
-	err := p.Quiet()
-	p.destroyed.Store(true)
-	return err
-}
-
 // GlobalExit ends the world on every PE with status: their blocking calls
 // return an error matching ErrFinalized that carries status (see
-// ExitStatus), and a launcher's processes exit with it. After Finalize it
-// does nothing.
+// ExitStatus), and a launcher's processes exit with it. The caller's own
+// state changes before GlobalExit returns, so nothing it calls afterwards
+// (Finalize included) can complete a peer's operation; where the backend
+// exits the process (Config.OnGlobalExit), GlobalExit never returns. After
+// Finalize it does nothing.
 func (p *PE) GlobalExit(status int) {
 	if p.s.finalized.Load() {
 		return
 	}
+	msg := &actors.GlobalExit{Rank: p.MyPE(), Status: status}
 	for r := 0; r < p.s.cfg.NPEs; r++ {
-		p.s.send(r, &actors.GlobalExit{Rank: p.MyPE(), Status: status})
+		if r != p.MyPE() {
+			p.s.send(r, msg)
+		}
+	}
+	// Recorded here, on the caller's goroutine, not through the mailbox:
+	// a Finalize right after must see it. With an exit handler this runs
+	// the handler, which ends the process.
+	p.s.deliver(msg)
+	if p.s.cfg.OnGlobalExit != nil {
+		select {} // the handler is ending the process
 	}
 }
 
 // Finalize completes outstanding operations, waits for every PE
 // (collective), then releases the heap, the paths and the actors. It is
-// idempotent; after it every operation fails with ErrFinalized. When a PE
-// has failed, the barrier reports it but the release still happens.
+// idempotent; after it every operation fails with ErrFinalized.
+//
+// Finalize is matched only by Finalize: a PE that calls it while others
+// wait in a collective makes them fail (ErrPEFailed, "PE 1 called Finalize
+// while this PE waits in BarrierAll"), and their own Finalize then still
+// completes, whatever happened to the team's numbering before. It reports
+// what happened to the world: a PE that failed earlier (ErrPEFailed, one
+// line per PE), the GlobalExit that ended it (see ExitStatus). The
+// release happens in every case.
 func (p *PE) Finalize() error {
 	if p.isCtx {
 		return errs.New("Finalize", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "called on a context: use Destroy")
@@ -129,29 +135,43 @@ func (p *PE) Finalize() error {
 	if p.s.finalized.Load() {
 		return nil
 	}
+	const op = "Finalize"
 	var err error
-	// With a PE already failed there is no barrier to hold, and the
+	// With a PE already failed there is nobody to wait for, and the
 	// agreement below could wait on a coordinator this PE no longer
 	// reaches (a partition): release at once.
 	together := p.usable() == nil && p.s.nFailed.Load() == 0
 	if together {
-		err = p.BarrierAll()
+		// Every context's operations complete first (the contexts not
+		// destroyed, then the PE's own), each error kept.
+		qerr := p.quietContexts()
+		err = p.Quiet()
+		if err == nil {
+			err = qerr
+		}
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
+	// Publish the departure first: a peer blocked in an operation this PE
+	// will never run learns it from here (coll.CheckPeers).
+	p.s.world.NumberFinalize()
 	if together && err == nil && p.s.cfg.NPEs > 1 {
-		// A PE that leaves the barrier may still have peers waiting in
-		// its last round; a PE tearing down its connections now would
-		// look failed to them. One more agreement proves everyone has
-		// left the barrier before anyone tears down.
-		_ = p.s.world.Number("Finalize", team.KindFinalize)
-		_, err = p.Agree("Finalize", "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
+		// The agreement, not a barrier: it is matched only by the other
+		// PEs' Finalize, and it proves every PE has stopped using its
+		// peers before anyone tears down (a PE tearing down its
+		// connections early would look failed to the others).
+		_, err = p.Agree(op, "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
 	}
-	if errors.Is(err, errs.ErrPEFailed) {
-		// A PE died during the closing barrier: the survivors have nothing
-		// left to agree on, and releasing is all Finalize still owes.
-		p.s.log.Info("Finalize without the failed PE", "err", err)
-		err = nil
+	switch {
+	case together && err == nil:
+		// Every PE reached its Finalize: what fails from now on is a peer
+		// tearing down, not a failure to report (nor to log as one).
+		p.s.agreed.Store(true)
+	case !together || errors.Is(err, errs.ErrPEFailed):
+		err = p.failures(op) // every failure, each named once
+	}
+	if e := p.s.exited.Load(); e != nil {
+		err = &exitError{rank: e.rank, status: e.status}
 	}
 	if !p.s.finalized.CompareAndSwap(false, true) {
 		return err
@@ -166,4 +186,33 @@ func (p *PE) Finalize() error {
 		err = errors.Join(err, rel())
 	}
 	return err
+}
+
+// failures returns an error naming every PE that failed, with the one line
+// of reason each was reported with, or nil.
+func (p *PE) failures(op string) error {
+	if p.s.nFailed.Load() == 0 {
+		return nil
+	}
+	var ranks []int
+	var b strings.Builder
+	for r := range p.s.failed {
+		if why := p.s.failed[r].Load(); why != nil {
+			ranks = append(ranks, r)
+			if b.Len() > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "PE %d: %s", r, firstLine(*why))
+		}
+	}
+	return errs.New(op, p.MyPE(), ranks[0], errs.ErrPEFailed, "PEs failed during the run (%s)", b.String())
+}
+
+// firstLine keeps the first line of a failure's reason: a panic's stack
+// belongs in the failed PE's own error, not in every survivor's.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

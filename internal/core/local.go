@@ -22,6 +22,10 @@ type LocalConfig struct {
 	NPEs int
 	// HeapSize is each PE's symmetric heap in bytes.
 	HeapSize int
+	// HeapLimit is the size each heap may grow to, a segment at a time,
+	// when a collective allocation does not fit; at most HeapSize (the
+	// default) means no growth.
+	HeapLimit int
 	// NodeOf returns the node of a rank; PEs on one node form TeamShared
 	// and reach each other with Ptr. Nil puts every PE on one node.
 	NodeOf func(rank int) int
@@ -31,6 +35,12 @@ type LocalConfig struct {
 	// CloseWithLastPE makes the last PE to finalize close the world, for
 	// callers (Init) that have no later moment to call Close.
 	CloseWithLastPE bool
+	// OpTimeout, if positive, bounds every blocking call (WithOpTimeout).
+	OpTimeout time.Duration
+	// DeadlockGrace, if positive, runs the deadlock detector (see
+	// detector) with that grace period; the caller reports PEs whose code
+	// ended with Done.
+	DeadlockGrace time.Duration
 	// OnFailure, if set, returns the Config.OnFailure of rank's PE: tests
 	// of failure handling plug a backend's in (the simulator has none).
 	OnFailure func(rank int) func(failed int, reason string, origin int)
@@ -45,6 +55,10 @@ type LocalWorld struct {
 	system  *actor.ActorSystem
 	coord   *actor.PID
 	regions []*heap.Region
+	det     *detector
+	// coordMsgs counts twice each message the coordinator handles: once
+	// when it starts, once when it is done, so it is odd while one is.
+	coordMsgs atomic.Uint64
 }
 
 // NewLocalWorld builds the PEs of cfg. Close releases what they share once
@@ -59,19 +73,29 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		nodeOf = func(int) int { return 0 }
 	}
 	w := &LocalWorld{system: actors.NewSystem(cfg.Logger)}
-	w.coord = w.system.Root.Spawn(actors.NewCoordinator())
+	// The deadlock detector counts the coordinator's messages: an
+	// agreement under way is progress even while every PE waits in it.
+	props := actors.NewCoordinator().Configure(actor.WithReceiverMiddleware(
+		func(next actor.ReceiverFunc) actor.ReceiverFunc {
+			return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+				w.coordMsgs.Add(1) // odd while a message is handled
+				next(c, env)
+				w.coordMsgs.Add(1)
+			}
+		}))
+	w.coord = w.system.Root.Spawn(props)
 	n := cfg.NPEs
 	heaps := make([]*heap.Heap, n)
 	bells := make([]transport.Bell, n)
 	peers := make([]*actor.PID, n)
 	for r := 0; r < n; r++ {
-		reg, err := heap.NewRegion(cfg.HeapSize)
+		reg, err := heap.ReserveRegion(cfg.HeapSize, max(cfg.HeapLimit, cfg.HeapSize))
 		if err != nil {
 			w.Close()
 			return nil, errs.New(op, r, errs.NoPE, errs.ErrOutOfMemory, "%v", err)
 		}
 		w.regions = append(w.regions, reg)
-		heaps[r] = heap.New(reg.Bytes())
+		heaps[r] = heap.NewGrowable(reg.Bytes(), int64(cfg.HeapSize))
 		bells[r] = transport.NewLocalBell()
 		if cfg.Net != nil {
 			bells[r] = cfg.Net.Bell(r, bells[r])
@@ -90,6 +114,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		return nil
 	}
 	for r := 0; r < n; r++ {
+		reg := w.regions[r]
 		fence := new(atomic.Uint64)
 		paths := make([]transport.Path, n)
 		var shared []int
@@ -110,15 +135,20 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		p, err := Start(Config{
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
-			Shared: shared, System: w.system, Coordinator: w.coord, CoordinatorRank: -1, Send: w.send(peers),
+			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Block: blockOf(cfg.Net, r),
+			Grow:  func(size int64) error { return reg.Grow(int(size)) },
 		})
 		if err != nil {
 			w.Close()
 			return nil, err
 		}
+		p.SetOpTimeout(cfg.OpTimeout)
 		w.PEs = append(w.PEs, p)
+	}
+	if cfg.DeadlockGrace > 0 {
+		w.startDetector(cfg.DeadlockGrace)
 	}
 	return w, nil
 }
@@ -129,6 +159,7 @@ func (w *LocalWorld) Fail(rank int, reason string) {
 	// The coordinator shares this process's actor system: the notice goes
 	// as it is, no envelope.
 	w.system.Root.Send(w.coord, &actors.PEFailed{Rank: rank, Reason: reason})
+	w.Done(rank)
 	for _, p := range w.PEs {
 		if p.MyPE() != rank {
 			p.NotifyFailed(rank, reason)
@@ -153,6 +184,10 @@ func (w *LocalWorld) send(peers []*actor.PID) func(int, any) bool {
 // barrier), stops the actors and unmaps every heap. No PE may be used after.
 func (w *LocalWorld) Close() error {
 	var err error
+	if w.det != nil {
+		w.det.close()
+		w.det = nil
+	}
 	for _, p := range w.PEs {
 		p.s.finalized.Store(true)
 		p.s.bell.Ring()

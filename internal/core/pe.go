@@ -34,6 +34,18 @@ type Config struct {
 	WorldID uint64
 	// Heap is this PE's symmetric heap, empty (no allocations yet).
 	Heap *heap.Heap
+	// Grow makes the first size bytes of Heap usable: a further segment,
+	// mapped wherever a peer or the network reaches the heap. The heap
+	// actor asks for it before it proposes an allocation that needs it, so
+	// once the allocation is agreed every PE's memory is there. Required
+	// when Heap can grow (Limit > Size); the heap does not shrink.
+	Grow func(size int64) error
+	// Grown, if set, runs once an allocation that grew every PE's heap to
+	// size is agreed, before the allocation returns: where this PE maps
+	// its peers' heaps (shared memory), it maps their new segments now,
+	// since each peer grew its own before the agreement. A peer it cannot
+	// map must be reported failed (NotifyFailed), never reached.
+	Grown func(size int64)
 	// Bell is rung when this PE's heap changes; waits sleep on it.
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.
@@ -46,12 +58,6 @@ type Config struct {
 	System *actor.ActorSystem
 	// Coordinator is the world's gather coordinator (actors.Coordinator).
 	Coordinator *actor.PID
-	// CoordinatorRank is the world rank whose process runs Coordinator:
-	// when that PE fails, every agreement waiting on the coordinator ends
-	// at once with ErrPEFailed naming it, instead of at Timeout. -1 means
-	// the coordinator cannot fail apart from this PE (one process: the
-	// simulator). Default 0, where the multi-process backend runs it.
-	CoordinatorRank int
 	// Send delivers msg (an *actors.GlobalExit or *actors.PEFailed, as a
 	// Go value) to the PE actor of world rank, this PE's own included,
 	// and reports whether it went: GlobalExit's fan-out and rank 0's relay
@@ -108,6 +114,12 @@ type PE struct {
 	s         *state
 	isCtx     bool
 	destroyed atomic.Bool
+	// paths and engines are what this PE's operations go through: the
+	// world's for the PE itself, a context's own streams' otherwise (see
+	// ctx.go). A team context's paths are in team order.
+	paths   []transport.Path
+	engines []transport.Engine
+	ctx     *ctxInfo // nil for the PE itself
 }
 
 // state is what a PE and its contexts share.
@@ -121,6 +133,12 @@ type state struct {
 	kick    *pollerKick // nil without SocketWriters
 
 	finalized atomic.Bool
+	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
+	ctxMu     sync.Mutex
+	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
+	// agreed: every PE has reached Finalize (its agreement completed), so
+	// a peer that disappears from now on has left, not failed.
+	agreed atomic.Bool
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited atomic.Pointer[exitInfo]
@@ -129,14 +147,10 @@ type state struct {
 	nFailed   atomic.Int32
 	failed    []atomic.Pointer[string] // reason by rank, nil while alive
 	actor     peActor
+	blocks    blocks
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu
-
-	// agreeing holds the futures of agreements under way, so that the
-	// coordinator's failure can complete them (coordinatorLost).
-	agreeMu  sync.Mutex
-	agreeing map[*actor.PID]struct{}
 
 	collMu   sync.Mutex // serializes collective calls and their sequence numbers
 	allocSeq uint64
@@ -168,7 +182,7 @@ func Start(cfg Config) (*PE, error) {
 		cfg: cfg, log: log.With("pe", cfg.Rank),
 		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
-		exitKnown: make(chan struct{}), agreeing: map[*actor.PID]struct{}{},
+		exitKnown: make(chan struct{}),
 	}
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
@@ -179,6 +193,8 @@ func Start(cfg Config) (*PE, error) {
 			s.paths[r] = settledPath{Path: path, s: s}
 		}
 	}
+	s.pctl.Store(1)
+	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
 	}
@@ -189,7 +205,7 @@ func Start(cfg Config) (*PE, error) {
 			s.engines = append(s.engines, e)
 		}
 	}
-	p := &PE{s: s}
+	p := &PE{s: s, paths: s.paths, engines: s.engines}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -200,7 +216,9 @@ func Start(cfg Config) (*PE, error) {
 	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
 	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
 	if err != nil {
-		return nil, err
+		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrOutOfMemory,
+			"a symmetric heap of %d bytes is too small for a world of %d PEs: give at least %d bytes (WithHeapSize or SHMEM_SYMMETRIC_SIZE)",
+			cfg.Heap.Size(), cfg.NPEs, MinHeapSize(cfg.NPEs))
 	}
 	s.pool = coll.NewPool(base, cfg.NPEs, slots)
 	if s.world, err = coll.NewRoot(p, "world", world, 0); err != nil {
@@ -265,25 +283,25 @@ func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.
 func (p *PE) Accessible(pe int) bool {
-	return pe >= 0 && pe < p.s.cfg.NPEs && p.usable() == nil && p.s.failed[pe].Load() == nil
+	return pe >= 0 && pe < len(p.paths) && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
 }
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
 // It is the hot path's only check of PE state: a few atomic loads.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
-	if uint(pe) >= uint(len(p.s.paths)) {
-		return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in a world of %d", pe, p.s.cfg.NPEs)
+	if uint(pe) >= uint(len(p.paths)) {
+		return nil, p.outOfRange(op, pe)
 	}
 	if err := p.usable(); err != nil {
 		return nil, p.annotate(err, op, pe)
 	}
 	if p.s.nFailed.Load() != 0 {
-		if r := p.s.failed[pe].Load(); r != nil {
+		if r := p.s.failed[p.worldRank(pe)].Load(); r != nil {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
 		}
 	}
-	return p.s.paths[pe], nil
+	return p.paths[pe], nil
 }
 
 // usable returns why this PE can no longer be used, or nil.
@@ -328,3 +346,8 @@ func (p *PE) Check(op string) error {
 // start-up (the simulator builds every PE of its world at once); Init
 // wraps the PE it returns in the public handle.
 type Backend func(ctx context.Context) (*PE, error)
+
+// MinHeapSize is the smallest symmetric heap a PE of a world of npes PEs
+// can start with: the team slots of TeamWorld and TeamShared, and as much
+// again for the user's first objects and teams.
+func MinHeapSize(npes int) int64 { return 4 * coll.SlotBytes(npes) }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
@@ -14,14 +15,45 @@ const wakeEvery = 10 * time.Millisecond
 
 // WaitLocal blocks until cond holds. cond reads this PE's heap; writers
 // ring the bell after changing it. It fails when this PE is finalized, the
-// world ended, or any PE has failed (the value it waits for may never come).
+// world ended, any PE has failed (the value it waits for may never come),
+// every other PE has called Finalize, or the operation timeout passes.
 func (p *PE) WaitLocal(op string, cond func() bool) error {
-	b := p.s.bell
-	// Most waits end within a microsecond; only longer ones arm the kick.
+	return p.WaitWord(op, noWord, cond)
+}
+
+// noWord marks a WaitWord whose word is not known.
+const noWord = ^uint64(0)
+
+// WaitWord is WaitLocal for a wait on the word at heap offset off, which
+// reports name.
+func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
+	return p.waitSlow(op, nil, off, cond)
+}
+
+// WaitBlocked blocks until cond holds, as WaitLocal does, checking b's
+// peers now and then (a team operation: see coll.Blocked).
+func (p *PE) WaitBlocked(op string, b coll.Blocked, cond func() bool) error {
+	// Most waits end within a microsecond; only longer ones register and
+	// arm the kick.
+	if poll(cond, 0) {
+		return nil
+	}
+	return p.waitSlow(op, b, noWord, cond)
+}
+
+func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) error {
+	bell := p.s.bell
 	defer p.s.kick.stop()
+	var w *longWait
+	if b != nil {
+		w = p.startLong(op, b)
+	} else {
+		w = p.startWord(op, off, false, 0)
+	}
+	defer p.unblock()
 	for {
 		p.s.kick.kick()
 		if poll(cond, p.s.cfg.Spin) {
@@ -30,13 +62,20 @@ func (p *PE) WaitLocal(op string, cond func() bool) error {
 		if err := p.waitable(op); err != nil {
 			return err
 		}
-		armed := b.Arm()
+		sleep, err := w.step()
+		if err != nil {
+			if cond() {
+				return nil
+			}
+			return err
+		}
+		armed := bell.Arm()
 		if cond() {
-			b.Disarm()
+			bell.Disarm()
 			return nil
 		}
-		b.Wait(armed, wakeEvery)
-		b.Disarm()
+		bell.Wait(armed, min(sleep, wakeEvery))
+		bell.Disarm()
 	}
 }
 
@@ -78,6 +117,9 @@ func poll(cond func() bool, spinFor time.Duration) bool {
 func (p *PE) waitable(op string) error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, op, errs.NoPE)
+	}
+	if e := p.s.blocks.abort.Load(); e != nil {
+		return errs.As(op, p.MyPE(), *e)
 	}
 	if p.s.nFailed.Load() != 0 {
 		for r := range p.s.failed {

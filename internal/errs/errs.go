@@ -19,6 +19,9 @@ var (
 	ErrFinalized       = errors.New("finalized")
 	ErrBootstrap       = errors.New("bootstrap failed")
 	ErrTLS             = errors.New("TLS failure")
+	// ErrDeadlock: no PE of the world can make progress (the simulator's
+	// deadlock detector); the message lists what each PE is blocked in.
+	ErrDeadlock = errors.New("deadlock")
 )
 
 // NoPE marks an Error field that does not apply.
@@ -65,4 +68,30 @@ func New(op string, pe, target int, err error, detail string, args ...any) error
 		detail = fmt.Sprintf(detail, args...)
 	}
 	return &Error{Op: op, PE: pe, Target: target, Detail: detail, Err: err}
+}
+
+// As returns err as the failure of op: an *Error of another operation (an
+// inner step: a Quiet, a Sync inside a barrier) is renamed to op, keeping
+// its PEs, detail and sentinel, with the inner step named in the detail,
+// so the caller sees the call it made. Other errors are wrapped. nil stays
+// nil.
+func As(op string, pe int, err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		if e.Op == op {
+			return err
+		}
+		c := *e
+		c.Op = op
+		if c.Detail != "" {
+			c.Detail = "in " + e.Op + ": " + c.Detail
+		} else {
+			c.Detail = "in " + e.Op
+		}
+		return &c
+	}
+	return &Error{Op: op, PE: pe, Target: NoPE, Err: err}
 }

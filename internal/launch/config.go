@@ -97,8 +97,10 @@ type Config struct {
 	// one so a hang fails the test instead of stalling it.
 	Timeout time.Duration
 	// Signals are forwarded to every running PE's process group; a second
-	// one while stopping kills them. Default nil: none (a test, or a
-	// launcher that leaves SIGINT to the terminal's process group).
+	// one while stopping kills them. SIGQUIT is passed on and stops
+	// nothing: it asks each PE for its hang report (SHMEM_HANG_REPORT).
+	// Default nil: none (a test, or a launcher that leaves SIGINT to the
+	// terminal's process group).
 	Signals <-chan os.Signal
 
 	// Logf receives the launcher's notices (a PE failed and the others

@@ -43,6 +43,15 @@ func (j *Job) watch(ends <-chan End) Result {
 				stop(syscall.SIGTERM)
 			}
 		case sig := <-sigs:
+			if sig == syscall.SIGQUIT {
+				// A request for the PEs' hang reports (SHMEM_HANG_REPORT):
+				// passed on, and the job goes on.
+				j.logf("%v: asking every PE for its hang report", sig)
+				for _, p := range j.procs {
+					_ = p.signal(syscall.SIGQUIT)
+				}
+				continue
+			}
 			if res.Signal == nil {
 				res.Signal = sig
 			}

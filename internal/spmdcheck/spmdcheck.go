@@ -11,7 +11,8 @@ import (
 )
 
 // Run checks, with values, put, fetch-add from every PE on one word,
-// FCollect, a sum Reduce and put-with-signal across the whole world.
+// FCollect, a sum Reduce and put-with-signal across the whole world,
+// then the calls of Spec.
 // Every PE of the world calls it; it returns the first wrong value.
 func Run(p *shmem.PE) error {
 	me, n := p.MyPE(), p.NPEs()
@@ -110,5 +111,8 @@ func Run(p *shmem.PE) error {
 	if got := data.Local(p); got[0] != int64(prev*100000) || got[4095] != int64(prev*100000+4095) {
 		return fmt.Errorf("put-signal data [%d..%d], want from PE %d", got[0], got[4095], prev)
 	}
-	return p.BarrierAll()
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	return Spec(p)
 }

@@ -30,6 +30,10 @@ type Config struct {
 	UID        bootstrap.UniqueID
 	Rank, NPEs int
 	HeapSize   int64
+	// HeapLimit lets the heap grow to this many bytes (see heapgrow.go);
+	// at most HeapSize, the default, means no growth. Every PE passes the
+	// same; the fabric provider keeps the heap at HeapSize.
+	HeapLimit int64
 	// TLS selects the credentials of every connection: nil means the job
 	// credentials derived from the unique ID's secret (the default);
 	// Insecure turns TLS off.

@@ -24,19 +24,19 @@ func (j *joiner) makePaths(recs []record, via [][]int) ([]transport.Path, []int,
 	for r, rec := range recs {
 		switch {
 		case r == c.Rank:
-			paths[r] = udma.NewPath(j.seg.Heap(), j.bell, fence, true)
+			paths[r] = udma.NewPath(j.seg.Reservation(), j.bell, fence, true)
 			shared = append(shared, r)
 		case via[c.Rank][r] != direct:
 			v := via[c.Rank][r]
 			j.log.Info("relaying", "peer", r, "via", v)
 			paths[r] = j.node.RelayPath(r, v, recs[v].Data)
 		case j.sameHost(rec):
-			seg, err := openPeer(j.job, r, int(c.HeapSize), c.Timeout)
+			seg, err := openPeer(j.job, r, int(c.HeapSize), j.heapLimit(), c.Timeout)
 			if err != nil {
 				return nil, nil, j.fail(errs.ErrBootstrap, "mapping the heap of PE %d: %v", r, err)
 			}
 			j.peers[r] = seg
-			paths[r] = udma.NewPath(seg.Heap(), seg.Bell(), fence, true)
+			paths[r] = udma.NewPath(seg.Reservation(), seg.Bell(), fence, true)
 			shared = append(shared, r)
 		default:
 			p, err := j.netPath(r, rec)
@@ -59,10 +59,13 @@ func (j *joiner) makePaths(recs []record, via [][]int) ([]transport.Path, []int,
 // openPeer maps a peer's segment, waiting while its owner is still
 // creating it: owners create their segments right after the exchange, so
 // the wait is short.
-func openPeer(job string, rank, size int, timeout time.Duration) (*udma.Segment, error) {
+func openPeer(job string, rank, size, limit int, timeout time.Duration) (*udma.Segment, error) {
 	deadline := time.Now().Add(timeout)
 	for delay := 50 * time.Microsecond; ; delay = min(2*delay, 10*time.Millisecond) {
 		seg, err := udma.Open(job, rank, size)
+		if limit > size {
+			seg, err = udma.OpenGrowable(job, rank, size, limit)
+		}
 		// A segment seen mid-creation is short or has no header yet;
 		// only the deadline tells it from a bad one.
 		if err == nil || time.Now().After(deadline) {

@@ -13,19 +13,16 @@ import (
 )
 
 // freeRange returns a range of n ports of which the first was free a
-// moment ago; the test asks for fewer ports than it holds, so a few taken
-// since do not matter.
+// moment ago, below the kernel's ephemeral range (as GetUniqueID's ports
+// are, so that no outgoing connection takes one meanwhile); the test asks
+// for fewer ports than it holds, so a few taken since do not matter.
 func freeRange(t *testing.T, n int) bootstrap.PortRange {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lo, err := bootstrap.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	if lo+n > 65535 {
-		lo = 65535 - n
-	}
+	lo = min(lo, 65535-n)
 	return bootstrap.PortRange{Lo: lo, Hi: lo + n - 1}
 }
 

@@ -301,3 +301,18 @@ func TestProcessCoordinatorDies(t *testing.T) {
 		})
 	}
 }
+
+// A heap that grows across processes: spmdcheck.Grow on 512 KiB heaps
+// that may grow to 8 MiB, over shared memory and over TCP.
+func TestProcessesHeapGrows(t *testing.T) {
+	for _, transport := range []string{"shm", "tcp"} {
+		t.Run(transport, func(t *testing.T) {
+			env := []string{"SHMEM_SYMMETRIC_SIZE=512k", "SHMEM_SYMMETRIC_SIZE_MAX=8m"}
+			if transport == "tcp" {
+				env = append(env, "SHMEM_TRANSPORT=tcp")
+			}
+			codes, outs := world(t, 2, lt.RoleGrow, env...)
+			expectAll(t, codes, outs, 0)
+		})
+	}
+}

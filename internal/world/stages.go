@@ -47,7 +47,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 			return nil, err
 		}
 	}
-	ctlLn, err := c.Ports.Listen(host)
+	ctlLn, err := c.Ports.Listen(host, j.rendezvousPort())
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control listener on %s: %v", host, err)
 	}
@@ -55,7 +55,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
 	}
 	u.add(func() error { return j.ctl.close(j.aborted) })
-	if j.dataLn, err = c.Ports.Listen(host); err != nil {
+	if j.dataLn, err = c.Ports.Listen(host, j.rendezvousPort()); err != nil {
 		return u.close, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
 	}
 	dataAddr := j.dataLn.Addr().String()
@@ -121,7 +121,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 	c := &j.cfg
 	var u undo
 	if j.seg == nil { // startFabric creates it before the exchange
-		seg, err := udma.Create(j.job, c.Rank, int(c.HeapSize))
+		seg, err := j.createSegment()
 		if err != nil {
 			return nil, j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 		}
@@ -137,7 +137,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 		j.bell = transport.NewLocalBell()
 	}
 	node, err := rdma.Listen(rdma.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Bell: j.bell, BusyPoll: c.BusyPoll,
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Bell: j.bell, BusyPoll: c.BusyPoll,
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	})
@@ -183,10 +183,11 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	j.ctl.setNode(j.failers())
 	var err error
 	j.p, err = core.Start(core.Config{
-		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.New(j.seg.Heap()), Bell: j.waitBell(),
+		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.NewGrowable(j.seg.Reservation(), c.HeapSize), Bell: j.waitBell(),
 		Paths: j.paths, Shared: j.shared, System: j.ctl.sys, Coordinator: coordinatorPID(),
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
+		Grow: j.growOwn, Grown: j.growPeers,
 	})
 	if err != nil {
 		return nil, err
@@ -217,16 +218,25 @@ func closeSegment(seg *udma.Segment) func() error {
 	}
 }
 
+// rendezvousPort is the port of the unique ID's address, which rank 0's
+// rendezvous binds after the listeners (0 in a gossip world).
+func (j *joiner) rendezvousPort() int {
+	if j.cfg.Gossip != nil {
+		return 0
+	}
+	_, p, err := net.SplitHostPort(j.cfg.UID.Addr)
+	if err != nil {
+		return 0
+	}
+	port, _ := strconv.Atoi(p)
+	return port
+}
+
 // checkRendezvousPort refuses, on rank 0, a unique ID whose port lies
 // outside Config.Ports: the other ranks would find it closed by the
 // firewall the range was opened in, and time out without saying why.
 func (j *joiner) checkRendezvousPort() error {
-	_, p, err := net.SplitHostPort(j.cfg.UID.Addr)
-	if err != nil {
-		return nil // the rendezvous reports a bad address itself
-	}
-	port, _ := strconv.Atoi(p)
-	if err := j.cfg.Ports.CheckPort(port, "the unique ID's address "+j.cfg.UID.Addr); err != nil {
+	if err := j.cfg.Ports.CheckPort(j.rendezvousPort(), "the unique ID's address "+j.cfg.UID.Addr); err != nil {
 		return j.fail(errs.ErrInvalidArgument, "%v", err)
 	}
 	return nil

@@ -22,6 +22,11 @@ type Config struct {
 	// Heap is the local symmetric heap: remote puts and atomics land here
 	// and remote gets read from here. Required (may be empty).
 	Heap []byte
+	// Usable, if set, returns how many bytes of Heap peers may address
+	// now: a heap that grows (heap.NewGrowable) passes its whole
+	// reservation as Heap and its current size here, read once per frame.
+	// Default: len(Heap).
+	Usable func() int64
 	// Bell is rung after every remote write, atomic or signal lands in Heap,
 	// so that local waiters notice. Default: none (nobody waits).
 	Bell transport.Bell

@@ -18,12 +18,24 @@ import (
 // covering them: on a direct lane the peer sends it unasked once its input
 // runs dry, so Quiet after a put costs no message of its own; a relayed
 // lane is flushed (all of them at once, then the answers are awaited).
+//
 // The decisions are ackproto.go's (fenceMarkAfter, quietAction).
-type engine struct{ n *Node }
+type engine struct {
+	n  *Node
+	st *stream // nil for the node's own engine
+}
+
+// list returns the paths the engine completes: the node's, or its stream's.
+func (e *engine) list() *[]*path {
+	if e.st != nil {
+		return e.st.all.Load()
+	}
+	return e.n.all.Load()
+}
 
 // Fence orders, per peer, the writes issued before it ahead of those after.
 func (e *engine) Fence() error {
-	ps := e.n.all.Load()
+	ps := e.list()
 	if ps == nil {
 		return nil
 	}
@@ -55,7 +67,7 @@ type pendingFlush struct {
 // ack on a lane proves that everything the lane carried before it was
 // applied and answered. Errors name the failed peer.
 func (e *engine) Quiet() error {
-	ps := e.n.all.Load()
+	ps := e.list()
 	if ps == nil {
 		return nil
 	}
@@ -108,5 +120,11 @@ func join(a, b error) error {
 	return errors.Join(a, b)
 }
 
-// Close closes the node: see Node.Close.
-func (e *engine) Close() error { return e.n.Close() }
+// Close closes the node (see Node.Close), or on a stream's engine the
+// stream (see stream.Close).
+func (e *engine) Close() error {
+	if e.st != nil {
+		return e.st.Close()
+	}
+	return e.n.Close()
+}

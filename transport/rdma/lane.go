@@ -419,3 +419,13 @@ func (l *lane) settle(mark uint64, op string) error {
 	}
 	return nil
 }
+
+// failErrOr returns the sentinel the lane failed with, or def while it lives.
+func (l *lane) failErrOr(def error) error {
+	l.stMu.Lock()
+	defer l.stMu.Unlock()
+	if l.failErr != nil {
+		return l.failErr
+	}
+	return def
+}

@@ -58,6 +58,7 @@ type Node struct {
 	paths   map[int]*path
 	failed  map[int]bool
 	servers map[*serverConn]struct{}
+	streams map[*stream]struct{}    // open streams (contexts), failed and closed with the node
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
 	poll    *pollBudget             // busy polling of the node's reads; nil when BusyPoll is 0
 
@@ -79,7 +80,7 @@ func Listen(cfg Config) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: c, log: c.Logger, ln: ln,
-		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}}
+		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}, streams: map[*stream]struct{}{}}
 	n.eng.n = n
 	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger})
 	if c.BusyPoll > 0 {
@@ -119,9 +120,7 @@ func (n *Node) newPath(peer, via int, addr string) *path {
 	if p, ok := n.paths[peer]; ok {
 		return p
 	}
-	p := &path{n: n, peer: peer, via: via}
-	p.lanes[small] = newLane(p, false, addr)
-	p.lanes[bulk] = newLane(p, true, addr)
+	p := n.makePath(&n.eng, peer, via, addr)
 	valid := peer >= 0 && peer < n.cfg.NPEs && via < n.cfg.NPEs && via != peer
 	switch {
 	case !valid:
@@ -159,6 +158,9 @@ func (n *Node) PeerFailed(peer int) {
 			hit = append(hit, p)
 		}
 	}
+	for s := range n.streams {
+		hit = append(hit, s.pathsTo(peer)...)
+	}
 	n.mu.Unlock()
 	for _, p := range hit {
 		p.failAll(errs.ErrPEFailed, "PE %d marked failed", peer)
@@ -184,6 +186,9 @@ func (n *Node) Close() error {
 	paths := make([]*path, 0, len(n.paths))
 	for _, p := range n.paths {
 		paths = append(paths, p)
+	}
+	for s := range n.streams {
+		paths = append(paths, s.pathsTo(-1)...)
 	}
 	servers := make([]*serverConn, 0, len(n.servers))
 	for s := range n.servers {

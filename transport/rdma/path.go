@@ -11,6 +11,7 @@ import (
 // other.
 type path struct {
 	n     *Node
+	eng   *engine // the node's, or the stream's this path belongs to
 	peer  int
 	via   int // relay rank, or -1 for a direct path
 	lanes [2]*lane
@@ -195,5 +196,6 @@ func (p *path) checkAtomic(op transport.AtomicOp, width int, off uint64, name st
 // Ptr returns nil: the peer's memory is in another process.
 func (p *path) Ptr(off uint64, n int) []byte { return nil }
 
-// Engine returns the node's engine, which completes every path of the node.
-func (p *path) Engine() transport.Engine { return &p.n.eng }
+// Engine returns the engine that completes the path: the node's, or the
+// stream's for a path of a stream.
+func (p *path) Engine() transport.Engine { return p.eng }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
 )
 
 var errNoRequest = errors.New("response matches no pending request")
@@ -213,6 +214,8 @@ func (l *lane) complete(s *slot, h *header) {
 	case s.detached:
 		if s.fail >= 0 {
 			l.nbiFail.Store(int64(s.fail))
+		} else if s.want == opAtomicResp {
+			transport.PutWord(s.dst, len(s.dst), s.old) // AtomicNBI's fetched value
 		}
 		l.orphans.Add(-1)
 		l.slots.release(s)

@@ -114,7 +114,7 @@ func (sc *serverConn) loop() error {
 				return err
 			}
 		} else {
-			if err := h.checkTarget(len(heap)); err != nil {
+			if err := h.checkTarget(n.usable()); err != nil {
 				return err
 			}
 			if err := sc.apply(&h, heap); err != nil {
@@ -231,4 +231,12 @@ func (sc *serverConn) flushLocked() error {
 	}
 	sc.rec.hold()
 	return sc.rec.release(sc.bw.Flush())
+}
+
+// usable is how many bytes of the heap frames may address now.
+func (n *Node) usable() int {
+	if n.cfg.Usable != nil {
+		return int(min(n.cfg.Usable(), int64(len(n.cfg.Heap))))
+	}
+	return len(n.cfg.Heap)
 }

@@ -132,7 +132,7 @@ func decodeHeader(b []byte) (header, error) {
 	if err := h.checkOp(); err != nil {
 		return h, err
 	}
-	if h.flags&flagAck != 0 && h.op != opPut && h.op != opPutSignal && h.op != opAtomicPost && h.op != opGet {
+	if h.flags&flagAck != 0 && h.op != opPut && h.op != opPutSignal && h.op != opAtomicPost && h.op != opGet && h.op != opAtomic {
 		return h, fmt.Errorf("%w: op %d: ack flag on a frame that is not a counted request", errField, h.op)
 	}
 	return h, nil

@@ -132,6 +132,12 @@ type Segment struct {
 	heap   []byte
 	bell   FutexBell
 	closed atomic.Bool
+	// A growable segment (grow.go): resv is the reservation of address
+	// space for header plus heap limit, mem its mapped start; fd stays
+	// open so that further segments of the file can be mapped.
+	resv   []byte
+	fd     int
+	usable atomic.Int64 // heap bytes mapped; changed only by Grow, read by any goroutine
 }
 
 // SegmentName returns the file path of job's segment for rank, or an
@@ -195,6 +201,12 @@ func osErr(what string, err error) error {
 // and the free space, instead of a SIGBUS at a later first touch. The cost:
 // the whole heap is committed memory from Init on, as OSHMEM's is.
 func Create(job string, rank int, heapSize int) (*Segment, error) {
+	return create(job, rank, heapSize, 0)
+}
+
+// create is Create, for a heap that may grow to limit bytes when limit is
+// above heapSize (grow.go).
+func create(job string, rank int, heapSize, limit int) (*Segment, error) {
 	const op = "udma.Create"
 	if err := checkArgs(op, job, rank, heapSize); err != nil {
 		return nil, err
@@ -228,7 +240,7 @@ func Create(job string, rank int, heapSize int) (*Segment, error) {
 		}
 		return fail("reserve", err)
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, resv, gfd, err := mapSegment(fd, size, heapSize, limit)
 	if err != nil {
 		return fail("map", err)
 	}
@@ -243,6 +255,7 @@ func Create(job string, rank int, heapSize int) (*Segment, error) {
 	ne.PutUint64(mem[hdrStart:], start)
 	ne.PutUint64(mem[hdrRank:], uint64(rank))
 	s := newSegment(job, rank, path, true, &st, mem)
+	s.resv, s.fd = resv, gfd
 	s.SetState(StateAlive)
 	// Publishes the fields above: a reader that sees ready sees them.
 	atomic.StoreUint32(word(mem, hdrReady), 1)
@@ -272,6 +285,12 @@ func reserve(fd, size int) error {
 // access fault; the check protects against stale and foreign files, not
 // against a malicious peer of the same job.
 func Open(job string, rank int, expectHeap int) (*Segment, error) {
+	return open(job, rank, expectHeap, 0)
+}
+
+// open is Open, for a heap that may grow to limit bytes when limit is
+// above expectHeap (grow.go).
+func open(job string, rank int, expectHeap, limit int) (*Segment, error) {
 	const op = "udma.Open"
 	if err := checkArgs(op, job, rank, expectHeap); err != nil {
 		return nil, err
@@ -319,19 +338,22 @@ func Open(job string, rank int, expectHeap int) (*Segment, error) {
 	if h.rank != uint64(rank) {
 		return reject("header says rank %d", h.rank)
 	}
-	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, resv, gfd, err := mapSegment(fd, size, expectHeap, limit)
 	if err != nil {
 		return nil, errs.New(op, errs.NoPE, rank, osErr("map "+path, err), "")
 	}
-	return newSegment(job, rank, path, false, &st, mem), nil
+	seg := newSegment(job, rank, path, false, &st, mem)
+	seg.resv, seg.fd = resv, gfd
+	return seg, nil
 }
 
 func newSegment(job string, rank int, path string, owner bool, st *unix.Stat_t, mem []byte) *Segment {
 	s := &Segment{
 		job: job, rank: rank, path: path, owner: owner,
 		dev: uint64(st.Dev), ino: uint64(st.Ino),
-		mem: mem, heap: mem[HeaderSize:len(mem):len(mem)],
+		mem: mem, heap: mem[HeaderSize:len(mem):len(mem)], fd: -1,
 	}
+	s.usable.Store(int64(len(mem) - HeaderSize))
 	s.bell = FutexBell{waiters: word(mem, hdrWaiters), seq: word(mem, hdrSeq)}
 	return s
 }
@@ -405,7 +427,14 @@ func (s *Segment) Close() error {
 	if !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	if err := unix.Munmap(s.mem); err != nil {
+	if s.fd >= 0 {
+		_ = unix.Close(s.fd)
+	}
+	whole := s.mem
+	if s.resv != nil {
+		whole = s.resv // the reservation holds every segment mapped into it
+	}
+	if err := unix.Munmap(whole); err != nil {
 		return errs.New("udma.Close", errs.NoPE, s.rank, osErr("unmap "+s.path, err), "")
 	}
 	return nil

@@ -43,6 +43,10 @@ const (
 	// RoleQuit: PE EnvWho exits 0 without Finalize after a barrier; the
 	// others wait in a barrier that only ErrPEFailed ends.
 	RoleQuit = "quit"
+	// RoleScenario prefixes the name of an internal/failcheck scenario
+	// ("scenario:finalize-vs-barrier"): the PE runs it and prints
+	// "RESULT body=<class> fin=<class> err=<quoted error>".
+	RoleScenario = "scenario:"
 	// RolePauseLoop: READY, then broadcasts in a loop until PE 0's stdin
 	// closes; PE EnvWho prints Looping every 50 rounds.
 	RolePauseLoop = "pauseloop"
@@ -78,6 +82,10 @@ const (
 	// with SIGKILL at a point of its choosing, so that every survivor
 	// ends with the error it must see.
 	RoleFault = "fault"
+	// RoleGrow runs internal/spmdcheck.Grow with the initial heap
+	// SHMEM_SYMMETRIC_SIZE; the world needs SHMEM_SYMMETRIC_SIZE_MAX at
+	// 16 times that.
+	RoleGrow = "grow"
 )
 
 // RoleFault's loops.
@@ -94,8 +102,8 @@ const InitPEFailed = "INIT ERR PEFAILED"
 const (
 	ExitOK         = 0
 	ExitError      = 1
-	ExitPEFailed   = 3  // an operation failed with ErrPEFailed; Finalize was clean, nothing leaked
-	ExitFinalize   = 4  // ErrPEFailed, but Finalize failed
+	ExitPEFailed   = 3  // an operation failed with ErrPEFailed; Finalize reported only that, nothing leaked
+	ExitFinalize   = 4  // ErrPEFailed, but Finalize failed in another way
 	ExitLeak       = 5  // a goroutine or socket outlived Finalize (EnvCheckLeaks)
 	ExitInitFailed = 10 // Init refused
 	// DieStatus is the status of the PE that RoleDie or RoleFabricDie

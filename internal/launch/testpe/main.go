@@ -64,10 +64,14 @@ func run(role string) int {
 	}
 	if ferr := p.Finalize(); ferr != nil {
 		fmt.Printf("FINALIZE: %v\n", ferr)
-		if err == nil {
+		switch {
+		case err == nil:
 			return lt.ExitError
+		case !errors.Is(ferr, shmem.ErrPEFailed):
+			// Finalize reports the run's failures (ErrPEFailed, as the
+			// operation did); anything else is Finalize failing itself.
+			return lt.ExitFinalize
 		}
-		return lt.ExitFinalize
 	}
 	if role == lt.RoleFabric {
 		if lerr := fabricLeft(); lerr != nil {

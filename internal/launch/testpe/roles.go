@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/bootstrap"
 	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/internal/spmdcheck"
 	"github.com/goshmem/shmem/transport/udma"
@@ -19,6 +20,9 @@ import (
 
 // runRole runs one role (see launchtest's Role constants).
 func runRole(p *shmem.PE, role string) error {
+	if name, ok := strings.CutPrefix(role, lt.RoleScenario); ok {
+		return scenario(p, name)
+	}
 	switch role {
 	case lt.RoleSPMD:
 		return spmdcheck.Run(p)
@@ -60,6 +64,8 @@ func runRole(p *shmem.PE, role string) error {
 		return fabricDie(p)
 	case lt.RoleFault:
 		return faultLoop(p, os.Getenv(lt.EnvFaultLoop))
+	case lt.RoleGrow:
+		return grow(p)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -292,4 +298,13 @@ func cpus() error {
 		}
 	}
 	return nil
+}
+
+// grow runs spmdcheck.Grow on the heap size the environment gives.
+func grow(p *shmem.PE) error {
+	n, err := bootstrap.ParseSize(os.Getenv(bootstrap.EnvSymmetricSize))
+	if err != nil {
+		return err
+	}
+	return spmdcheck.Grow(p, int(n))
 }

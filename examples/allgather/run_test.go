@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/csv"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// freeAddr is a loopback address with a port nothing listens on now, so
+// the test needs no fixed port (CANN SHMEM's 8899 may be taken).
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// runScript runs run.sh as CANN SHMEM's users do, with env added to a
+// copy of this environment cleared of every launch and TLS variable.
+func runScript(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("./run.sh", args...)
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "SHMEM_") || strings.HasPrefix(k, "SMEM_") || k == "RANK" || k == "WORLD_SIZE" || strings.HasPrefix(k, "MASTER_") {
+			continue
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// checkCSV asserts that PE 0 wrote one row per size for n PEs.
+func checkCSV(t *testing.T, n int) {
+	t.Helper()
+	f, err := os.Open("result.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 || strings.Join(rows[0], ",") != "M,N,Time(us)" {
+		t.Fatalf("result.csv: %v", rows)
+	}
+	for _, r := range rows[1:] {
+		if r[1] != strconv.Itoa(n) {
+			t.Errorf("result.csv row %v: N is not %d", r, n)
+		}
+	}
+	if rows[1][0] != "16" {
+		t.Errorf("result.csv first M = %s, want 16", rows[1][0])
+	}
+}
+
+// The run.sh flow with TLS on (a shared secret): every type at 2, 4 and 8
+// PEs gathers the golden data.
+func TestRunScriptTypesAndSizes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 42 processes")
+	}
+	for _, n := range []int{2, 4, 8} {
+		for _, typ := range []string{"int32_t", "float16_t", "bfloat16_t"} {
+			out, err := runScript(t, []string{"SHMEM_JOB_SECRET=allgather-test"},
+				"-pes", strconv.Itoa(n), "-type", typ, "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
+			if err != nil {
+				t.Fatalf("%s, %d PEs: %v\n%s", typ, n, err, out)
+			}
+			want := "all results match the golden data (" + strings.TrimSuffix(typ, "_t") + ", " + strconv.Itoa(n) + " PEs)"
+			if !strings.Contains(out, want) {
+				t.Fatalf("%s, %d PEs: output lacks %q:\n%s", typ, n, want, out)
+			}
+			checkCSV(t, n)
+		}
+	}
+}
+
+// TLS off only by the user's word, CANN SHMEM's switch.
+func TestRunScriptTLSOffBySwitch(t *testing.T) {
+	out, err := runScript(t, []string{"SMEM_CONF_STORE_TLS_ENABLE=0"}, "-pes", "2", "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
+	if err != nil || !strings.Contains(out, "TLS is off") || !strings.Contains(out, "all results match") {
+		t.Fatalf("TLS off: %v\n%s", err, out)
+	}
+	checkCSV(t, 2)
+}
+
+// With neither a secret nor the switch every process refuses to start and
+// says what to set.
+func TestRunScriptNeedsSecretOrSwitch(t *testing.T) {
+	out, err := runScript(t, nil, "-pes", "2", "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
+	if err == nil {
+		t.Fatalf("run.sh succeeded without a secret or TLS switch:\n%s", out)
+	}
+	for _, want := range []string{"rank 0 of 2", "rank 1 of 2", "set SHMEM_JOB_SECRET", "SMEM_CONF_STORE_TLS_ENABLE=0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// CANN SHMEM's binary arguments without run.sh: -ipport, -rank, -fpe,
+// -gnpus, one process per PE, with ranks given by -fpe as two "hosts".
+func TestIPPortFlags(t *testing.T) {
+	bin := t.TempDir() + "/allgather"
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	addr := "tcp://" + freeAddr(t)
+	dir := t.TempDir()
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for _, host := range []struct{ fpe, idx int }{{0, 0}, {0, 1}, {2, 0}, {2, 1}} {
+		c := exec.Command(bin, "-ipport", addr, "-pes", "4", "-gnpus", "2", "-fpe", strconv.Itoa(host.fpe), "-rank", strconv.Itoa(host.idx),
+			"-type", "bfloat16_t", "-iters", "11", "-out", dir+"/result.csv")
+		c.Env = append(os.Environ(), "SHMEM_JOB_SECRET=flags-test")
+		var b strings.Builder
+		c.Stdout, c.Stderr = &b, &b
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, c), append(outs, &b)
+	}
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Errorf("process %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	if !strings.Contains(outs[0].String(), "all results match the golden data (bfloat16, 4 PEs)") {
+		t.Errorf("PE 0's output: %s", outs[0])
+	}
+}

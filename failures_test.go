@@ -1,0 +1,159 @@
+package shmem_test
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/failcheck"
+	"github.com/goshmem/shmem/sim"
+)
+
+// TestFailureMatrix runs every scenario of the failure table on the
+// simulator and checks what every PE got from the call and from its
+// Finalize, what the errors say, and that the world ended (Run returned;
+// the leak check of TestMain covers what it left). world's process tests
+// run the same table on shared memory and TCP.
+func TestFailureMatrix(t *testing.T) {
+	for _, sc := range failcheck.Scenarios() {
+		t.Run(sc.Name, func(t *testing.T) {
+			got := make([]error, sc.NPEs)
+			fins := make([]error, sc.NPEs)
+			var opts []sim.Option
+			if sc.Timeout > 0 {
+				opts = append(opts, sim.WithOpTimeout(time.Duration(sc.Timeout)*time.Millisecond))
+			}
+			var mu sync.Mutex
+			runErr := sim.Run(sc.NPEs, func(p *shmem.PE) error {
+				err := sc.Body(p)
+				fin := p.Finalize()
+				mu.Lock()
+				got[p.MyPE()], fins[p.MyPE()] = err, fin
+				mu.Unlock()
+				return nil
+			}, opts...)
+			for r := 0; r < sc.NPEs; r++ {
+				if sc.Want(r) == "-" {
+					continue
+				}
+				if c := failcheck.ClassOf(got[r]); c != sc.Want(r) {
+					t.Errorf("PE %d got %v (%s), want %s", r, got[r], c, sc.Want(r))
+				}
+				if c := failcheck.ClassOf(fins[r]); c != sc.Fin(r) {
+					t.Errorf("PE %d: Finalize returned %v (%s), want %s", r, fins[r], c, sc.Fin(r))
+				}
+				if sc.Say != nil && got[r] != nil {
+					for _, f := range sc.Say(r) {
+						if !strings.Contains(got[r].Error(), f) {
+							t.Errorf("PE %d: %q does not say %q", r, got[r], f)
+						}
+					}
+				}
+			}
+			// Run reports a dead PE and a GlobalExit; otherwise the PEs
+			// returned nil and so must Run.
+			dead := false
+			for r := 0; r < sc.NPEs; r++ {
+				dead = dead || sc.Want(r) == "-"
+			}
+			switch {
+			case strings.HasPrefix(string(sc.Want(0)), "Exit:"):
+				if c := failcheck.ClassOf(runErr); c != sc.Want(0) {
+					t.Errorf("Run returned %v, want %s", runErr, sc.Want(0))
+				}
+			case dead:
+				if runErr == nil || !strings.Contains(runErr.Error(), "panicked") {
+					t.Errorf("Run returned %v, want the dead PE's failure", runErr)
+				}
+			case runErr != nil:
+				t.Errorf("Run: %v", runErr)
+			}
+		})
+	}
+}
+
+// TestGlobalExitAlwaysReported: a GlobalExit while the other PEs loop on
+// BarrierAll ends the world, and Run says so, every time.
+func TestGlobalExitAlwaysReported(t *testing.T) {
+	for i := 0; i < 30; i++ {
+		err := sim.Run(4, func(p *shmem.PE) error {
+			for j := 0; ; j++ {
+				if p.MyPE() == 1 && j == 2 {
+					p.GlobalExit(5)
+				}
+				if err := p.BarrierAll(); err != nil {
+					return err
+				}
+			}
+		})
+		if s, ok := shmem.ExitStatus(err); !ok || s != 5 {
+			t.Fatalf("run %d: Run returned %v, want exit status 5", i, err)
+		}
+	}
+}
+
+// TestSurvivorErrors: when a PE panics or returns an error, every other
+// PE's error names it with one line of reason, never the panic's stack;
+// the failed PE's own error keeps the stack.
+func TestSurvivorErrors(t *testing.T) {
+	for _, how := range []string{"panic", "error"} {
+		t.Run(how, func(t *testing.T) {
+			got := make([]error, 4)
+			runErr := sim.Run(4, func(p *shmem.PE) error {
+				if p.MyPE() == 3 {
+					if how == "panic" {
+						panic("routing table corrupt")
+					}
+					return errors.New("routing table corrupt\nsecond line")
+				}
+				err := p.BarrierAll()
+				got[p.MyPE()] = err
+				return errors.Join(err, p.Finalize())
+			})
+			if runErr == nil {
+				t.Fatal("Run returned nil")
+			}
+			for r := 0; r < 3; r++ {
+				err := got[r]
+				if !errors.Is(err, shmem.ErrPEFailed) {
+					t.Fatalf("PE %d got %v, want ErrPEFailed", r, err)
+				}
+				msg := err.Error()
+				if !strings.Contains(msg, "PE 3") || !strings.Contains(msg, "routing table corrupt") || !strings.Contains(msg, "BarrierAll") {
+					t.Errorf("PE %d: %q does not name BarrierAll, PE 3 and the reason", r, msg)
+				}
+				if strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine") || len(msg) > 400 {
+					t.Errorf("PE %d: survivor's error is not one line: %q", r, msg)
+				}
+			}
+			if how == "panic" && !strings.Contains(runErr.Error(), "goroutine") {
+				t.Errorf("the panicking PE's own error lost its stack: %v", runErr)
+			}
+		})
+	}
+}
+
+// TestMismatchNamesPEAndField: members that pass different arguments to
+// one collective all fail, and the error says which field differs and who
+// passed what.
+func TestMismatchNamesPEAndField(t *testing.T) {
+	run(t, 4, func(p *shmem.PE) error {
+		src, err := shmem.Malloc[int64](p, 8)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Malloc[int64](p, 8)
+		if err != nil {
+			return err
+		}
+		root := 0
+		if p.MyPE() == 2 {
+			root = 1
+		}
+		err = shmem.Broadcast(p.TeamWorld(), dst, src, root)
+		return wantErr(err, shmem.ErrInvalidArgument, "Broadcast", "root: PEs 0-1, 3 passed 0, PE 2 passed 1")
+	})
+}

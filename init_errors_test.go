@@ -1,0 +1,110 @@
+package shmem_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem"
+)
+
+// TestInitMistakes: a bad SHMEM_SYMMETRIC_SIZE is named and ignored when
+// WithHeapSize is given; a heap too small for the world states the
+// minimum; a required launcher that is missing fails Init.
+func TestInitMistakes(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("SHMEM_SYMMETRIC_SIZE", "garbage")
+	_, err := shmem.Init(ctx)
+	if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), `SHMEM_SYMMETRIC_SIZE="garbage"`) {
+		t.Errorf("Init with SHMEM_SYMMETRIC_SIZE=garbage: %v, want ErrInvalidArgument naming the variable", err)
+	}
+	p, err := shmem.Init(ctx, shmem.WithHeapSize(1<<20))
+	if err != nil {
+		t.Fatalf("WithHeapSize did not win over a bad SHMEM_SYMMETRIC_SIZE: %v", err)
+	}
+	if err := p.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHMEM_SYMMETRIC_SIZE", "")
+
+	_, err = shmem.Init(ctx, shmem.WithHeapSize(4096))
+	if !errors.Is(err, shmem.ErrOutOfMemory) || !strings.Contains(err.Error(), "give at least") {
+		t.Errorf("Init with a 4 KiB heap: %v, want ErrOutOfMemory stating the minimum", err)
+	}
+
+	_, err = shmem.Init(ctx, shmem.WithRequireLauncher())
+	if !errors.Is(err, shmem.ErrBootstrap) || !strings.Contains(err.Error(), "shmemrun") {
+		t.Errorf("Init requiring a launcher without one: %v, want ErrBootstrap", err)
+	}
+	t.Setenv("SHMEM_REQUIRE_LAUNCHER", "1")
+	if _, err := shmem.Init(ctx); !errors.Is(err, shmem.ErrBootstrap) {
+		t.Errorf("Init with SHMEM_REQUIRE_LAUNCHER=1 and no launcher: %v, want ErrBootstrap", err)
+	}
+}
+
+// TestHangReport: with WithHangReport a call blocked longer than the
+// report's delay logs what it is blocked in; WithOpTimeout then ends it.
+func TestHangReport(t *testing.T) {
+	var buf syncBuffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	// SIGQUIT prints the report (to the stderr Init saw) instead of
+	// ending the process.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	stderr := os.Stderr
+	os.Stderr = w
+	p, err := shmem.Init(context.Background(), shmem.WithLogger(log), shmem.WithHangReport(time.Millisecond),
+		shmem.WithOpTimeout(50*time.Millisecond), shmem.WithHeapSize(1<<20))
+	os.Stderr = stderr
+	if err != nil {
+		t.Fatal(err)
+	}
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	err = shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+	if !errors.Is(err, shmem.ErrTimeout) || !strings.Contains(err.Error(), "WaitUntil") {
+		t.Errorf("WaitUntil ended with %v, want ErrTimeout naming it", err)
+	}
+	report := make([]byte, 512)
+	n, _ := r.Read(report) // blocks until the handler wrote
+	if !strings.Contains(string(report[:n]), "goshmem hang report: PE 0") {
+		t.Errorf("SIGQUIT printed %q, want the PE's hang report", report[:n])
+	}
+	if err := p.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "msg=blocked") || !strings.Contains(out, "call=WaitUntil") || !strings.Contains(out, "heap offset") {
+		t.Errorf("no hang report in the log:\n%s", out)
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

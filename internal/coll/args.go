@@ -1,0 +1,92 @@
+package coll
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/goshmem/shmem/transport"
+)
+
+// A member publishes the Args of each collective it enters in its own
+// team slot (local stores), so that when the entry finds that members
+// disagree, each can read the others' (remote reads, only then) and say
+// which member passed what. The entry completes only after every member
+// has published, and nobody moves past a failed entry, so the words read
+// are this collective's.
+
+// argWords is the words of published Args: the ten fields and whether the
+// member rejected its own arguments.
+const argWords = 11
+
+var argNames = [...]string{"collective", "element type", "element size", "count", "root", "operator",
+	"destination offset", "destination length", "destination stride", "source stride", "own argument check"}
+
+func (a *Args) words() [argWords]uint64 {
+	bad := uint64(0)
+	if a.Err != nil {
+		bad = 1
+	}
+	return [argWords]uint64{uint64(a.Kind), a.Type, uint64(a.Elem), uint64(a.Count), uint64(a.Root), uint64(a.Op),
+		a.DstOff, uint64(a.DstLen), uint64(a.DStride), uint64(a.SStride), bad}
+}
+
+// publishArgs stores a where peers read it.
+func (t *Team) publishArgs(a *Args) {
+	local := t.rt.Local()
+	for i, w := range a.words() {
+		transport.ApplySignal(local, t.l.args+uint64(8*i), w, transport.SignalSet)
+	}
+}
+
+// argsDiffer reads every member's published Args and says, for the first
+// field in which they differ, which members passed what:
+// "count: PE 2 passed 6, PEs 0-1, 3 passed 8". Collect's counts may differ
+// and are not compared. It returns "" when it cannot tell.
+func (t *Team) argsDiffer(op string, a *Args) string {
+	all := make([][argWords]uint64, len(t.members))
+	for j, w := range t.members {
+		if j == t.me {
+			all[j] = a.words()
+			continue
+		}
+		for i := range argWords {
+			v, err := t.peek(op, w, t.l.args+uint64(8*i))
+			if err != nil {
+				return ""
+			}
+			all[j][i] = v
+		}
+	}
+	for i := range argWords {
+		if i == 3 && Kind(all[t.me][0]) == KindCollect {
+			continue
+		}
+		var order []uint64
+		by := map[uint64][]int{}
+		for j := range all {
+			v := all[j][i]
+			if _, ok := by[v]; !ok {
+				order = append(order, v)
+			}
+			by[v] = append(by[v], t.members[j])
+		}
+		if len(order) < 2 {
+			continue
+		}
+		parts := make([]string, len(order))
+		for k, v := range order {
+			val := fmt.Sprint(int64(v))
+			if i == 0 && int(v) < len(kinds) {
+				val = kinds[v].String()
+			}
+			if i == argWords-1 {
+				val = map[uint64]string{0: "accepted its arguments", 1: "rejected its arguments"}[v]
+				parts[k] = peNames(by[v]) + " " + val
+				continue
+			}
+			parts[k] = peNames(by[v]) + " passed " + val
+		}
+		return argNames[i] + ": " + strings.Join(parts, ", ")
+	}
+	return ""
+}

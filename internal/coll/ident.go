@@ -1,0 +1,233 @@
+package coll
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/team"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Operation identity. Every team-wide operation is numbered by the team
+// actor (number); the member publishes (number, kind) in the operation word
+// of its own team slot with one local atomic store: free on the fast path,
+// nobody reads it then. Only a member that has waited a while for a peer
+// reads its peers' words (CheckPeers, remote atomic reads) and decides:
+//   - a peer at the same number with another kind called another
+//     collective: the operation can never complete (ErrInvalidArgument,
+//     naming every member and what it called);
+//   - a peer that called Finalize (its operation word says Finalize at this
+//     number, or its left word in TeamWorld's slot is set) will never come:
+//     ErrPEFailed naming it;
+//   - a peer ahead has passed this operation, so it took part in it, and
+//     a peer behind is on its way (unless it left): keep waiting.
+// A member that fails an operation this way keeps its operation word where
+// it is and the team is broken from then on (every later operation on it
+// fails at once, its sync words no longer agree), so that every other
+// member of the operation reaches the same verdict, however late it looks.
+
+// lateWait is how long a member that found a mismatch waits for members
+// not there yet before it reports what it knows.
+const lateWait = 100 * time.Millisecond
+
+// opWord encodes a numbered operation: number<<8 | kind.
+func opWord(o team.Op) uint64 { return o.Seq<<8 | uint64(o.Kind) }
+
+func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v & 0xff)} }
+
+// publish stores the member's current operation where its peers read it.
+func (t *Team) publish(o team.Op) {
+	t.cur.Store(opWord(o))
+	t.early = time.Time{}
+	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
+}
+
+// Blocked is a team operation that a waiting PE checks now and then while
+// it waits (CheckPeers) and describes in hang reports and timeouts
+// (Waiting, which may be called from any goroutine, only when needed).
+type Blocked interface {
+	// CheckPeers returns an error when the operation can never complete.
+	CheckPeers(op string) error
+	// Waiting says what the operation waits for, for reports.
+	Waiting() string
+}
+
+// Waiting describes the team's current operation. Hang reports call it
+// from other goroutines, hence the atomic cur.
+func (t *Team) Waiting() string {
+	cur := decodeOp(t.cur.Load())
+	return fmt.Sprintf("operation %d (%s) of team %s with PEs %s", cur.Seq, cur.Kind, t.a.ID(), Ranges(t.members))
+}
+
+// CheckPeers reads every member's operation word (and, for a member not
+// at this operation, its left word) and returns the verdict described
+// above, or nil while the operation may still complete. op names the
+// caller's API call. The caller holds t.mu, in the operation.
+func (t *Team) CheckPeers(op string) error {
+	me := t.rt.MyPE()
+	mine := decodeOp(t.cur.Load())
+	at := make([]team.Kind, len(t.members)) // kind at mine.Seq, 0 elsewhere
+	var gone []int
+	mismatch := false
+	for j, w := range t.members {
+		if j == t.me {
+			at[j] = mine.Kind
+			continue
+		}
+		v, err := t.peek(op, w, t.l.op)
+		if err != nil {
+			return err
+		}
+		o := decodeOp(v)
+		if o.Seq == mine.Seq {
+			at[j] = o.Kind
+			switch {
+			case o.Kind == team.KindFinalize && mine.Kind != team.KindFinalize:
+				gone = append(gone, w)
+			case o.Kind != mine.Kind:
+				mismatch = true
+			}
+			continue
+		}
+		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
+			continue // it passed this operation, so it took part in it
+		}
+		if v == 0 {
+			// A zeroed word is a released slot: the peer completed the
+			// team's Destroy (the last operation of the team, which this
+			// PE waits in) and may have finalized since.
+			continue
+		}
+		// Behind: on its way, unless it called Finalize (numbered on
+		// TeamWorld, so for other teams only the left word tells).
+		if left, err := t.peek(op, w, t.pool.layout(0).left); err != nil {
+			return err
+		} else if left != 0 {
+			gone = append(gone, w)
+		}
+	}
+	var err error
+	switch {
+	case mismatch && slices.Contains(at, 0) && (t.early.IsZero() || time.Since(t.early) < lateWait):
+		// Members not there yet may still arrive, and the message is
+		// better with what they called: wait for them a little first.
+		if t.early.IsZero() {
+			t.early = time.Now()
+		}
+		return nil
+	case mismatch:
+		err = errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument,
+			"operation %d of team %s: %s (collective calls must come in the same order on every member)",
+			mine.Seq, t.a.ID(), t.callers(at))
+	case len(gone) > 0:
+		err = errs.New(op, me, gone[0], errs.ErrPEFailed, "%s called Finalize while this PE waits in %s (operation %d of team %s)",
+			peNames(gone), op, mine.Seq, t.a.ID())
+	default:
+		return nil
+	}
+	t.broken = err
+	return err
+}
+
+// peek reads the 8-byte word at off in world PE w's heap: straight from
+// the mapping where the path has one (no message, so a simulated world's
+// trace and virtual time do not depend on when a waiter looked), else
+// with a fetching atomic.
+func (t *Team) peek(op string, w int, off uint64) (uint64, error) {
+	path, err := t.rt.Path(op, w)
+	if err != nil {
+		return 0, err
+	}
+	if mem := path.Ptr(off, 8); mem != nil {
+		return transport.Load64(mem, 0), nil
+	}
+	return path.Atomic(transport.AtomicFetch, 8, off, 0, 0)
+}
+
+// callers says what each member called at one operation number, grouped
+// by call: "PE 0 called FCollect, PEs 1-3 Reduce"; a member not there yet
+// is "not there yet".
+func (t *Team) callers(at []team.Kind) string {
+	var order []team.Kind
+	by := map[team.Kind][]int{}
+	for j, k := range at {
+		if _, ok := by[k]; !ok {
+			order = append(order, k)
+		}
+		by[k] = append(by[k], t.members[j])
+	}
+	var b strings.Builder
+	for i, k := range order {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(peNames(by[k]))
+		if i == 0 {
+			b.WriteString(" called")
+		}
+		if k == 0 {
+			b.WriteString(" not there yet")
+		} else {
+			b.WriteString(" " + k.String())
+		}
+	}
+	return b.String()
+}
+
+// MarkLeft sets this PE's left word in TeamWorld's slot: from now on every
+// PE that waits for it in any team learns that it called Finalize.
+func MarkLeft(rt Runtime) {
+	transport.ApplySignal(rt.Local(), rt.TeamPool().layout(0).left, 1, transport.SignalSet)
+}
+
+// Left reports whether world PE w has called Finalize, reading its left
+// word; op names the caller's call in errors.
+func Left(rt Runtime, op string, w int) (bool, error) {
+	path, err := rt.Path(op, w)
+	if err != nil {
+		return false, err
+	}
+	v, err := path.Atomic(transport.AtomicFetch, 8, rt.TeamPool().layout(0).left, 0, 0)
+	return v != 0, err
+}
+
+// Broken returns why the team can no longer run operations, or nil.
+func (t *Team) Broken() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.broken
+}
+
+// peNames writes world ranks as "PE 3" or "PEs 1-3, 5".
+func peNames(pes []int) string {
+	if len(pes) == 1 {
+		return fmt.Sprintf("PE %d", pes[0])
+	}
+	return "PEs " + Ranges(pes)
+}
+
+// Ranges writes ascending ranks compactly: "0-3, 5, 7-8".
+func Ranges(pes []int) string {
+	pes = slices.Clone(pes)
+	slices.Sort(pes)
+	var b strings.Builder
+	for i := 0; i < len(pes); {
+		j := i
+		for j+1 < len(pes) && pes[j+1] == pes[j]+1 {
+			j++
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", pes[i], pes[j])
+		} else {
+			fmt.Fprintf(&b, "%d", pes[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}

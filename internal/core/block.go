@@ -1,0 +1,206 @@
+package core
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/goshmem/shmem/internal/coll"
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// What a PE is blocked in. A wait registers itself only on its slow path
+// (after the first polls failed), so a wait that ends at once costs
+// nothing; a registered wait checks its peers now and then (Blocked
+// .CheckPeers), honours the operation timeout, logs a hang report once it
+// is long (SetHangReport), and is what the simulator's deadlock detector
+// and a SIGQUIT report list.
+
+// checkFirst is how long a wait waits before it first reads its peers'
+// state; the interval then doubles up to checkMax. Reading a peer is a
+// remote atomic, so a wait of a second costs about a dozen of them.
+// A check reads every member, so in large teams it starts later (20 µs a
+// member) and its interval grows to a second, keeping the reads of a
+// thousand blocked PEs from starving the one they wait for.
+const (
+	checkFirst = 2 * time.Millisecond
+	checkMax   = time.Second
+)
+
+func firstCheck(npes int) time.Duration {
+	return max(checkFirst, time.Duration(npes)*20*time.Microsecond)
+}
+
+// blocks is a PE's registry of its blocked calls (several goroutines of one
+// PE may wait at once).
+type blocks struct {
+	n     atomic.Int32  // calls blocked now
+	gen   atomic.Uint64 // changes whenever a call blocks or unblocks
+	last  atomic.Pointer[longWait]
+	opTO  atomic.Int64 // WithOpTimeout, ns; 0 = none
+	hang  atomic.Int64 // hang report after, ns; 0 = none
+	abort atomic.Pointer[error]
+}
+
+func (p *PE) block(w *longWait) {
+	p.s.blocks.last.Store(w)
+	p.s.blocks.n.Add(1)
+	p.s.blocks.gen.Add(1)
+}
+
+func (p *PE) unblock() {
+	p.s.blocks.n.Add(-1)
+	p.s.blocks.gen.Add(1)
+}
+
+// SetOpTimeout makes every blocking call that waits longer than d fail with
+// ErrTimeout (WithOpTimeout); 0 means no limit. Backends set it before
+// handing the PE out.
+func (p *PE) SetOpTimeout(d time.Duration) { p.s.blocks.opTO.Store(int64(d)) }
+
+// SetHangReport makes every call blocked longer than d log, once, what it
+// is blocked in (SHMEM_HANG_REPORT); 0 turns it off.
+func (p *PE) SetHangReport(d time.Duration) { p.s.blocks.hang.Store(int64(d)) }
+
+// Abort makes every blocked and later blocking call of the PE fail with
+// err (the simulator's deadlock verdict).
+func (p *PE) Abort(err error) {
+	p.s.blocks.abort.Store(&err)
+	p.s.bell.Ring()
+}
+
+// Blocked reports whether a call of the PE is blocked now, a number that
+// changes whenever one blocks or unblocks, and what the latest is blocked
+// in ("" when none).
+func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
+	gen = p.s.blocks.gen.Load()
+	if p.s.blocks.n.Load() <= 0 {
+		return false, gen, ""
+	}
+	w := p.s.blocks.last.Load()
+	if w == nil {
+		return true, gen, "?"
+	}
+	return true, gen, fmt.Sprintf("%s on %s, for %v", w.op, w.waiting(), time.Since(w.start).Round(time.Millisecond))
+}
+
+// blockedIn says what the PE's latest blocked call is in, without times.
+func (p *PE) blockedIn() string {
+	if w := p.s.blocks.last.Load(); w != nil && p.s.blocks.n.Load() > 0 {
+		return w.op + " on " + w.waiting()
+	}
+	return "nothing"
+}
+
+// Report says what the PE is blocked in, for hang reports.
+func (p *PE) Report() string {
+	if ok, _, what := p.Blocked(); ok {
+		return fmt.Sprintf("PE %d blocked in %s", p.MyPE(), what)
+	}
+	return fmt.Sprintf("PE %d not blocked in goshmem", p.MyPE())
+}
+
+// Finished reports whether the PE has finalized.
+func (p *PE) Finished() bool { return p.s.finalized.Load() }
+
+// longWait is the bookkeeping of one registered wait: its only
+// allocation. A wait on a team operation has b; a wait on a word of this
+// PE's heap (WaitUntil, signal waits) has off, and a wait for a lock
+// also lock (see WaitLock); descriptions are made only when needed.
+type longWait struct {
+	p        *PE
+	op       string
+	b        coll.Blocked
+	off      uint64 // the word waited on, noWord if unknown
+	lock     bool   // the word is a lock on PE home
+	home     int
+	start    time.Time
+	check    time.Duration // elapsed time of the next peer check
+	reported bool
+}
+
+func (p *PE) startLong(op string, b coll.Blocked) *longWait {
+	w := &longWait{p: p, op: op, b: b, off: noWord, start: time.Now(), check: firstCheck(p.NPEs())}
+	p.block(w)
+	return w
+}
+
+func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
+	w := &longWait{p: p, op: op, off: off, lock: lock, home: home, start: time.Now(), check: firstCheck(p.NPEs())}
+	p.block(w)
+	return w
+}
+
+// waiting says what the wait waits for.
+func (w *longWait) waiting() string {
+	switch {
+	case w.b != nil:
+		return w.b.Waiting()
+	case w.lock:
+		return fmt.Sprintf("the lock at heap offset %#x of PE %d", w.off, w.home)
+	case w.off != noWord:
+		return fmt.Sprintf("its word at heap offset %#x", w.off)
+	}
+	return "this PE's memory"
+}
+
+// checkPeers asks whether the wait can still end.
+func (w *longWait) checkPeers() error {
+	switch {
+	case w.b != nil:
+		return w.b.CheckPeers(w.op)
+	case w.lock:
+		return w.p.lockCheck(w)
+	}
+	return w.p.wordCheck(w)
+}
+
+// step runs the periodic duties of a long wait: the abort verdict, the peer
+// check, the operation timeout, the hang report. It returns how long the
+// wait may sleep before the next step, or the error that ends the wait.
+func (w *longWait) step() (time.Duration, error) {
+	s := w.p.s
+	if e := s.blocks.abort.Load(); e != nil {
+		return 0, errs.As(w.op, w.p.MyPE(), *e)
+	}
+	el := time.Since(w.start)
+	if el >= w.check {
+		w.check = el + min(max(el, checkFirst), checkMax)
+		if err := w.checkPeers(); err != nil {
+			return 0, err
+		}
+	}
+	if to := time.Duration(s.blocks.opTO.Load()); to > 0 && el >= to {
+		return 0, errs.New(w.op, w.p.MyPE(), errs.NoPE, errs.ErrTimeout, "waited %v (the operation timeout) on %s", el.Round(time.Millisecond), w.waiting())
+	}
+	if h := time.Duration(s.blocks.hang.Load()); h > 0 && el >= h && !w.reported {
+		w.reported = true
+		s.log.Warn("blocked", "call", w.op, "on", w.waiting(), "for", el.Round(time.Millisecond))
+	}
+	return max(w.check-el, time.Millisecond), nil
+}
+
+// wordCheck: a word of this PE's heap (WaitUntil, signal waits, locks)
+// may be written by any PE, so the wait can never end once every other PE
+// has called Finalize or failed.
+func (p *PE) wordCheck(w *longWait) error {
+	var left []int
+	for r := 0; r < p.NPEs(); r++ {
+		if r == p.MyPE() {
+			continue
+		}
+		if p.s.failed[r].Load() != nil {
+			continue // counted as gone; waitable reports failures itself
+		}
+		ok, err := coll.Left(p, w.op, r)
+		if err != nil || !ok {
+			return nil // someone may still write
+		}
+		left = append(left, r)
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return errs.New(w.op, p.MyPE(), left[0], errs.ErrPEFailed, "every other PE has called Finalize or failed (PEs %s) while this PE waits in %s on %s",
+		coll.Ranges(left), w.op, w.waiting())
+}

@@ -1,0 +1,144 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/goshmem/shmem/internal/coll"
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// DefaultDeadlockGrace is how long every live PE of a local world must stay
+// blocked, with nothing changing, before the deadlock detector ends the
+// world. Long against the microseconds a wake-up takes, short against a
+// test's patience.
+const DefaultDeadlockGrace = 500 * time.Millisecond
+
+// detector watches a LocalWorld for a deadlock: every PE that has neither
+// finalized nor failed is blocked inside goshmem, and no PE has blocked or
+// unblocked since (so none runs user code that could write what another
+// waits for, and no agreement is under way) for the grace period. Then no
+// wait can ever end: the detector aborts every PE with ErrDeadlock and a
+// report of what each is blocked in. In one process every put lands before
+// it returns, so "nobody running" really means "nothing in flight".
+type detector struct {
+	w     *LocalWorld
+	grace time.Duration
+	gone  []atomic.Bool // by rank: failed (LocalWorld.Fail) or done
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func (w *LocalWorld) startDetector(grace time.Duration) {
+	// Large worlds take longer to wake on a few cores: 1 ms more per PE.
+	grace += time.Duration(len(w.PEs)) * time.Millisecond
+	d := &detector{w: w, grace: grace, gone: make([]atomic.Bool, len(w.PEs)), stop: make(chan struct{}), done: make(chan struct{})}
+	w.det = d
+	go d.run()
+}
+
+// Done tells the deadlock detector that rank's user code has ended (the
+// simulator calls it when a PE's function returned and was finalized), so
+// the others do not count on it.
+func (w *LocalWorld) Done(rank int) {
+	if w.det != nil && rank >= 0 && rank < len(w.det.gone) {
+		w.det.gone[rank].Store(true)
+	}
+}
+
+func (d *detector) close() {
+	close(d.stop)
+	<-d.done
+}
+
+func (d *detector) run() {
+	defer close(d.done)
+	tick := time.NewTicker(d.grace / 5)
+	defer tick.Stop()
+	var last []uint64
+	var since time.Time
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-tick.C:
+		}
+		gens, ok := d.snapshot()
+		switch {
+		case !ok:
+			last = nil
+		case last == nil || !equal(gens, last):
+			last, since = gens, time.Now()
+		case time.Since(since) >= d.grace:
+			d.abort()
+			return
+		}
+	}
+}
+
+// snapshot returns every PE's block generation, and false unless every
+// live PE is blocked (and at least one PE is live).
+func (d *detector) snapshot() ([]uint64, bool) {
+	gens := make([]uint64, len(d.w.PEs)+1)
+	gens[len(d.w.PEs)] = d.w.coordMsgs.Load()
+	if gens[len(d.w.PEs)]%2 == 1 {
+		return nil, false // the coordinator is at work: an agreement is under way
+	}
+	live := 0
+	for r, p := range d.w.PEs {
+		if d.gone[r].Load() || p.Finished() {
+			continue
+		}
+		blocked, gen, _ := p.Blocked()
+		if !blocked {
+			return nil, false
+		}
+		gens[r] = gen
+		live++
+	}
+	return gens, live > 0
+}
+
+func (d *detector) abort() {
+	// PEs blocked in the same call on the same thing are listed together,
+	// so the report stays short in a large world.
+	var order []string
+	by := map[string][]int{}
+	for r, p := range d.w.PEs {
+		what := "has ended"
+		if !d.gone[r].Load() && !p.Finished() {
+			what = "blocked in " + p.blockedIn()
+		}
+		if _, ok := by[what]; !ok {
+			order = append(order, what)
+		}
+		by[what] = append(by[what], r)
+	}
+	lines := make([]string, len(order))
+	for i, what := range order {
+		pes := by[what]
+		if len(pes) == 1 {
+			lines[i] = fmt.Sprintf("PE %d %s", pes[0], what)
+		} else {
+			lines[i] = fmt.Sprintf("PEs %s %s", coll.Ranges(pes), what)
+		}
+	}
+	report := strings.Join(lines, "; ")
+	for r, p := range d.w.PEs {
+		if d.gone[r].Load() || p.Finished() {
+			continue
+		}
+		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (nothing changed for %v): %s", d.grace, report))
+	}
+}
+
+func equal(a, b []uint64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}

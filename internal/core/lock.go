@@ -1,0 +1,94 @@
+package core
+
+import (
+	"runtime"
+	"time"
+
+	"github.com/goshmem/shmem/internal/coll"
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
+)
+
+// Locks live on a home PE and are polled remotely (see shmem.SetLock). A
+// waiter cannot read who holds a ticket lock from the lock word, so every
+// PE records the lock it holds in a word of its own (coll.Pool.HeldWord):
+// a local store at acquisition and release, read by waiters only while
+// they wait long.
+
+// HoldLock records that this PE holds the lock at heap offset off.
+func (p *PE) HoldLock(off uint64) {
+	transport.ApplySignal(p.s.local, p.s.pool.HeldWord(), off+1, transport.SignalSet)
+}
+
+// DropLock records that this PE released the lock at off.
+func (p *PE) DropLock(off uint64) {
+	w := p.s.pool.HeldWord()
+	if transport.Load64(p.s.local, w) == off+1 {
+		transport.ApplySignal(p.s.local, w, 0, transport.SignalSet)
+	}
+}
+
+// WaitLock polls acquired, which reads the lock at heap offset off on PE
+// home, until it reports true, backing off so that the holder has the
+// CPU. It ends as a wait does (failures, the operation timeout, the
+// deadlock verdict), and with ErrPEFailed naming the holder when the PE
+// that holds the lock has failed or called Finalize.
+func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, error)) error {
+	var w *longWait
+	defer func() {
+		if w != nil {
+			p.unblock()
+		}
+	}()
+	for attempt := 0; ; attempt++ {
+		ok, err := acquired()
+		if err != nil || ok {
+			return err
+		}
+		if err := p.waitable(op); err != nil {
+			return err
+		}
+		if attempt < 32 {
+			// The holder usually releases within microseconds.
+			runtime.Gosched()
+			continue
+		}
+		if w == nil {
+			w = p.startWord(op, off, true, home)
+		}
+		if _, err := w.step(); err != nil {
+			return err
+		}
+		time.Sleep(time.Duration(min(attempt-31, 100)) * time.Microsecond)
+	}
+}
+
+// lockCheck: the lock can never be released once the PE holding it has
+// failed or called Finalize, nor once every other PE has.
+func (p *PE) lockCheck(l *longWait) error {
+	op := l.op
+	for r := 0; r < p.NPEs(); r++ {
+		if r == p.MyPE() {
+			continue
+		}
+		if why := p.s.failed[r].Load(); why != nil {
+			// Its memory is gone with it: it may have held the lock.
+			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d failed while this PE waits for %s (it may hold it): %s", r, l.waiting(), firstLine(*why))
+		}
+		path, err := p.Path(op, r)
+		if err != nil {
+			return err
+		}
+		held, err := path.Atomic(transport.AtomicFetch, 8, p.s.pool.HeldWord(), 0, 0)
+		if err != nil {
+			return err
+		}
+		if held != l.off+1 {
+			continue
+		}
+		if left, err := coll.Left(p, op, r); err == nil && left {
+			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d holds %s and called Finalize", r, l.waiting())
+		}
+	}
+	return p.wordCheck(l)
+}

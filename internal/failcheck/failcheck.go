@@ -1,0 +1,218 @@
+// Package failcheck is the table of failure scenarios that every backend
+// must survive: what each PE of a small world does (a mistake, a death, a
+// GlobalExit) and what each must get, from the call and from its Finalize.
+// The simulator's tests run it in one process; world's process tests run
+// it through their PE program (one process per PE), so every backend is
+// held to the same table.
+package failcheck
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/goshmem/shmem"
+)
+
+// Class is what an error is, for comparison across processes: "nil",
+// "InvalidArgument", "PEFailed", "Timeout", "Deadlock", "Finalized",
+// "Exit:<status>" or "other".
+type Class string
+
+// ClassOf classifies err.
+func ClassOf(err error) Class {
+	if s, ok := shmem.ExitStatus(err); ok {
+		return Class(fmt.Sprintf("Exit:%d", s))
+	}
+	for _, c := range []struct {
+		s error
+		c Class
+	}{{shmem.ErrInvalidArgument, "InvalidArgument"}, {shmem.ErrPEFailed, "PEFailed"}, {shmem.ErrTimeout, "Timeout"},
+		{shmem.ErrDeadlock, "Deadlock"}, {shmem.ErrFinalized, "Finalized"}} {
+		if errors.Is(err, c.s) {
+			return c.c
+		}
+	}
+	if err == nil {
+		return "nil"
+	}
+	return "other"
+}
+
+// Scenario is one row of the table.
+type Scenario struct {
+	Name string
+	NPEs int
+	// Body is PE p's part; its error is what the PE got.
+	Body func(p *shmem.PE) error
+	// Want and Fin are the classes PE r's Body and Finalize must return;
+	// "-" means the PE does not report (it died: a process exits non-zero
+	// without Finalize).
+	Want, Fin func(r int) Class
+	// Say lists what PE r's error must say, if it has one.
+	Say func(r int) []string
+	// SimOnly: only the simulator runs it (deadlock detection, a world of
+	// one PE).
+	SimOnly bool
+	// Timeout, if positive, is the WithOpTimeout the PEs run with.
+	Timeout int // milliseconds
+}
+
+func all(c Class) func(int) Class { return func(int) Class { return c } }
+
+func but(pe int, c, others Class) func(int) Class {
+	return func(r int) Class {
+		if r == pe {
+			return c
+		}
+		return others
+	}
+}
+
+// split makes PE odd call oddKind while the others call kind, after two
+// allocations that every PE makes (the data of FCollect and Reduce).
+func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		src, err := shmem.Malloc[int64](p, 2)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Malloc[int64](p, 2*p.NPEs())
+		if err != nil {
+			return err
+		}
+		k := kind
+		if p.MyPE() == odd {
+			k = oddKind
+		}
+		switch k {
+		case "FCollect":
+			return shmem.FCollect(p.TeamWorld(), dst, src)
+		case "Reduce":
+			return shmem.Reduce(p.TeamWorld(), shmem.OpSum, dst.Slice(0, 2), src)
+		case "BarrierAll":
+			return p.BarrierAll()
+		case "Malloc":
+			_, err := shmem.Malloc[int64](p, 8)
+			return err
+		case "Finalize":
+			return nil // the caller's Finalize comes next
+		}
+		return fmt.Errorf("no collective %q", k)
+	}
+}
+
+// Died is the exit status of a PE that a scenario kills.
+const Died = 9
+
+// Scenarios returns the table.
+func Scenarios() []Scenario {
+	return []Scenario{
+		{Name: "finalize-vs-barrier", NPEs: 4, Body: split(1, "Finalize", "BarrierAll"),
+			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string {
+				return []string{"BarrierAll", "PE 1 called Finalize while this PE waits in BarrierAll"}
+			}},
+		{Name: "finalize-vs-fcollect", NPEs: 4, Body: split(3, "Finalize", "FCollect"),
+			Want: but(3, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"FCollect", "PE 3 called Finalize"} }},
+		{Name: "finalize-vs-malloc", NPEs: 3, Body: split(0, "Finalize", "Malloc"),
+			Want: but(0, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Malloc", "PE 0 called Finalize"} }},
+		{Name: "fcollect-vs-reduce", NPEs: 4, Body: split(0, "FCollect", "Reduce"),
+			Want: all("InvalidArgument"), Fin: all("nil")},
+		{Name: "barrier-vs-reduce", NPEs: 4, Body: split(0, "BarrierAll", "Reduce"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"PE 0 called Barrier", "Reduce"} }},
+		{Name: "malloc-vs-barrier", NPEs: 4, Body: split(1, "Malloc", "BarrierAll"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"called Barrier", "PE 1 Alloc"} }},
+		{Name: "lock-holder-leaves", NPEs: 3, Body: lockHolderLeaves,
+			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},
+		{Name: "exit-without-finalize", NPEs: 3, Body: dies,
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
+		{Name: "panic", NPEs: 3, Body: panics,
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
+		{Name: "global-exit", NPEs: 4, Body: globalExit, Want: all("Exit:5"), Fin: all("Exit:5")},
+		{Name: "deadlock", NPEs: 3, SimOnly: true, Body: waitForever,
+			Want: all("Deadlock"), Fin: all("nil"),
+			Say: func(int) []string {
+				return []string{"WaitUntil", "PEs 0-2 blocked in WaitUntil on its word at heap offset"}
+			}},
+		{Name: "op-timeout", NPEs: 1, Timeout: 30, Body: waitForever,
+			Want: all("Timeout"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"WaitUntil", "operation timeout"} }},
+	}
+}
+
+// lockHolderLeaves: PE 1 takes the lock and finalizes holding it; the
+// others wait for the lock.
+func lockHolderLeaves(p *shmem.PE) error {
+	l, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() == 1 {
+		if err := shmem.SetLock(p, l); err != nil {
+			return err
+		}
+		return p.SyncAll()
+	}
+	if err := p.SyncAll(); err != nil {
+		return err
+	}
+	return shmem.SetLock(p, l)
+}
+
+// Death is what a dying PE panics with: the simulator's runner turns the
+// panic into the PE's failure, a PE program recovers it and exits with
+// Died, without Finalize.
+type Death struct{}
+
+// Die ends PE p without Finalize (see Death).
+func Die(*shmem.PE) { panic(Death{}) }
+
+// dies: the last PE dies once everyone is up; the others wait in a barrier.
+func dies(p *shmem.PE) error {
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if p.MyPE() == p.NPEs()-1 {
+		Die(p)
+	}
+	return p.BarrierAll()
+}
+
+// panics: the last PE panics (a real panic: in a process it ends the
+// program) once everyone is up; the others wait in a barrier.
+func panics(p *shmem.PE) error {
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if p.MyPE() == p.NPEs()-1 {
+		panic("expert table corrupt")
+	}
+	return p.BarrierAll()
+}
+
+// globalExit: PE 1 ends the world while the others loop on BarrierAll.
+func globalExit(p *shmem.PE) error {
+	for i := 0; ; i++ {
+		if p.MyPE() == 1 && i == 3 {
+			p.GlobalExit(5)
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+	}
+}
+
+func waitForever(p *shmem.PE) error {
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1) // nobody sets it
+}

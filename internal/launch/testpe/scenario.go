@@ -1,0 +1,46 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/failcheck"
+)
+
+// scenario runs the failure scenario name (internal/failcheck) on p and
+// prints what this PE got, for the test to compare with the table:
+// "RESULT body=<class> fin=<class> err=<quoted error>". A PE the scenario
+// kills exits with failcheck.Died without Finalize.
+func scenario(p *shmem.PE, name string) error {
+	for _, sc := range failcheck.Scenarios() {
+		if sc.Name != name {
+			continue
+		}
+		err := runBody(p, sc.Body)
+		fin := p.Finalize()
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		fmt.Printf("RESULT body=%s fin=%s err=%s\n", failcheck.ClassOf(err), failcheck.ClassOf(fin), strconv.Quote(msg))
+		if fin != nil {
+			fmt.Printf("FINALIZE %s\n", strconv.Quote(fin.Error()))
+		}
+		return nil
+	}
+	return fmt.Errorf("no scenario %q", name)
+}
+
+func runBody(p *shmem.PE, body func(*shmem.PE) error) error {
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(failcheck.Death); ok {
+				os.Exit(failcheck.Died)
+			}
+			panic(v)
+		}
+	}()
+	return body(p)
+}

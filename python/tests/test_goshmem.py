@@ -1,0 +1,94 @@
+"""goshmem's Python API across real processes, and the start-up rules."""
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKER = os.path.join(HERE, "worker.py")
+
+
+def free_addr():
+    # The port is free now; rank 0 binds it a moment later. The address is
+    # loopback only.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % s.getsockname()[1]
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith(("SHMEM_", "SMEM_", "MASTER_")) or k in ("RANK", "WORLD_SIZE", "LOCAL_RANK"))}
+    env.update(extra)
+    return env
+
+
+def run_job(n, env_of, args=()):
+    procs = [subprocess.Popen([sys.executable, WORKER] + list(args(r) if callable(args) else args),
+                              env=env_of(r), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+             for r in range(n)]
+    return [(p.wait(timeout=120), p.stdout.read()) for p in procs]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_session_start_tls_on(n):
+    """CANN SHMEM's script start-up: only SHMEM_UID_SESSION_ID, a rank
+    from torchrun's variables, and the shared job secret."""
+    addr = free_addr()
+    res = run_job(n, lambda r: clean_env(SHMEM_UID_SESSION_ID=addr, RANK=str(r), WORLD_SIZE=str(n),
+                                         SHMEM_JOB_SECRET="pytest-secret"))
+    for r, (rc, out) in enumerate(res):
+        assert rc == 0 and "PE %d of %d ok" % (r, n) in out, out
+        assert "TLS is off" not in out
+
+
+def test_session_start_tls_off_by_switch():
+    addr = free_addr()
+    res = run_job(2, lambda r: clean_env(SHMEM_UID_SESSION_ID=addr, SHMEM_RANK=str(r), SHMEM_NPES="2",
+                                         SMEM_CONF_STORE_TLS_ENABLE="0"))
+    for r, (rc, out) in enumerate(res):
+        assert rc == 0 and "PE %d of 2 ok" % r in out and "TLS is off" in out, out
+
+
+def test_session_start_tls_off_by_goshmem_switch():
+    """goshmem.init(tls=False) is the user's word too; no secret needed."""
+    addr = free_addr()
+    res = run_job(2, lambda r: clean_env(SHMEM_UID_SESSION_ID=addr, RANK=str(r), WORLD_SIZE="2"), args=["notls"])
+    for r, (rc, out) in enumerate(res):
+        assert rc == 0 and "PE %d of 2 ok" % r in out and "TLS is off" in out, out
+
+
+def test_session_start_without_secret_or_switch_fails():
+    addr = free_addr()
+    res = run_job(2, lambda r: clean_env(SHMEM_UID_SESSION_ID=addr, RANK=str(r), WORLD_SIZE="2"))
+    for r, (rc, out) in enumerate(res):
+        assert rc != 0
+        assert "rank %d of 2" % r in out and "SHMEM_JOB_SECRET" in out and "SMEM_CONF_STORE_TLS_ENABLE=0" in out, out
+
+
+def test_unique_id_start(tmp_path):
+    """PE 0's unique ID handed to the others through a file; TLS on by default."""
+    import goshmem
+    path = tmp_path / "uid"
+    # The ID is made in this process, which then plays no PE: the ID only
+    # names an address and a secret, and PE 0 binds the address at init.
+    os.environ.pop("SHMEM_UID_SESSION_ID", None)
+    os.environ["SHMEM_UID_SOCK_IFNAME"] = "lo"
+    try:
+        uid = goshmem.get_unique_id()
+    finally:
+        del os.environ["SHMEM_UID_SOCK_IFNAME"]
+    assert uid.startswith("gsu1.")
+    path.write_text(uid)
+    res = run_job(3, lambda r: clean_env(), args=lambda r: ["uid", str(path), str(r), "3"])
+    for r, (rc, out) in enumerate(res):
+        assert rc == 0 and "PE %d of 3 ok" % r in out, out
+
+
+def test_not_symmetric_is_refused():
+    import numpy as np
+    import goshmem
+    with pytest.raises(ValueError, match="not in goshmem's symmetric heap"):
+        goshmem.put(np.zeros(4), np.ones(4), pe=0)
