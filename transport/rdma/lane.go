@@ -150,13 +150,13 @@ func (l *lane) ready(op string) error {
 		rec := newRecordConn(conn)
 		tc := tls.Client(rec, n.cfg.ClientTLS)
 		if err := tc.Handshake(); err != nil {
-			return l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "TLS handshake with %s: %v", l.addr, err))
+			return l.dropRaw(raw, op, l.handshakeErr(op, "TLS handshake", err))
 		}
 		conn, l.rec = tc, rec
 	}
 	if n.cfg.Authenticate != nil {
 		if err := n.cfg.Authenticate(conn, false); err != nil {
-			return l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "authenticating to %s: %v", l.addr, err))
+			return l.dropRaw(raw, op, l.handshakeErr(op, "authenticating", err))
 		}
 	}
 	raw.SetDeadline(time.Time{})

@@ -20,6 +20,9 @@ const (
 	EnvInitTimeout = "TEST_INIT_TIMEOUT"
 	// EnvReaders=1 makes the wait role's survivors read from the victim.
 	EnvReaders = "TEST_READERS"
+	// EnvFaultLoop names RoleFault's loop: FaultBarrier (default) or
+	// FaultAlloc.
+	EnvFaultLoop = "TEST_FAULT_LOOP"
 	// EnvCheckLeaks=1 makes a PE that finalized check that no goroutine
 	// or socket outlived Finalize (gossip probes get their bound).
 	EnvCheckLeaks = "TEST_CHECK_LEAKS"
@@ -74,11 +77,26 @@ const (
 	// DieStatus while the others put to it over the fabric.
 	RoleFabric    = "fabric"
 	RoleFabricDie = "fabricdie"
+	// RoleFault: prints READY once formed, then loops (EnvFaultLoop)
+	// until an operation fails: the fault-injection suite kills a PE
+	// with SIGKILL at a point of its choosing, so that every survivor
+	// ends with the error it must see.
+	RoleFault = "fault"
 	// RoleGrow runs internal/spmdcheck.Grow with the initial heap
 	// SHMEM_SYMMETRIC_SIZE; the world needs SHMEM_SYMMETRIC_SIZE_MAX at
 	// 16 times that.
 	RoleGrow = "grow"
 )
+
+// RoleFault's loops.
+const (
+	FaultBarrier = "barrier" // BarrierAll
+	FaultAlloc   = "alloc"   // Calloc and Free: agreements through rank 0
+)
+
+// InitPEFailed is the line a PE prints after "INIT FAILED: err" when err
+// wraps ErrPEFailed (Init ended because a peer failed).
+const InitPEFailed = "INIT ERR PEFAILED"
 
 // Exit codes of the test PE program, which the tests assert.
 const (

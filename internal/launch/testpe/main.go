@@ -41,6 +41,9 @@ func run(role string) int {
 	p, err := shmem.Init(context.Background(), opts...)
 	if err != nil {
 		fmt.Printf("INIT FAILED: %v\n", err)
+		if errors.Is(err, shmem.ErrPEFailed) {
+			fmt.Println(lt.InitPEFailed)
+		}
 		return lt.ExitInitFailed
 	}
 	err = runRole(p, role)

@@ -19,12 +19,20 @@ import (
 //	heartbeat: empty                                 "still here"
 //	bye:       empty                                 "closing on purpose"
 //	abort:     empty                                 "closing after a failure of my own"
+//	probe:     version (1 byte) | subject (uint32) |
+//	           round (uint32)                        "do you hear subject?"
+//	probe-ack: version (1 byte) | subject (uint32) |
+//	           round (uint32) | age (uint32)         "I heard subject age ms ago"
 //	message:   from (uint32) | to (uint32) |
 //	           target length (1 byte) | target | reply length (1 byte) | reply |
 //	           payload (an actors.Encode message)
 //
 // from and to are world ranks: a frame whose to is not the receiver is
-// relayed once by the receiver (see Lane.route). target names the actor it
+// relayed once by the receiver (see Lane.route). A probe travels one link
+// only: the asker suspects subject and asks the PEs it is linked to; each
+// answers on the same link with the age of the last frame it had from
+// subject, or noAge (see probe.go). version is probeVersion; a frame of
+// another version is refused, so a later format must change it. target names the actor it
 // is for on the process of rank to; reply, when not empty, names the actor
 // on rank from that answers go to.
 const (
@@ -33,7 +41,16 @@ const (
 	kindBye       byte = 3
 	kindMessage   byte = 4
 	kindAbort     byte = 5
+	kindProbe     byte = 6
+	kindProbeAck  byte = 7
 )
+
+// probeVersion is the version byte of probe and probe-ack frames.
+const probeVersion byte = 1
+
+// noAge is a probe-ack's age when the answering PE has no live link to
+// the subject (or it is silent there too).
+const noAge = 0xffffffff
 
 // maxID bounds an actor name in a frame. protoactor names are short
 // ("pe-12", "coordinator", "future$a1b2").
@@ -58,6 +75,10 @@ type frame struct {
 	target   string
 	reply    string
 	payload  []byte
+	// Probe frames: the suspected PE, the asker's suspicion round and,
+	// in an ack, how long ago (ms) the answering PE last heard subject.
+	subject, round int
+	age            uint32
 }
 
 // appendFrame appends f's encoding, length prefix included, to b.
@@ -68,6 +89,13 @@ func appendFrame(b []byte, f *frame) []byte {
 	case kindHello:
 		b = binary.BigEndian.AppendUint32(b, uint32(f.from))
 		b = binary.BigEndian.AppendUint32(b, uint32(f.to))
+	case kindProbe, kindProbeAck:
+		b = append(b, probeVersion)
+		b = binary.BigEndian.AppendUint32(b, uint32(f.subject))
+		b = binary.BigEndian.AppendUint32(b, uint32(f.round))
+		if f.kind == kindProbeAck {
+			b = binary.BigEndian.AppendUint32(b, f.age)
+		}
 	case kindMessage:
 		b = binary.BigEndian.AppendUint32(b, uint32(f.from))
 		b = binary.BigEndian.AppendUint32(b, uint32(f.to))
@@ -128,6 +156,8 @@ func decodeFrame(b []byte) (*frame, error) {
 			return nil, fmt.Errorf("%w: kind %d with a %d-byte body", errFrame, f.kind, len(b))
 		}
 		return f, nil
+	case kindProbe, kindProbeAck:
+		return decodeProbe(f, b)
 	case kindHello, kindMessage:
 	default:
 		return nil, fmt.Errorf("%w: unknown kind %d", errFrame, f.kind)
@@ -157,6 +187,30 @@ func decodeFrame(b []byte) (*frame, error) {
 		return nil, fmt.Errorf("%w: message without payload", errFrame)
 	}
 	f.payload = b
+	return f, nil
+}
+
+// decodeProbe parses a probe's or probe-ack's body b (after the kind):
+// exact length, known version, subject within maxRank.
+func decodeProbe(f *frame, b []byte) (*frame, error) {
+	want := 9
+	if f.kind == kindProbeAck {
+		want = 13
+	}
+	if len(b) != want {
+		return nil, fmt.Errorf("%w: kind %d with a %d-byte body, want %d", errFrame, f.kind, len(b), want)
+	}
+	if b[0] != probeVersion {
+		return nil, fmt.Errorf("%w: probe version %d, this PE speaks %d", errFrame, b[0], probeVersion)
+	}
+	subject := binary.BigEndian.Uint32(b[1:])
+	if subject >= maxRank {
+		return nil, fmt.Errorf("%w: probe subject %d out of range", errFrame, subject)
+	}
+	f.subject, f.round = int(subject), int(binary.BigEndian.Uint32(b[5:]))
+	if f.kind == kindProbeAck {
+		f.age = binary.BigEndian.Uint32(b[9:])
+	}
 	return f, nil
 }
 

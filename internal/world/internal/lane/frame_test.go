@@ -24,6 +24,9 @@ func sampleFrames(t testing.TB) [][]byte {
 		appendFrame(nil, &frame{kind: kindHello, from: 7, to: 0}),
 		appendFrame(nil, &frame{kind: kindHeartbeat}),
 		appendFrame(nil, &frame{kind: kindBye}),
+		appendFrame(nil, &frame{kind: kindProbe, subject: 4, round: 2}),
+		appendFrame(nil, &frame{kind: kindProbeAck, subject: 4, round: 2, age: 250}),
+		appendFrame(nil, &frame{kind: kindProbeAck, subject: 1, round: 9, age: noAge}),
 	}
 }
 
@@ -35,6 +38,9 @@ func TestFrameRoundTrip(t *testing.T) {
 		{kind: kindHello, from: 7, to: 0},
 		{kind: kindHeartbeat},
 		{kind: kindBye},
+		{kind: kindProbe, subject: 4, round: 2},
+		{kind: kindProbeAck, subject: 4, round: 2, age: 250},
+		{kind: kindProbeAck, subject: 1, round: 9, age: noAge},
 	}
 	for i, b := range sampleFrames(t) {
 		f, err := readFrame(bytes.NewReader(b))
@@ -77,6 +83,11 @@ func TestFrameRefusesHostileInput(t *testing.T) {
 		"empty target":        {kindMessage, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1},
 		"control char":        {kindMessage, 0, 0, 0, 1, 0, 0, 0, 0, 1, '\n', 0, 1},
 		"no payload":          {kindMessage, 0, 0, 0, 1, 0, 0, 0, 0, 1, 'a', 0},
+		"probe short":         {kindProbe, probeVersion, 0, 0, 0, 1, 0, 0, 0},
+		"probe trailing":      {kindProbe, probeVersion, 0, 0, 0, 1, 0, 0, 0, 2, 0},
+		"probe version 2":     {kindProbe, 2, 0, 0, 0, 1, 0, 0, 0, 2},
+		"probe subject range": {kindProbe, probeVersion, 0xff, 0, 0, 0, 0, 0, 0, 2},
+		"ack without age":     {kindProbeAck, probeVersion, 0, 0, 0, 1, 0, 0, 0, 2},
 	} {
 		if _, err := decodeFrame(body); !errors.Is(err, errFrame) {
 			t.Errorf("%s: err = %v, want errFrame", name, err)

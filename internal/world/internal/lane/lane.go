@@ -47,10 +47,15 @@ type Config struct {
 
 // DefaultTiming detects a silent peer in 3 to 3.5 s: the README's "about
 // 3 s" for a killed PE, a cut link or a partition.
-func DefaultTiming() Timing { return Timing{Heartbeat: 500, Silence: 3000, Connect: 10000, Retry: 200} }
+// A silent link is confirmed with the other PEs within Probe (1 s) more.
+func DefaultTiming() Timing {
+	return Timing{Heartbeat: 500, Silence: 3000, Connect: 10000, Retry: 200, Probe: 1000}
+}
 
 // TimingFor returns DefaultTiming with silence as the failure bound (a
-// peer silent that long fails), heartbeats six to the bound as by default.
+// peer silent that long is suspected, and declared failed unless another
+// PE hears it within a third of it more), heartbeats six to the bound as by
+// default.
 // A bound below 600 ms is raised to it: heartbeats every 100 ms are the
 // most a world of many PEs should send.
 func TimingFor(silence time.Duration) Timing {
@@ -58,6 +63,7 @@ func TimingFor(silence time.Duration) Timing {
 	if ms := silence.Milliseconds(); ms > 0 {
 		t.Silence = max(ms, 600)
 		t.Heartbeat = t.Silence / 6
+		t.Probe = t.Silence / 3
 	}
 	return t
 }
@@ -97,6 +103,7 @@ func New(cfg Config) (*Lane, error) {
 	}
 	t, d := &cfg.Timing, DefaultTiming()
 	t.Heartbeat, t.Silence, t.Connect, t.Retry = or(t.Heartbeat, d.Heartbeat), or(t.Silence, d.Silence), or(t.Connect, d.Connect), or(t.Retry, d.Retry)
+	t.Probe = or(t.Probe, d.Probe)
 	if cfg.HandshakeTimeout <= 0 {
 		cfg.HandshakeTimeout = 10 * time.Second
 	}

@@ -47,7 +47,7 @@ func (p *peer) Receive(ctx actor.Context) {
 	case acceptedConn:
 		p.conns[m.id] = m.c
 		p.run(ctx, evAccepted{m.id})
-	case evRoute, evHeard, evBye, evLost, evTick, evSend, evClose, evFailed:
+	case evRoute, evHeard, evBye, evLost, evTick, evSend, evClose, evFailed, evProbe, evProbeAck:
 		p.run(ctx, m)
 	case *actor.Stopping:
 		if p.cancel != nil {
@@ -121,6 +121,12 @@ func (p *peer) act(ctx actor.Context, a any) any {
 		}
 	case actGone:
 		l.markGone(p.rank)
+	case actProbe:
+		return evProbeSent{round: a.round, asked: l.probe(p.rank, a.round)}
+	case actProbeAck:
+		l.log.Debug("control lane: probe answered", "peer", p.rank, "asker", a.asker, "age_ms", a.age)
+		b := appendFrame(nil, &frame{kind: kindProbeAck, subject: p.rank, round: a.round, age: a.age})
+		l.root.Send(l.peers[a.asker], evSend{&out{b: b, name: "ProbeAck", hop: true}})
 	case actDrop:
 		l.log.Debug("control lane: message dropped", "peer", p.rank, "message", a.m.name, "why", a.why)
 	case actDone:
@@ -189,6 +195,9 @@ func (l *Lane) read(peer int, self *actor.PID, id int, c net.Conn) {
 		case kindMessage:
 			l.root.Send(self, evHeard{id})
 			l.deliver(peer, f)
+		case kindProbe, kindProbeAck:
+			l.root.Send(self, evHeard{id})
+			l.probeFrame(peer, f)
 		default:
 			l.root.Send(self, evLost{conn: id, reason: "unexpected hello"})
 			return

@@ -53,6 +53,11 @@ type Timing struct {
 	Connect int64
 	// Retry is the pause between dial attempts.
 	Retry int64
+	// Probe bounds how long a PE that found a link silent waits for the
+	// other PEs it asked whether they hear the peer (probe.go) before it
+	// declares the peer failed: a silent peer is declared within
+	// Silence+Probe (and a tick).
+	Probe int64
 }
 
 // maxQueue bounds the messages held while a link comes up.
@@ -73,11 +78,13 @@ type peerState struct {
 	via      int
 	conn     int   // id of the link's connection, 0 without one
 	since    int64 // when the phase began
-	heard    int64 // when the last frame came
+	heard    int64 // when the silence clock started: the last frame, or a restart
+	direct   int64 // when the last frame came (what probes are answered from)
 	lastTick int64
 	nextDial int64 // when to dial again, 0 for no retry pending
 	queue    []*out
 	abort    bool // this side closes after a failure of its own
+	sus      suspicion
 }
 
 // Events.
@@ -170,9 +177,16 @@ func (s *peerState) step(now int64, ev any) []any {
 		return []any{actClose{ev.conn}} // a second link, or one too late
 	case evHeard:
 		if ev.conn == s.conn && s.phase == phaseUp {
-			s.heard = now
+			s.heard, s.direct = now, now
+			s.sus.clear() // the peer itself refutes the suspicion
 		}
 		return nil
+	case evProbeSent:
+		return s.probeSent(now, ev)
+	case evProbeAck:
+		return s.probeAck(now, ev)
+	case evProbe:
+		return []any{s.answer(now, ev)}
 	case evBye:
 		if ev.conn != s.conn {
 			return nil
@@ -260,7 +274,7 @@ func (s *peerState) route(now int64, ev evRoute) []any {
 
 func (s *peerState) up(now int64, conn int) []any {
 	s.enter(now, phaseUp)
-	s.conn, s.heard, s.nextDial = conn, now, 0
+	s.conn, s.heard, s.direct, s.nextDial = conn, now, now, 0
 	acts := []any{actRead{conn}}
 	for _, m := range s.queue {
 		acts = append(acts, actWrite{conn, m})
@@ -283,6 +297,7 @@ func (s *peerState) lose(now int64, reason string, declare bool) []any {
 		acts = append(acts, actDrop{m, "peer failed"})
 	}
 	s.queue = nil
+	s.sus.clear()
 	if declare {
 		acts = append(acts, actDeclare{reason})
 	}
@@ -334,16 +349,24 @@ func (s *peerState) tick(now int64) []any {
 	// A tick much later than due means this process did not run for a
 	// while (stopped, descheduled): the peers' silence meanwhile says
 	// nothing about them, so the silence clock starts again.
+	// A suspicion raised before the pause is dropped for the same reason.
 	if s.lastTick != 0 && now-s.lastTick > 2*s.t.Heartbeat {
 		s.heard = now
+		s.sus.clear()
 	}
 	s.lastTick = now
 	switch s.phase {
 	case phaseUp:
-		if now-s.heard >= s.t.Silence {
-			return s.lose(now, fmt.Sprintf("no frame for %d ms", now-s.heard), true)
+		acts := []any{actHeartbeat{s.conn}} // keep trying to reach it
+		switch {
+		case s.sus.on && now-s.sus.since >= s.t.Probe:
+			return s.lose(now, s.sus.verdict(now-s.direct, "within "+fmt.Sprint(s.t.Probe)+" ms"), true)
+		case !s.sus.on && now-s.heard >= s.t.Silence:
+			// Silence alone is a suspicion, not a verdict: the link may
+			// be what failed. Ask the others first (probe.go).
+			return append(acts, s.sus.raise(now))
 		}
-		return []any{actHeartbeat{s.conn}}
+		return acts
 	case phaseDialing:
 		if s.nextDial != 0 && now >= s.nextDial {
 			s.nextDial = 0

@@ -11,8 +11,9 @@ import (
 )
 
 // testTiming keeps scenario times readable: a heartbeat every 500 ms,
-// silence after 3 s, connect within 10 s, dial retries 200 ms apart.
-var testTiming = Timing{Heartbeat: 500, Silence: 3000, Connect: 10000, Retry: 200}
+// silence after 3 s, confirmed by probes within 1 s, connect within 10 s,
+// dial retries 200 ms apart.
+var testTiming = Timing{Heartbeat: 500, Silence: 3000, Connect: 10000, Retry: 200, Probe: 1000}
 
 // TestPeerScenarios drives the transport actor's step through the
 // scenarios of testdata/peer. Each command is an event, at=MS its time
@@ -98,6 +99,16 @@ func scenarioEvent(t *testing.T, c *datadriven.Case) any {
 		return evClose{abort: abort}
 	case "failed":
 		return evFailed{}
+	case "probe-sent":
+		return evProbeSent{round: intArg(t, c, "round"), asked: intArg(t, c, "asked")}
+	case "probe-ack":
+		age := uint32(noAge)
+		if _, ok := c.Arg("age"); ok {
+			age = uint32(intArg(t, c, "age"))
+		}
+		return evProbeAck{from: intArg(t, c, "from"), round: intArg(t, c, "round"), age: age}
+	case "probe":
+		return evProbe{asker: intArg(t, c, "asker"), round: intArg(t, c, "round")}
 	}
 	t.Fatalf("%s: unknown command %q", c.Pos, c.Cmd)
 	return nil
@@ -132,6 +143,13 @@ func describe(a any) string {
 		return fmt.Sprintf("drop %s (%s)", a.m.name, a.why)
 	case actDone:
 		return "done"
+	case actProbe:
+		return fmt.Sprintf("probe round=%d", a.round)
+	case actProbeAck:
+		if a.age == noAge {
+			return fmt.Sprintf("probe-ack asker=%d round=%d age=none", a.asker, a.round)
+		}
+		return fmt.Sprintf("probe-ack asker=%d round=%d age=%d", a.asker, a.round, a.age)
 	}
 	return fmt.Sprintf("%T", a)
 }
@@ -146,6 +164,12 @@ func (s *peerState) describe() string {
 	}
 	if len(s.queue) > 0 {
 		d += fmt.Sprintf(" queued=%d", len(s.queue))
+	}
+	if s.sus.on {
+		d += fmt.Sprintf(" suspect(round=%d since=%d asked=%d denied=%d)", s.sus.round, s.sus.since, s.sus.asked, s.sus.denied)
+	}
+	if s.sus.refuted {
+		d += fmt.Sprintf(" refuted-by=%d", s.sus.refuter)
 	}
 	if s.nextDial != 0 {
 		d += fmt.Sprintf(" next-dial=%d", s.nextDial)

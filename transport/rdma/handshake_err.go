@@ -1,0 +1,65 @@
+package rdma
+
+import (
+	"errors"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// gonePeerProbe bounds the dial that tells a peer that died during a
+// handshake from one that refused it: a live listener answers at once.
+const gonePeerProbe = time.Second
+
+// goneNoticeWait bounds how long a failed handshake waits for the control
+// lane's verdict on the peer when its listener still answers (a process
+// being killed may close its connections before its listener). The
+// control lane reports a killed PE within milliseconds; a peer that truly
+// refused the secret costs this much before ErrTLS.
+const goneNoticeWait = 5 * time.Second
+
+// handshakeErr is the error of a data-lane handshake (what: "TLS
+// handshake", "authenticating") that failed with err. A peer whose
+// process ended mid-handshake (a kill -9 just after Init) closes the
+// connection exactly as a peer that refused this side's secret does, so
+// the cause alone cannot tell them apart. Its listener and the control
+// lane can: a dead process's port refuses a new connection, and the
+// control lane declares it failed (the lane is told: l.dead). So a
+// handshake that failed while the peer's listener is gone, or whose peer
+// is declared failed within goneNoticeWait, is the peer's failure,
+// ErrPEFailed naming it; only one whose peer lives on is ErrTLS.
+func (l *lane) handshakeErr(op, what string, err error) error {
+	n := l.p.n
+	if l.deadNow() {
+		return l.errFor(op)
+	}
+	var ne net.Error
+	if !(errors.As(err, &ne) && ne.Timeout()) {
+		if listenerGone(l.addr) {
+			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed,
+				"PE %d's process ended during the data-lane handshake with %s (%s: %v; its port now refuses connections)", l.p.peer, l.addr, what, err)
+		}
+		t := time.NewTimer(goneNoticeWait)
+		defer t.Stop()
+		select {
+		case <-l.dead:
+			return l.errFor(op)
+		case <-t.C:
+		}
+	}
+	return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "%s with %s: %v", what, l.addr, err)
+}
+
+// listenerGone reports whether addr refuses a TCP connection outright
+// (ECONNREFUSED): nothing listens there any more. A dial that connects or
+// times out says the listener may be alive.
+func listenerGone(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, gonePeerProbe)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
