@@ -194,7 +194,11 @@ func (n *node) NotifyLeave(p *memberlist.Node) {
 	if _, ok := n.peers[p.Name]; ok {
 		n.down[p.Name] = true
 	}
-	if r, ok := n.rankOf[p.Name]; ok && n.sealed {
+	// A member that left gracefully (memberlist's Leave, which a PE calls
+	// as it finalizes) did not fail: its last messages may still be on
+	// their way to peers that are finishing their own Finalize, and its
+	// control lane says bye. Only a member gossip finds dead is reported.
+	if r, ok := n.rankOf[p.Name]; ok && n.sealed && p.State != memberlist.StateLeft {
 		n.reportFailedLocked(r)
 	}
 	n.mu.Unlock()
