@@ -12,21 +12,7 @@ import (
 // number of barriers so far, so log2(n) rounds and no reset between
 // barriers: the words only grow, which makes back-to-back barriers safe.
 // Sync does not complete outstanding puts; Barrier does.
-func (t *Team) Sync() error {
-	const op = "Sync"
-	if t == nil {
-		return t.usable(op)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if err := t.usable(op); err != nil {
-		return err
-	}
-	if err := t.number(op, team.KindSync); err != nil {
-		return err
-	}
-	return t.sync(op)
-}
+func (t *Team) Sync() error { return t.SyncAs("Sync") }
 
 // sync is Sync with t.mu held.
 func (t *Team) sync(op string) error {
