@@ -182,16 +182,19 @@ func (n *Node) outstanding() (int, string) {
 func (n *Node) waitNBI() error {
 	t := time.NewTimer(n.cfg.OpTimeout)
 	defer t.Stop()
-	for n.nbiOutstanding() {
+	for {
+		woken := n.nbiWake.wait() // before the check: see wake
+		if !n.nbiOutstanding() {
+			return nil
+		}
 		select {
-		case <-n.nbiDone:
+		case <-woken:
 		case <-n.done:
 			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrFinalized, "node closed")
 		case <-t.C:
 			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrTimeout, "%d GetNBI copies pending after %v", n.nbiPending.Load(), n.cfg.OpTimeout)
 		}
 	}
-	return nil
 }
 
 // nbiOutstanding reports whether a GetNBI may still write its buffer and

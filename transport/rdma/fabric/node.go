@@ -63,7 +63,7 @@ type Node struct {
 	errSeen [2]atomic.Uint64
 
 	nbiPending atomic.Int64
-	nbiDone    chan struct{} // signalled when nbiPending drops to 0
+	nbiWake    wake // broadcast when a GetNBI finishes or a path fails
 	asyncErr   atomic.Pointer[error]
 	fenceEpoch atomic.Uint64
 	keys       atomic.Uint64 // requested keys for local registrations
@@ -81,8 +81,7 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: c, log: c.Logger, done: make(chan struct{}), polled: make(chan struct{}),
-		nbiDone: make(chan struct{}, 1),
-		paths:   make([]*path, c.NPEs), failed: make([]bool, c.NPEs)}
+		paths: make([]*path, c.NPEs), failed: make([]bool, c.NPEs)}
 	n.eng.n = n
 	n.me.Store(int64(c.Rank))
 	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))

@@ -242,13 +242,8 @@ func (n *Node) nbiFinished(p *path) {
 	n.nbiChanged()
 }
 
-// nbiChanged wakes waitNBI to look again.
-func (n *Node) nbiChanged() {
-	select {
-	case n.nbiDone <- struct{}{}:
-	default:
-	}
-}
+// nbiChanged wakes every waitNBI to look again.
+func (n *Node) nbiChanged() { n.nbiWake.broadcast() }
 
 // finishData moves a completed get or fetch out of the bounce buffer.
 func (n *Node) finishData(s *slot) {
