@@ -167,3 +167,32 @@ func TestFabricGossipNeedsLauncherRank(t *testing.T) {
 		t.Errorf("fabric gossip PE without a launcher rank exited %d, want %d (Init refused) naming WithSeeds and the launcher:\n%s", codes[0], lt.ExitInitFailed, outs[0])
 	}
 }
+
+// TestFabricHeapGrows: spmdcheck.Grow (ten times the initial heap
+// allocated, written by puts and atomics from every PE, read back, freed,
+// allocated again, refused past the limit) on 3 PEs whose paths are the
+// fabric's: every growth is registered with the NIC and its key reaches
+// the peers.
+func TestFabricHeapGrows(t *testing.T) {
+	for _, prov := range []string{"tcp;ofi_rxm", "sockets"} {
+		t.Run(strings.ReplaceAll(prov, ";", "+"), func(t *testing.T) {
+			needProvider(t, prov)
+			codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleGrow,
+				fabricEnv(prov, "SHMEM_SYMMETRIC_SIZE=512k", "SHMEM_SYMMETRIC_SIZE_MAX=8m", "SHMEM_LOG_LEVEL=info")...)
+			expectAll(t, codes, outs, 0)
+			if !strings.Contains(outs[0], "fabric data path") || !strings.Contains(outs[0], "symmetric heap grown") {
+				t.Errorf("PE 0 did not grow its heap on the fabric data path:\n%s", outs[0])
+			}
+		})
+	}
+}
+
+// TestFabricWorldContexts: spmdcheck.Run, whose Spec part checks contexts
+// (each a fabric stream: an endpoint with counters of its own), team
+// contexts and non-blocking fetching atomics with values, on 3 PEs over
+// tcp;ofi_rxm.
+func TestFabricWorldContexts(t *testing.T) {
+	needProvider(t, "tcp;ofi_rxm")
+	codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleSPMD, fabricEnv("tcp;ofi_rxm")...)
+	expectAll(t, codes, outs, 0)
+}

@@ -1,6 +1,9 @@
 package world
 
 import (
+	"errors"
+
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
@@ -13,10 +16,9 @@ import (
 // extended its file by then), before the allocation returns.
 
 // heapLimit is the limit segments are made with: HeapSize when the heap
-// does not grow, as with the fabric provider, which registers the heap
-// with the NIC once, at its initial size.
+// does not grow.
 func (j *joiner) heapLimit() int {
-	if j.cfg.HeapLimit <= j.cfg.HeapSize || j.fab != nil {
+	if j.cfg.HeapLimit <= j.cfg.HeapSize {
 		return int(j.cfg.HeapSize)
 	}
 	return int(j.cfg.HeapLimit)
@@ -30,13 +32,24 @@ func (j *joiner) createSegment() (*udma.Segment, error) {
 	return udma.Create(j.job, j.cfg.Rank, int(j.cfg.HeapSize))
 }
 
-// growOwn makes this PE's heap size bytes long (core.Config.Grow).
-func (j *joiner) growOwn(size int64) error { return j.seg.Grow(int(size)) }
+// growOwn makes this PE's heap size bytes long (core.Config.Grow), and
+// registers them with the NIC when the fabric provider runs: a peer may
+// write there as soon as the allocation is agreed.
+func (j *joiner) growOwn(size int64) error {
+	if err := j.seg.Grow(int(size)); err != nil {
+		return err
+	}
+	if j.fab != nil {
+		return j.fab.GrowHeap(int(size))
+	}
+	return nil
+}
 
 // growPeers maps the grown part of every same-host peer's heap
 // (core.Config.Grown). A peer whose file is short cannot be reached in its
 // new segment; it is reported failed rather than left to fault a put.
 func (j *joiner) growPeers(size int64) {
+	j.fabricGrown(size)
 	for r, seg := range j.peers {
 		if seg == nil {
 			continue
@@ -45,5 +58,42 @@ func (j *joiner) growPeers(size int64) {
 			j.log.Error("cannot map a peer's grown heap", "peer", r, "err", err)
 			j.p.NotifyFailed(r, "its grown heap could not be mapped: "+err.Error())
 		}
+	}
+}
+
+// fabricGrown gives the fabric node every peer's registration of its grown
+// heap. Each PE registered its own in growOwn, before proposing, but the
+// heap agreement's payloads must be equal on every PE, so the keys, which
+// differ, travel in a second round of their own ("fabric-heap", numbered
+// by the size, which only grows): every PE takes part, since every PE ran
+// the same heap agreement. A PE whose registration does not arrive cannot
+// be reached in its grown part; it is reported failed rather than left to
+// refuse puts there with a range error.
+func (j *joiner) fabricGrown(size int64) {
+	if j.fab == nil {
+		return
+	}
+	c := &j.cfg
+	all, err := j.p.Agree("Malloc", "fabric-heap", uint64(size), worldRanks(c.NPEs), c.Rank, j.fab.Address())
+	if err != nil {
+		// The round failed because a PE did (the lane reports it); the
+		// others' grown parts stay unreachable from here.
+		j.log.Error("fabric: the peers' grown heap registrations did not arrive", "bytes", size, "err", err)
+		return
+	}
+	addrs := make([][]byte, len(all))
+	for r, b := range all {
+		if r < len(j.recs) && j.fabricPeer(r, j.recs[r], j.via) {
+			addrs[r] = b
+		}
+	}
+	if err := j.fab.UpdatePeers(addrs); err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) && e.Target >= 0 {
+			j.log.Error("fabric: a peer's grown heap registration is unusable", "peer", e.Target, "err", err)
+			j.p.NotifyFailed(e.Target, "its grown heap registration is unusable: "+err.Error())
+			return
+		}
+		j.log.Error("fabric: updating the peers' heap registrations", "err", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/rdma/fabric"
-	"github.com/goshmem/shmem/transport/udma"
 )
 
 // The data-path providers between hosts (Config.Provider,
@@ -44,6 +43,8 @@ type fabricEndpoint interface {
 	Address() []byte
 	Provider() string
 	Connect(peers [][]byte) error
+	GrowHeap(size int) error
+	UpdatePeers(peers [][]byte) error
 	Path(peer int) (transport.Path, error)
 	PeerFailed(peer int)
 	OnRemoteWrite(ring func()) bool
@@ -108,12 +109,14 @@ func (j *joiner) startFabric(u *undo) error {
 	if c.Gossip != nil {
 		c.Rank = c.Gossip.RankHint // provisional: the exchange must confirm it
 	}
-	if j.seg, err = udma.Create(j.job, c.Rank, int(c.HeapSize)); err != nil {
+	if j.seg, err = j.createSegment(); err != nil {
 		return j.fail(errs.ErrBootstrap, "creating the shared heap: %v", err)
 	}
 	u.add(closeSegment(j.seg))
+	// The node registers the mapped part; the reservation beyond it, its
+	// capacity, is what growOwn registers as the heap grows.
 	if j.fab, err = openFabric(fabric.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Heap(), Logger: j.log,
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation()[:c.HeapSize], Logger: j.log,
 		Provider: c.Fabric.Provider, Domain: c.Fabric.Domain, Node: c.Fabric.Node,
 	}); err != nil {
 		return err

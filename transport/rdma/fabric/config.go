@@ -17,6 +17,8 @@ type Config struct {
 	// reads, writes and atomics. It must not be Go-allocated memory that the
 	// collector may move or free while the node lives: pass an mmap'd
 	// region (heap.Region) or memory that outlives the node. May be empty.
+	// Its capacity is the reservation the heap may grow into: Node.GrowHeap
+	// registers up to cap(Heap) bytes once the caller has mapped them.
 	Heap []byte
 
 	// Provider selects the libfabric provider by name ("verbs;ofi_rxm",

@@ -55,9 +55,36 @@
 // (bounded by Config.OpTimeout: errs.ErrTimeout names the peers with
 // outstanding writes) and every GetNBI is copied out. Fence is
 // quiet-before-next: it opens a new epoch, and the first write to a path in
-// a new epoch first waits for the node's writes if that path has any
+// a new epoch first waits for the engine's writes if that path has any
 // outstanding. Gets and fetching atomics likewise wait for earlier writes to
 // their peer, so a PE reads its own puts.
+//
+// # Streams (contexts)
+//
+// The node's engine is a transport.Streamer: each stream (an OpenSHMEM
+// context) is an endpoint of its own bound to counters of its own, so its
+// Quiet and Fence count only its own operations and, on rxm, it has its
+// own connections; a Quiet on an idle stream returns at once while another
+// stream, or the node, waits for a stopped peer. Streams share the node's
+// address vector, completion queue, progress goroutine, slots and heap
+// registrations. A destroyed stream's endpoint is not closed but kept for
+// the next stream (closing one of several endpoints bound to a completion
+// queue crashes tcp;ofi_rxm 1.17 in its next fi_cq_sread), so a node holds
+// as many stream endpoints as it had contexts alive at once.
+//
+// # A heap that grows
+//
+// Config.Heap's capacity is the reservation the heap may grow into. Once
+// the caller has mapped more of it, GrowHeap registers the heap again,
+// whole, under a new key, and Address carries the new size and key; a
+// peer moves its paths to them with UpdatePeers. One registration per
+// growth covering everything so far means no transfer spans two
+// registrations and a grown part costs what the first does; the older
+// registrations stay until Close, since a peer may still have operations
+// in flight under an older key. Registering the whole reservation up front
+// would spare the exchange, and tcp and sockets accept unmapped memory,
+// but verbs pins what it registers and refuses it, and a software
+// provider would fault writing a part not yet mapped.
 //
 // # Failure
 //

@@ -11,60 +11,124 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// engine completes the operations of every path of one node.
+// engine completes the operations of its paths: the node's engine those
+// of the node's paths, a stream's (stream.go) those of the stream's.
 //
-// Completion is counted, not tracked per operation: the endpoint's write
-// counter (puts, non-fetching atomics, signals; delivery-complete) and read
-// counter (gets, fetching atomics) advance as operations finish, and Quiet
-// waits until each reaches the number posted. Fence costs nothing at once:
-// it starts a new epoch, and the first write to a path after it first waits
-// for the node's earlier writes if that path has any outstanding.
-type engine struct{ n *Node }
+// Completion is counted, not tracked per operation: the engine's endpoint
+// has its own write counter (puts, non-fetching atomics, signals;
+// delivery-complete) and read counter (gets, fetching atomics), which
+// advance as operations finish, and Quiet waits until each reaches the
+// number posted. Fence costs nothing at once: it starts a new epoch, and
+// the first write to a path after it first waits for the engine's earlier
+// writes if that path has any outstanding.
+type engine struct {
+	n  *Node
+	ep *C.gf_ep // C memory: the node's main endpoint, or the stream's own
+	st *stream  // nil for the node's engine
 
-// Fence orders, per peer, the writes issued before it ahead of those after.
-func (e *engine) Fence() error {
-	e.n.fenceEpoch.Add(1)
+	// issued counts operations posted towards the write (0) and read (1)
+	// counters, lost those that timed out and will never be counted, and
+	// errSeen the counter errors already reported by Quiet.
+	issued  [2]atomic.Uint64
+	lost    [2]atomic.Uint64
+	errSeen [2]atomic.Uint64
+
+	inflight   atomic.Int64 // slots posted by the engine's paths and not yet released
+	nbiPending atomic.Int64
+	nbiWake    wake // broadcast when a GetNBI finishes or a path fails
+	asyncErr   atomic.Pointer[error]
+	fenceEpoch atomic.Uint64
+	wseq       atomic.Uint64 // sequence number of the last write posted (path.lastW)
+	wdone      atomic.Uint64 // every write up to this sequence number is complete
+	// closed is set, under the node's write side, when the stream is
+	// destroyed: from then on its endpoint may be gone (enter).
+	closed atomic.Bool
+}
+
+// enter is the node's enter for an operation on the engine's endpoint:
+// it also refuses once the engine's stream is destroyed.
+func (e *engine) enter(op string, peer int) error {
+	if err := e.n.enter(op, peer); err != nil {
+		return err
+	}
+	if e.closed.Load() {
+		e.n.exit()
+		return errs.New(op, e.n.rank(), peer, errs.ErrFinalized, "context destroyed")
+	}
 	return nil
 }
 
-// Quiet returns when every operation posted before it is complete at its
-// target and every GetNBI has filled its buffer. It fails with
-// errs.ErrTimeout (naming the peers with outstanding writes) after
+// each calls f on every path of the engine until f returns false.
+func (e *engine) each(f func(*path) bool) {
+	if e.st != nil {
+		if all := e.st.all.Load(); all != nil {
+			for _, p := range *all {
+				if !f(p) {
+					return
+				}
+			}
+		}
+		return
+	}
+	n := e.n
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.paths {
+		if p != nil && !f(p) {
+			return
+		}
+	}
+}
+
+// Fence orders, per peer, the writes issued before it ahead of those after.
+func (e *engine) Fence() error {
+	e.fenceEpoch.Add(1)
+	return nil
+}
+
+// Quiet returns when every operation posted on this engine before it is
+// complete at its target and every GetNBI has filled its buffer. It fails
+// with errs.ErrTimeout (naming the peers with outstanding writes) after
 // OpTimeout, or with the first asynchronous failure since the last Quiet.
 // After a peer failed it still waits for the GetNBIs from live peers, and
 // those from the failed peer never write their buffers after it returns.
 func (e *engine) Quiet() error {
-	n := e.n
-	err := n.quietWrites("Quiet")
+	err := e.quietWrites("Quiet")
 	if err == nil {
-		err = n.waitCounter(1, "Quiet")
+		err = e.waitCounter(1, "Quiet")
 	}
-	if (err == nil || errors.Is(err, errs.ErrPEFailed)) && n.nbiPending.Load() > 0 {
-		err = errors.Join(err, n.waitNBI())
+	if (err == nil || errors.Is(err, errs.ErrPEFailed)) && e.nbiPending.Load() > 0 {
+		err = errors.Join(err, e.waitNBI())
 	}
-	if ae := n.asyncErr.Swap(nil); ae != nil {
+	if ae := e.asyncErr.Swap(nil); ae != nil {
 		err = errors.Join(*ae, err)
 	}
 	return err
 }
 
-// Close closes the node: see Node.Close.
-func (e *engine) Close() error { return e.n.Close() }
+// Close closes the node (the node's engine) or destroys the stream.
+func (e *engine) Close() error {
+	if e.st != nil {
+		return e.st.Close()
+	}
+	return e.n.Close()
+}
 
 // quietWrites waits for every write posted so far and records that.
-func (n *Node) quietWrites(op string) error {
-	seq := n.wseq.Load()
-	if err := n.waitCounter(0, op); err != nil {
+func (e *engine) quietWrites(op string) error {
+	seq := e.wseq.Load()
+	if err := e.waitCounter(0, op); err != nil {
 		return err
 	}
 	for {
-		d := n.wdone.Load()
-		if d >= seq || n.wdone.CompareAndSwap(d, seq) {
+		d := e.wdone.Load()
+		if d >= seq || e.wdone.CompareAndSwap(d, seq) {
 			return nil
 		}
 	}
@@ -78,23 +142,24 @@ const spins = 200
 // waitCounter waits until counter which (0 write, 1 read) has counted every
 // operation posted towards it, in waits of at most 100 ms so that Close
 // never waits long for a caller inside libfabric.
-func (n *Node) waitCounter(which int, op string) error {
+func (e *engine) waitCounter(which int, op string) error {
+	n := e.n
 	var deadline time.Time
 	for {
-		if err := n.enter(op, errs.NoPE); err != nil {
+		if err := e.enter(op, errs.NoPE); err != nil {
 			return err
 		}
-		k := C.gf_cntr_wait(n.c, C.int(which), 0, -1) // counts first, then what was issued
-		issued, lost := n.issued[which].Load(), n.lost[which].Load()
+		k := C.gf_cntr_wait(n.c, e.ep, C.int(which), 0, -1) // counts first, then what was issued
+		issued, lost := e.issued[which].Load(), e.lost[which].Load()
 		for spin := 0; spin < spins && uint64(k.ok)+uint64(k.bad)+lost < issued; spin++ {
-			k = C.gf_cntr_wait(n.c, C.int(which), 0, -1)
+			k = C.gf_cntr_wait(n.c, e.ep, C.int(which), 0, -1)
 		}
 		ok, bad := uint64(k.ok), uint64(k.bad)
 		if ok+bad+lost >= issued {
 			n.exit()
-			return n.counterErrors(which, bad, op)
+			return e.counterErrors(which, bad, op)
 		}
-		if err := n.failedOutstanding(which, op); err != nil {
+		if err := e.failedOutstanding(which, op); err != nil {
 			n.exit()
 			return err
 		}
@@ -105,12 +170,12 @@ func (n *Node) waitCounter(which int, op string) error {
 		left := deadline.Sub(now)
 		if left <= 0 {
 			n.exit()
-			target, who := n.outstanding()
+			target, who := e.outstanding()
 			return errs.New(op, n.rank(), target, errs.ErrTimeout, "%d of %d %s operations incomplete after %v (%s)",
 				issued-ok-bad-lost, issued, [2]string{"write", "read"}[which], n.cfg.OpTimeout, who)
 		}
 		ms := min(left, 100*time.Millisecond).Milliseconds()
-		C.gf_cntr_wait(n.c, C.int(which), C.uint64_t(issued-lost-bad), C.int(max(ms, 1)))
+		C.gf_cntr_wait(n.c, e.ep, C.int(which), C.uint64_t(issued-lost-bad), C.int(max(ms, 1)))
 		n.exit()
 	}
 }
@@ -122,32 +187,33 @@ func (n *Node) waitCounter(which int, op string) error {
 // not tracked, any failed peer. The operations stay uncounted, so every
 // later wait on that counter fails the same way: after a PE failure the
 // world is over for this PE's completion guarantees.
-func (n *Node) failedOutstanding(which int, op string) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, p := range n.paths {
-		if p == nil || which == 0 && !p.dirty() {
-			continue
+func (e *engine) failedOutstanding(which int, op string) error {
+	var err error
+	e.each(func(p *path) bool {
+		if which == 0 && !p.dirty() {
+			return true
 		}
-		if e := p.failed.Load(); e != nil {
-			return &errs.Error{Op: op, PE: n.rank(), Target: p.peer,
-				Detail: fmt.Sprintf("%s operations outstanding with a failed PE", [2]string{"write", "read"}[which]), Err: *e}
+		if f := p.failed.Load(); f != nil {
+			err = &errs.Error{Op: op, PE: e.n.rank(), Target: p.peer,
+				Detail: fmt.Sprintf("%s operations outstanding with a failed PE", [2]string{"write", "read"}[which]), Err: *f}
+			return false
 		}
-	}
-	return nil
+		return true
+	})
+	return err
 }
 
 // counterErrors reports operations that completed in error since the last
 // report (inject writes and atomics have no other way to fail).
-func (n *Node) counterErrors(which int, bad uint64, op string) error {
+func (e *engine) counterErrors(which int, bad uint64, op string) error {
 	for {
-		seen := n.errSeen[which].Load()
+		seen := e.errSeen[which].Load()
 		if bad <= seen {
 			return nil
 		}
-		if n.errSeen[which].CompareAndSwap(seen, bad) {
-			target, who := n.outstanding()
-			return errs.New(op, n.rank(), target, errs.ErrPEFailed, "%d %s operations failed (%s)",
+		if e.errSeen[which].CompareAndSwap(seen, bad) {
+			target, who := e.outstanding()
+			return errs.New(op, e.n.rank(), target, errs.ErrPEFailed, "%d %s operations failed (%s)",
 				bad-seen, [2]string{"write", "read"}[which], who)
 		}
 	}
@@ -155,17 +221,16 @@ func (n *Node) counterErrors(which int, bad uint64, op string) error {
 
 // outstanding names the peers with writes not known complete: the target
 // when there is exactly one.
-func (n *Node) outstanding() (int, string) {
+func (e *engine) outstanding() (int, string) {
 	var peers []string
 	target := errs.NoPE
-	n.mu.Lock()
-	for r, p := range n.paths {
-		if p != nil && p.dirty() {
-			peers = append(peers, fmt.Sprint(r))
-			target = r
+	e.each(func(p *path) bool {
+		if p.dirty() {
+			peers = append(peers, fmt.Sprint(p.peer))
+			target = p.peer
 		}
-	}
-	n.mu.Unlock()
+		return true
+	})
 	switch len(peers) {
 	case 0:
 		return errs.NoPE, "no peer with outstanding writes"
@@ -179,12 +244,13 @@ func (n *Node) outstanding() (int, string) {
 // after their read completions: on a live path until all are made, on a
 // failed one only for a copy under way (later ones are skipped, copyOut),
 // since a dead peer may never complete its reads.
-func (n *Node) waitNBI() error {
+func (e *engine) waitNBI() error {
+	n := e.n
 	t := time.NewTimer(n.cfg.OpTimeout)
 	defer t.Stop()
 	for {
-		woken := n.nbiWake.wait() // before the check: see wake
-		if !n.nbiOutstanding() {
+		woken := e.nbiWake.wait() // before the check: see wake
+		if !e.nbiOutstanding() {
 			return nil
 		}
 		select {
@@ -192,26 +258,23 @@ func (n *Node) waitNBI() error {
 		case <-n.done:
 			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrFinalized, "node closed")
 		case <-t.C:
-			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrTimeout, "%d GetNBI copies pending after %v", n.nbiPending.Load(), n.cfg.OpTimeout)
+			return errs.New("Quiet", n.rank(), errs.NoPE, errs.ErrTimeout, "%d GetNBI copies pending after %v", e.nbiPending.Load(), n.cfg.OpTimeout)
 		}
 	}
 }
 
 // nbiOutstanding reports whether a GetNBI may still write its buffer and
 // Quiet must wait for it (see waitNBI).
-func (n *Node) nbiOutstanding() bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	for _, p := range n.paths {
+func (e *engine) nbiOutstanding() bool {
+	out := false
+	e.each(func(p *path) bool {
 		switch {
-		case p == nil:
 		case p.failed.Load() != nil:
-			if p.copying.Load() > 0 {
-				return true
-			}
-		case p.nbi.Load() > 0:
-			return true
+			out = p.copying.Load() > 0
+		default:
+			out = p.nbi.Load() > 0
 		}
-	}
-	return false
+		return !out
+	})
+	return out
 }

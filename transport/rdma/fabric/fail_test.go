@@ -85,13 +85,13 @@ func TestPeerFailedEndsInFlight(t *testing.T) {
 		dst[i] = 0xAA
 	}
 	res := make(chan error, 2)
-	base := n.issued[1].Load()
+	base := n.eng.issued[1].Load()
 	go func() { res <- p.Get(dst, 0) }()
 	go func() {
 		_, err := p.Atomic(transport.AtomicFetchAdd, 8, 64, 1, 0)
 		res <- err
 	}()
-	for n.issued[1].Load() < base+2 { // both posted: from here they wait for completions
+	for n.eng.issued[1].Load() < base+2 { // both posted: from here they wait for completions
 		runtime.Gosched()
 	}
 	n.PeerFailed(1)
@@ -188,9 +188,9 @@ func getFromStoppedPeer(t *testing.T, big bool) (n *Node, peer *peerProc, res ch
 		size = 4 * n.cfg.BounceSize
 	}
 	res = make(chan error, 1)
-	base := n.issued[1].Load()
+	base := n.eng.issued[1].Load()
 	go func() { res <- p.Get(make([]byte, size), 0) }()
-	for n.issued[1].Load() < base+1 {
+	for n.eng.issued[1].Load() < base+1 {
 		runtime.Gosched()
 	}
 	return n, peer, res

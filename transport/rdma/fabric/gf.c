@@ -5,11 +5,9 @@
 #include "gf.h"
 
 void gf_close(gf_node *n) {
-	if (n->ep) fi_close(&n->ep->fid);
+	gf_ep_close(&n->main);
 	if (n->heap_mr) fi_close(&n->heap_mr->fid);
 	if (n->bounce_mr) fi_close(&n->bounce_mr->fid);
-	if (n->wcntr) fi_close(&n->wcntr->fid);
-	if (n->rcntr) fi_close(&n->rcntr->fid);
 	if (n->rwcntr) fi_close(&n->rwcntr->fid);
 	if (n->cq) fi_close(&n->cq->fid);
 	if (n->av) fi_close(&n->av->fid);
@@ -24,9 +22,50 @@ void gf_close(gf_node *n) {
 // gf_close_ep closes the endpoint alone: once it returns libfabric
 // touches none of the buffers of the operations still posted on it, and
 // the rest (registrations the endpoint used, the domain) can go.
-void gf_close_ep(gf_node *n) {
-	if (n->ep) fi_close(&n->ep->fid);
-	n->ep = NULL;
+void gf_close_ep(gf_ep *e) {
+	if (e->ep) fi_close(&e->ep->fid);
+	e->ep = NULL;
+}
+
+// gf_ep_close closes an endpoint (if gf_close_ep has not) and its counters.
+void gf_ep_close(gf_ep *e) {
+	gf_close_ep(e);
+	if (e->wcntr) fi_close(&e->wcntr->fid);
+	if (e->rcntr) fi_close(&e->rcntr->fid);
+	e->wcntr = e->rcntr = NULL;
+}
+
+// gf_ep_bind opens e's counters and endpoint on the node's domain and binds
+// them with the node's address vector and completion queue. On failure the
+// caller closes e (gf_ep_close) and n->step says which step failed.
+static int gf_ep_bind(gf_node *n, gf_ep *e) {
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
+	int rc;
+#define GF_EP(what, call) do { n->step = what; if ((rc = (int)(call))) return rc; } while (0)
+	GF_EP("fi_cntr_open(write)", fi_cntr_open(n->domain, &ca, &e->wcntr, NULL));
+	GF_EP("fi_cntr_open(read)", fi_cntr_open(n->domain, &ca, &e->rcntr, NULL));
+	GF_EP("fi_endpoint", fi_endpoint(n->domain, n->info, &e->ep, NULL));
+	GF_EP("fi_ep_bind(av)", fi_ep_bind(e->ep, &n->av->fid, 0));
+	GF_EP("fi_ep_bind(cq)", fi_ep_bind(e->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
+	GF_EP("fi_ep_bind(write counter)", fi_ep_bind(e->ep, &e->wcntr->fid, FI_WRITE));
+	GF_EP("fi_ep_bind(read counter)", fi_ep_bind(e->ep, &e->rcntr->fid, FI_READ));
+#undef GF_EP
+	n->step = NULL;
+	return 0;
+}
+
+// gf_ep_open opens a further endpoint for a stream. It is not enabled by
+// the node's gf_open, so it enables itself; on failure nothing stays open.
+int gf_ep_open(gf_node *n, gf_ep *e) {
+	memset(e, 0, sizeof *e);
+	int rc = gf_ep_bind(n, e);
+	if (rc == 0) {
+		n->step = "fi_enable";
+		rc = fi_enable(e->ep);
+	}
+	if (rc) gf_ep_close(e);
+	else n->step = NULL;
+	return rc;
 }
 
 // gf_rma_event switches n->info to the same provider and domain with
@@ -85,18 +124,16 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
 	struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_UNSPEC, .size = (size_t)nctx * 2 };
 	GF_TRY("fi_cq_open", fi_cq_open(n->domain, &cq, &n->cq, NULL));
 	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
-	GF_TRY("fi_cntr_open(write)", fi_cntr_open(n->domain, &ca, &n->wcntr, NULL));
-	GF_TRY("fi_cntr_open(read)", fi_cntr_open(n->domain, &ca, &n->rcntr, NULL));
-	GF_TRY("fi_endpoint", fi_endpoint(n->domain, n->info, &n->ep, NULL));
-	GF_TRY("fi_ep_bind(av)", fi_ep_bind(n->ep, &n->av->fid, 0));
-	GF_TRY("fi_ep_bind(cq)", fi_ep_bind(n->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
-	GF_TRY("fi_ep_bind(write counter)", fi_ep_bind(n->ep, &n->wcntr->fid, FI_WRITE));
-	GF_TRY("fi_ep_bind(read counter)", fi_ep_bind(n->ep, &n->rcntr->fid, FI_READ));
+	{
+		const char *what = NULL;
+		int rc_ = gf_ep_bind(n, &n->main);
+		if (rc_) { what = n->step; gf_close(n); n->step = what; return rc_; }
+	}
 	if (n->rma_event) {
 		GF_TRY("fi_cntr_open(remote write)", fi_cntr_open(n->domain, &ca, &n->rwcntr, NULL));
-		GF_TRY("fi_ep_bind(remote write counter)", fi_ep_bind(n->ep, &n->rwcntr->fid, FI_REMOTE_WRITE));
+		GF_TRY("fi_ep_bind(remote write counter)", fi_ep_bind(n->main.ep, &n->rwcntr->fid, FI_REMOTE_WRITE));
 	}
-	GF_TRY("fi_enable", fi_enable(n->ep));
+	GF_TRY("fi_enable", fi_enable(n->main.ep));
 	if (heap_len > 0)
 		GF_TRY("fi_mr_reg(heap)", fi_mr_reg(n->domain, heap, heap_len,
 			FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, 1, 0, &n->heap_mr, NULL));
@@ -118,7 +155,7 @@ const char *gf_prov(gf_node *n) { return n->info->fabric_attr->prov_name; }
 size_t gf_inject_size(gf_node *n) { return n->info->tx_attr->inject_size; }
 size_t gf_max_msg(gf_node *n) { return n->info->ep_attr->max_msg_size; }
 
-int gf_getname(gf_node *n, void *buf, size_t *len) { return fi_getname(&n->ep->fid, buf, len); }
+int gf_getname(gf_node *n, void *buf, size_t *len) { return fi_getname(&n->main.ep->fid, buf, len); }
 
 int gf_av_insert(gf_node *n, void *addr, fi_addr_t *out) {
 	int rc = fi_av_insert(n->av, addr, 1, out, 0, NULL);
@@ -128,27 +165,27 @@ int gf_av_insert(gf_node *n, void *addr, fi_addr_t *out) {
 void *gf_ctx_of(gf_node *n, int i) { return i < 0 ? NULL : &n->ctx[i]; }
 void *gf_desc(gf_node *n, void *local_desc) { return local_desc ? local_desc : n->bounce_desc; }
 
-ssize_t gf_write(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t dst,
+ssize_t gf_write(gf_node *n, gf_ep *e, void *buf, size_t len, void *desc, fi_addr_t dst,
 		uint64_t raddr, uint64_t key, int ctx, uint64_t flags) {
 	struct iovec iov = { buf, len };
 	struct fi_rma_iov rma = { raddr, len, key };
 	struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = dst,
 		.rma_iov = &rma, .rma_iov_count = 1, .context = gf_ctx_of(n, ctx) };
-	return fi_writemsg(n->ep, &m, flags);
+	return fi_writemsg(e->ep, &m, flags);
 }
 
-ssize_t gf_read(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t src,
+ssize_t gf_read(gf_node *n, gf_ep *e, void *buf, size_t len, void *desc, fi_addr_t src,
 		uint64_t raddr, uint64_t key, int ctx, uint64_t flags) {
 	struct iovec iov = { buf, len };
 	struct fi_rma_iov rma = { raddr, len, key };
 	struct fi_msg_rma m = { .msg_iov = &iov, .desc = &desc, .iov_count = 1, .addr = src,
 		.rma_iov = &rma, .rma_iov_count = 1, .context = gf_ctx_of(n, ctx) };
-	return fi_readmsg(n->ep, &m, flags);
+	return fi_readmsg(e->ep, &m, flags);
 }
 
 // gf_atomic_inject applies a non-fetching atomic; the operand is copied
 // before it returns (FI_INJECT), so it may live on this stack frame.
-ssize_t gf_atomic_inject(gf_node *n, int op, int dt, uint64_t operand, fi_addr_t dst,
+ssize_t gf_atomic_inject(gf_ep *e, int op, int dt, uint64_t operand, fi_addr_t dst,
 		uint64_t raddr, uint64_t key, uint64_t flags) {
 	uint64_t v = operand;
 	uint32_t v32 = (uint32_t)operand;
@@ -158,13 +195,13 @@ ssize_t gf_atomic_inject(gf_node *n, int op, int dt, uint64_t operand, fi_addr_t
 	void *desc = NULL;
 	struct fi_msg_atomic m = { .msg_iov = &ioc, .desc = &desc, .iov_count = 1, .addr = dst,
 		.rma_iov = &rma, .rma_iov_count = 1, .datatype = dt, .op = op };
-	return fi_atomicmsg(n->ep, &m, flags | FI_INJECT);
+	return fi_atomicmsg(e->ep, &m, flags | FI_INJECT);
 }
 
 // gf_atomic_fetch runs a fetching (cmp == 0) or compare (cmp != 0) atomic
 // with operand, compare value and result in slot ctx's bounce buffer at
 // offsets 0, 8 and 16.
-ssize_t gf_atomic_fetch(gf_node *n, int op, int dt, int cmp, fi_addr_t dst,
+ssize_t gf_atomic_fetch(gf_node *n, gf_ep *e, int op, int dt, int cmp, fi_addr_t dst,
 		uint64_t raddr, uint64_t key, int ctx, size_t bounce_size, uint64_t flags) {
 	char *b = n->bounce + (size_t)ctx * bounce_size;
 	void *desc = n->bounce_desc;
@@ -173,8 +210,8 @@ ssize_t gf_atomic_fetch(gf_node *n, int op, int dt, int cmp, fi_addr_t dst,
 	struct fi_msg_atomic m = { .msg_iov = &op_ioc, .desc = &desc, .iov_count = 1, .addr = dst,
 		.rma_iov = &rma, .rma_iov_count = 1, .datatype = dt, .op = op, .context = gf_ctx_of(n, ctx) };
 	if (cmp)
-		return fi_compare_atomicmsg(n->ep, &m, &cmp_ioc, &desc, 1, &res_ioc, &desc, 1, flags);
-	return fi_fetch_atomicmsg(n->ep, &m, &res_ioc, &desc, 1, flags);
+		return fi_compare_atomicmsg(e->ep, &m, &cmp_ioc, &desc, 1, &res_ioc, &desc, 1, flags);
+	return fi_fetch_atomicmsg(e->ep, &m, &res_ioc, &desc, 1, flags);
 }
 
 // gf_atomic_ok reports whether the provider implements op on dt in the
@@ -212,17 +249,28 @@ int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max) {
 
 void gf_wake(gf_node *n) { fi_cq_signal(n->cq); }
 
-// gf_cntr_wait waits up to timeout_ms for counter (0 write, 1 read, 2 remote
-// write) to reach threshold and returns its success and error counts (by value: a pointer
+// gf_cntr_wait waits up to timeout_ms for counter (0 e's write, 1 e's read,
+// 2 the node's remote write) to reach threshold and returns its success and error counts (by value: a pointer
 // argument would make every Go caller allocate). A timeout of -1 only
 // reads, which also drives a manual-progress provider one step.
-gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms) {
-	struct fid_cntr *c = which == 2 ? n->rwcntr : which ? n->rcntr : n->wcntr;
+gf_counts gf_cntr_wait(gf_node *n, gf_ep *e, int which, uint64_t threshold, int timeout_ms) {
+	struct fid_cntr *c = which == 2 ? n->rwcntr : which ? e->rcntr : e->wcntr;
 	gf_counts r = { 0, 0, 0 };
 	if (timeout_ms >= 0) r.rc = fi_cntr_wait(c, threshold, timeout_ms);
 	r.ok = fi_cntr_read(c);
 	r.bad = fi_cntr_readerr(c);
 	return r;
+}
+
+// gf_mr_reg_heap registers the heap's first len bytes again, once it has
+// grown: a new registration for the whole range rather than for the new
+// part alone, so that no transfer ever spans two registrations and each
+// peer needs one key. key is the requested key (ignored under
+// FI_MR_PROV_KEY); the remote key is stored in *rkey.
+int gf_mr_reg_heap(gf_node *n, void *heap, size_t len, uint64_t key, struct fid_mr **mr, uint64_t *rkey) {
+	int rc = fi_mr_reg(n->domain, heap, len, FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, key, 0, mr, NULL);
+	if (rc == 0) *rkey = fi_mr_key(*mr);
+	return rc;
 }
 
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc) {

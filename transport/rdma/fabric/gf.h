@@ -14,15 +14,23 @@
 
 typedef struct gf_ctx { struct fi_context2 fi; } gf_ctx;
 
+// gf_ep is one endpoint with its own write and read counters: the node's,
+// and one per stream (an OpenSHMEM context), so that each counts only its
+// own operations. Every endpoint shares the node's domain, address
+// vector, completion queue and registrations.
+typedef struct gf_ep {
+	struct fid_ep *ep;
+	struct fid_cntr *wcntr, *rcntr;
+} gf_ep;
+
 typedef struct gf_node {
 	struct fi_info *info;
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_av *av;
 	struct fid_cq *cq;
-	struct fid_cntr *wcntr, *rcntr;
+	gf_ep main;
 	struct fid_cntr *rwcntr; // remote writes into the heap (FI_RMA_EVENT), or NULL
-	struct fid_ep *ep;
 	struct fid_mr *heap_mr, *bounce_mr;
 	void *bounce_desc;
 	char *bounce;
@@ -36,7 +44,9 @@ typedef struct gf_counts { uint64_t ok, bad; int rc; } gf_counts;
 
 
 void gf_close(gf_node *n);
-void gf_close_ep(gf_node *n);
+void gf_close_ep(gf_ep *e);
+int gf_ep_open(gf_node *n, gf_ep *e);
+void gf_ep_close(gf_ep *e);
 int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, void *heap, size_t heap_len, size_t bounce_size, int nctx);
 uint64_t gf_heap_key(gf_node *n);
 const char *gf_prov(gf_node *n);
@@ -46,14 +56,15 @@ int gf_getname(gf_node *n, void *buf, size_t *len);
 int gf_av_insert(gf_node *n, void *addr, fi_addr_t *out);
 void *gf_ctx_of(gf_node *n, int i);
 void *gf_desc(gf_node *n, void *local_desc);
-ssize_t gf_write(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t dst, uint64_t raddr, uint64_t key, int ctx, uint64_t flags);
-ssize_t gf_read(gf_node *n, void *buf, size_t len, void *desc, fi_addr_t src, uint64_t raddr, uint64_t key, int ctx, uint64_t flags);
-ssize_t gf_atomic_inject(gf_node *n, int op, int dt, uint64_t operand, fi_addr_t dst, uint64_t raddr, uint64_t key, uint64_t flags);
-ssize_t gf_atomic_fetch(gf_node *n, int op, int dt, int cmp, fi_addr_t dst, uint64_t raddr, uint64_t key, int ctx, size_t bounce_size, uint64_t flags);
+ssize_t gf_write(gf_node *n, gf_ep *e, void *buf, size_t len, void *desc, fi_addr_t dst, uint64_t raddr, uint64_t key, int ctx, uint64_t flags);
+ssize_t gf_read(gf_node *n, gf_ep *e, void *buf, size_t len, void *desc, fi_addr_t src, uint64_t raddr, uint64_t key, int ctx, uint64_t flags);
+ssize_t gf_atomic_inject(gf_ep *e, int op, int dt, uint64_t operand, fi_addr_t dst, uint64_t raddr, uint64_t key, uint64_t flags);
+ssize_t gf_atomic_fetch(gf_node *n, gf_ep *e, int op, int dt, int cmp, fi_addr_t dst, uint64_t raddr, uint64_t key, int ctx, size_t bounce_size, uint64_t flags);
 int gf_atomic_ok(gf_node *n, int op, int dt, uint64_t flavour);
 int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max);
 void gf_wake(gf_node *n);
-gf_counts gf_cntr_wait(gf_node *n, int which, uint64_t threshold, int timeout_ms);
+gf_counts gf_cntr_wait(gf_node *n, gf_ep *e, int which, uint64_t threshold, int timeout_ms);
+int gf_mr_reg_heap(gf_node *n, void *heap, size_t len, uint64_t key, struct fid_mr **mr, uint64_t *rkey);
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc);
 void gf_mr_close(struct fid_mr *mr);
 #endif

@@ -46,6 +46,10 @@ type Node struct {
 	closed atomic.Bool
 	done   chan struct{} // closed by Close: wakes slot waiters
 	polled chan struct{} // closed when the progress goroutine has stopped
+	// pollMu is held by the progress goroutine while it reads the
+	// completion queue, which progresses every endpoint bound to it:
+	// closing a stream's endpoint meanwhile crashes rxm (stream.go).
+	pollMu sync.Mutex
 
 	mu      sync.Mutex
 	paths   []*path // by rank; nil until Connect
@@ -55,20 +59,17 @@ type Node struct {
 	slots []slot
 	free  chan int32
 
-	// issued counts operations posted towards the write (0) and read (1)
-	// counters, lost those that timed out and will never be counted, and
-	// errSeen the counter errors already reported by Quiet.
-	issued  [2]atomic.Uint64
-	lost    [2]atomic.Uint64
-	errSeen [2]atomic.Uint64
+	growMu  sync.Mutex         // serializes GrowHeap
+	heapLen int                // registered heap bytes; guarded by mu
+	heapMRs []*C.struct_fid_mr // later heap registrations (GrowHeap); guarded by growMu, closed by teardown
 
-	nbiPending atomic.Int64
-	nbiWake    wake // broadcast when a GetNBI finishes or a path fails
-	asyncErr   atomic.Pointer[error]
-	fenceEpoch atomic.Uint64
-	keys       atomic.Uint64 // requested keys for local registrations
-	wseq       atomic.Uint64 // sequence number of the last write posted (path.lastW)
-	wdone      atomic.Uint64 // every write up to this sequence number is complete
+	keys atomic.Uint64 // requested keys for local registrations
+
+	// streams are the engines of the node's streams whose endpoints are
+	// open: live ones, and destroyed ones that still had operations in
+	// flight (closed with the node). Guarded by mu.
+	streams map[*engine]struct{}
+	idle    []*C.gf_ep // endpoints of destroyed streams, for the next (streamEP); guarded by mu
 }
 
 // Open creates a node: it picks a provider, opens the endpoint, registers
@@ -81,8 +82,8 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: c, log: c.Logger, done: make(chan struct{}), polled: make(chan struct{}),
-		paths: make([]*path, c.NPEs), failed: make([]bool, c.NPEs)}
-	n.eng.n = n
+		paths: make([]*path, c.NPEs), failed: make([]bool, c.NPEs), heapLen: len(c.Heap),
+		streams: map[*engine]struct{}{}}
 	n.me.Store(int64(c.Rank))
 	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))
 	if n.c == nil {
@@ -111,6 +112,7 @@ func Open(cfg Config) (*Node, error) {
 		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrBootstrap,
 			"%s (provider %q, domain %q, node %q): %s", step, c.Provider, c.Domain, c.Node, fiStrerror(int(rc)))
 	}
+	n.eng = engine{n: n, ep: &n.c.main}
 	n.prov = C.GoString(C.gf_prov(n.c))
 	n.inject = int(C.gf_inject_size(n.c))
 	n.maxMsg = int(min(uint64(C.gf_max_msg(n.c)), 1<<30))
@@ -236,7 +238,9 @@ func (n *Node) connect(r int, b []byte) error {
 	if rc := C.gf_av_insert(n.c, unsafe.Pointer(&a.EP[0]), &fa); rc != 0 {
 		return bad(errs.ErrBootstrap, "fi_av_insert: %s", fiStrerror(int(rc)))
 	}
-	p := &path{n: n, peer: r, fa: fa, size: int(a.HeapSize), key: a.Key, dead: make(chan struct{})}
+	p := &path{n: n, e: &n.eng, peer: r, fa: fa, win: &window{}, dead: make(chan struct{})}
+	p.win.key.Store(a.Key)
+	p.win.size.Store(int64(a.HeapSize))
 	if n.c.virt_addr != 0 {
 		p.base = a.HeapBase
 	}
@@ -261,7 +265,8 @@ func (n *Node) Path(peer int) (transport.Path, error) {
 	return nil, errs.New("fabric.Path", n.rank(), peer, errs.ErrInvalidArgument, "PE %d not connected", peer)
 }
 
-// Engine returns the engine that fences and quiets every path of the node.
+// Engine returns the engine that fences and quiets the node's paths (not
+// its streams' paths: each stream is an engine of its own, NewStream).
 func (n *Node) Engine() transport.Engine { return &n.eng }
 
 // PeerFailed marks peer dead: its path's later operations return
@@ -279,9 +284,12 @@ func (n *Node) PeerFailed(peer int) {
 	}
 	n.mu.Lock()
 	n.failed[peer] = true
-	p := n.paths[peer]
+	hit := n.streamPaths(peer)
+	if p := n.paths[peer]; p != nil {
+		hit = append(hit, p)
+	}
 	n.mu.Unlock()
-	if p != nil {
+	for _, p := range hit {
 		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d marked failed", peer)
 	}
 }
@@ -300,7 +308,15 @@ func (n *Node) Close() error {
 	// The endpoint goes first: a waiter woken by failSlots may reuse its
 	// buffer at once (a big Get's dst), and the pinned caller buffers are
 	// unpinned there, so libfabric must be done with them.
-	C.gf_close_ep(n.c)
+	C.gf_close_ep(&n.c.main)
+	n.mu.Lock()
+	for e := range n.streams {
+		C.gf_close_ep(e.ep)
+	}
+	for _, ep := range n.idle {
+		C.gf_close_ep(ep)
+	}
+	n.mu.Unlock()
 	n.failSlots()
 	n.teardown()
 	n.life.Unlock()
@@ -316,6 +332,17 @@ func (n *Node) Close() error {
 
 // teardown releases the C side; the caller guarantees nobody uses it.
 func (n *Node) teardown() {
+	n.closeGrowth()
+	n.mu.Lock()
+	for e := range n.streams {
+		freeEP(e.ep)
+		delete(n.streams, e)
+	}
+	for _, ep := range n.idle {
+		freeEP(ep)
+	}
+	n.idle = nil
+	n.mu.Unlock()
 	C.gf_close(n.c)
 	C.free(unsafe.Pointer(n.c))
 	n.c = nil

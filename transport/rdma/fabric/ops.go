@@ -117,16 +117,15 @@ func (p *path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand 
 }
 
 func (p *path) injectAtomic(fop, dt C.int, off, operand uint64, op string) error {
-	n := p.n
-	if err := n.enter(op, p.peer); err != nil {
+	if err := p.e.enter(op, p.peer); err != nil {
 		return err
 	}
 	p.noteWrite()
 	err := p.retry(op, "fi_atomicmsg(inject)", func() C.ssize_t {
-		return C.gf_atomic_inject(n.c, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.key), writeFlags)
+		return C.gf_atomic_inject(p.e.ep, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.win.key.Load()), writeFlags)
 	})
 	if err != nil {
-		n.issued[0].Add(^uint64(0))
+		p.e.issued[0].Add(^uint64(0))
 	}
 	return err
 }
@@ -154,7 +153,7 @@ func (p *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op
 		if err := p.write(off, src, "PutSignal"); err != nil {
 			return err
 		}
-		if err := p.n.quietWrites("PutSignal"); err != nil {
+		if err := p.e.quietWrites("PutSignal"); err != nil {
 			return err
 		}
 	} else if err := p.ordered("PutSignal"); err != nil {

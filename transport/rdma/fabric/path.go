@@ -20,11 +20,11 @@ import (
 // path is the transport.Path to one connected peer.
 type path struct {
 	n    *Node
+	e    *engine // the node's, or the stream's the path belongs to
 	peer int
 	fa   C.fi_addr_t
-	base uint64 // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
-	size int
-	key  uint64
+	base uint64  // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
+	win  *window // the peer's registered heap: size and key, changed by UpdatePeers
 
 	failed    atomic.Pointer[error]
 	dead      chan struct{} // closed when failed is set: wakes the path's waiters (await, acquire)
@@ -51,7 +51,7 @@ func (p *path) fail(sentinel error, op, format string, args ...any) {
 func (p *path) failWith(err error) {
 	if p.failed.CompareAndSwap(nil, &err) {
 		close(p.dead)
-		p.n.nbiChanged() // a Quiet waiting for this path's GetNBIs stops waiting
+		p.e.nbiChanged() // a Quiet waiting for this path's GetNBIs stops waiting
 	}
 }
 
@@ -72,25 +72,25 @@ func (p *path) check(op string, off uint64, n int) error {
 	if e := p.failed.Load(); e != nil {
 		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "path failed earlier", Err: *e}
 	}
-	if !transport.InRange(p.size, off, n) {
-		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, p.size)
+	if size := int(p.win.size.Load()); !transport.InRange(size, off, n) {
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, size)
 	}
 	return nil
 }
 
 // dirty reports whether this path has writes not yet known complete.
-func (p *path) dirty() bool { return p.lastW.Load() > p.n.wdone.Load() }
+func (p *path) dirty() bool { return p.lastW.Load() > p.e.wdone.Load() }
 
 // ordered keeps Fence's promise before a write: the first write to this
 // path after a Fence waits for the path's earlier writes (quiet-before-next;
 // no provider-specific FI_FENCE semantics are relied on).
 func (p *path) ordered(op string) error {
-	e := p.n.fenceEpoch.Load()
+	e := p.e.fenceEpoch.Load()
 	if p.fenceSeen.Load() == e {
 		return nil
 	}
 	if p.dirty() {
-		if err := p.n.quietWrites(op); err != nil {
+		if err := p.e.quietWrites(op); err != nil {
 			return err
 		}
 	}
@@ -102,7 +102,7 @@ func (p *path) ordered(op string) error {
 // writes to the peer, as the TCP provider does.
 func (p *path) readAfterWrite(op string) error {
 	if p.dirty() {
-		return p.n.quietWrites(op)
+		return p.e.quietWrites(op)
 	}
 	return nil
 }
@@ -110,8 +110,8 @@ func (p *path) readAfterWrite(op string) error {
 // noteWrite counts a write before it is posted: issued first, then the
 // sequence number, so a Quiet that sees the number waits for the write.
 func (p *path) noteWrite() {
-	p.n.issued[0].Add(1)
-	p.lastW.Store(p.n.wseq.Add(1))
+	p.e.issued[0].Add(1)
+	p.lastW.Store(p.e.wseq.Add(1))
 }
 
 // again handles FI_EAGAIN (provider queue full): leave libfabric, let the
@@ -131,7 +131,7 @@ func (p *path) again(deadline *time.Time, op string) error {
 		return errs.New(op, p.n.rank(), p.peer, errs.ErrTimeout, "provider queue full for %v", p.n.cfg.OpTimeout)
 	}
 	runtime.Gosched()
-	return p.n.enter(op, p.peer)
+	return p.e.enter(op, p.peer)
 }
 
 // retry calls post until libfabric takes the operation, waiting out a full
@@ -188,17 +188,17 @@ func (p *path) write(off uint64, src []byte, op string) error {
 
 func (p *path) injectPut(off uint64, src []byte, op string) error {
 	n := p.n
-	if err := n.enter(op, p.peer); err != nil {
+	if err := p.e.enter(op, p.peer); err != nil {
 		return err
 	}
 	p.noteWrite()
 	err := p.retry(op, "fi_writemsg(inject)", func() C.ssize_t {
 		// src is Go memory: allowed because FI_INJECT copies it before returning.
-		return C.gf_write(n.c, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
-			C.uint64_t(p.base+off), C.uint64_t(p.key), -1, C.FI_INJECT|writeFlags)
+		return C.gf_write(n.c, p.e.ep, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
+			C.uint64_t(p.base+off), C.uint64_t(p.win.key.Load()), -1, C.FI_INJECT|writeFlags)
 	})
 	if err != nil {
-		n.issued[0].Add(^uint64(0))
+		p.e.issued[0].Add(^uint64(0))
 	}
 	return err
 }
@@ -224,14 +224,14 @@ const (
 
 func (p *path) issue(r *req, s *slot, i int32) C.ssize_t {
 	n := p.n
-	raddr, key := C.uint64_t(p.base+r.off), C.uint64_t(p.key)
+	raddr, key := C.uint64_t(p.base+r.off), C.uint64_t(p.win.key.Load())
 	switch r.code {
 	case reqWrite:
-		return C.gf_write(n.c, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION|writeFlags)
+		return C.gf_write(n.c, p.e.ep, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION|writeFlags)
 	case reqRead:
-		return C.gf_read(n.c, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION)
+		return C.gf_read(n.c, p.e.ep, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION)
 	}
-	return C.gf_atomic_fetch(n.c, r.fop, r.dt, r.cmp, p.fa, raddr, key, C.int(i), C.size_t(n.cfg.BounceSize), C.FI_COMPLETION)
+	return C.gf_atomic_fetch(n.c, p.e.ep, r.fop, r.dt, r.cmp, p.fa, raddr, key, C.int(i), C.size_t(n.cfg.BounceSize), C.FI_COMPLETION)
 }
 
 // post starts the operation of slot i (set up by the caller) and undoes the
@@ -239,7 +239,7 @@ func (p *path) issue(r *req, s *slot, i int32) C.ssize_t {
 func (p *path) post(i int32, op string, r *req) error {
 	n := p.n
 	s := &n.slots[i]
-	if err := n.enter(op, p.peer); err != nil {
+	if err := p.e.enter(op, p.peer); err != nil {
 		n.release(i)
 		return err
 	}
@@ -247,13 +247,13 @@ func (p *path) post(i int32, op string, r *req) error {
 	// the node's read side.
 	copy(s.bounce, r.src)
 	s.state.Store(stPosted)
-	n.issued[s.which].Add(1)
+	p.e.issued[s.which].Add(1)
 	if s.which == 0 {
-		p.lastW.Store(n.wseq.Add(1))
+		p.lastW.Store(p.e.wseq.Add(1))
 	}
 	err := p.retry(op, "posting", func() C.ssize_t { return p.issue(r, s, i) })
 	if err != nil {
-		n.issued[s.which].Add(^uint64(0))
+		p.e.issued[s.which].Add(^uint64(0))
 		s.big = nil
 		n.release(i)
 	}
@@ -263,6 +263,7 @@ func (p *path) post(i int32, op string, r *req) error {
 func (p *path) setup(i int32, kind, which uint8, op string) *slot {
 	s := &p.n.slots[i]
 	s.kind, s.which, s.width, s.path, s.op, s.code = kind, which, 0, p, op, 0
+	p.e.inflight.Add(1) // until release: a stream with none in flight can close its endpoint
 	return s
 }
 
@@ -311,13 +312,13 @@ func (p *path) get(dst []byte, off uint64, nbi bool, op string) error {
 	s.dst = dst
 	if nbi {
 		p.nbi.Add(1)
-		p.n.nbiPending.Add(1)
+		p.e.nbiPending.Add(1)
 	}
 	r := req{code: reqRead, buf: unsafe.Pointer(&s.bounce[0]), len: len(dst), desc: p.n.bounceDesc, off: off}
 	if err := p.post(i, op, &r); err != nil {
 		if nbi {
 			p.nbi.Add(-1)
-			p.n.nbiPending.Add(-1)
+			p.e.nbiPending.Add(-1)
 		}
 		return err
 	}
@@ -406,5 +407,6 @@ func (p *path) big(off uint64, buf []byte, write bool, op string) error {
 // Ptr returns nil: the peer's memory is reached through the NIC.
 func (p *path) Ptr(off uint64, n int) []byte { return nil }
 
-// Engine returns the node's engine.
-func (p *path) Engine() transport.Engine { return &p.n.eng }
+// Engine returns the engine that completes the path's operations: the
+// node's, or its stream's.
+func (p *path) Engine() transport.Engine { return p.e }

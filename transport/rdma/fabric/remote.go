@@ -47,7 +47,7 @@ func (n *Node) watchRemote(ring func(), done chan struct{}) {
 		if n.enter("OnRemoteWrite", errs.NoPE) != nil {
 			return
 		}
-		k := C.gf_cntr_wait(n.c, 2, C.uint64_t(seen+1), remoteWatchWait)
+		k := C.gf_cntr_wait(n.c, &n.c.main, 2, C.uint64_t(seen+1), remoteWatchWait)
 		n.exit()
 		if c := uint64(k.ok) + uint64(k.bad); c != seen {
 			seen = c

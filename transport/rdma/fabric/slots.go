@@ -90,6 +90,9 @@ func (n *Node) acquire(op string, p *path) (int32, error) {
 
 func (n *Node) release(i int32) {
 	s := &n.slots[i]
+	if s.path != nil {
+		s.path.e.inflight.Add(-1)
+	}
 	s.dst, s.op, s.big, s.path = nil, "", nil, nil
 	s.state.Store(stFree)
 	n.free <- i
@@ -131,7 +134,7 @@ func (n *Node) await(i int32, p *path, abandon bool) (uint64, error) {
 		<-s.done // the completion won the race: take it
 	case <-s.timer.C:
 		if s.state.CompareAndSwap(stPosted, stAbandoned) {
-			n.lost[which].Add(1)
+			p.e.lost[which].Add(1)
 			err := errs.New(op, n.rank(), p.peer, errs.ErrTimeout, "no completion within %v", n.cfg.OpTimeout)
 			p.failWith(err)
 			return 0, err
@@ -168,7 +171,9 @@ func (n *Node) progress() {
 	var idx, code [64]C.int
 	logged := false
 	for !n.closed.Load() {
+		n.pollMu.Lock()
 		k := int(C.gf_poll(n.c, 100, &idx[0], &code[0], 64))
+		n.pollMu.Unlock()
 		if k < 0 {
 			if !logged {
 				n.log.Error("fabric: reading the completion queue failed", "rank", n.rank(), "err", fiStrerror(k))
@@ -215,7 +220,7 @@ func (n *Node) complete(i, code int) {
 		}
 		n.release(int32(i))
 		if get {
-			n.nbiFinished(p)
+			p.e.nbiFinished(p)
 		}
 	}
 }
@@ -236,14 +241,14 @@ func (n *Node) copyOut(s *slot) {
 }
 
 // nbiFinished counts a GetNBI of p as finished and wakes a waiting Quiet.
-func (n *Node) nbiFinished(p *path) {
+func (e *engine) nbiFinished(p *path) {
 	p.nbi.Add(-1)
-	n.nbiPending.Add(-1)
-	n.nbiChanged()
+	e.nbiPending.Add(-1)
+	e.nbiChanged()
 }
 
 // nbiChanged wakes every waitNBI to look again.
-func (n *Node) nbiChanged() { n.nbiWake.broadcast() }
+func (e *engine) nbiChanged() { e.nbiWake.broadcast() }
 
 // finishData moves a completed get or fetch out of the bounce buffer.
 func (n *Node) finishData(s *slot) {
@@ -265,7 +270,7 @@ func (n *Node) asyncFailed(s *slot, code int) {
 	} else {
 		err = errs.New(s.op, n.rank(), p.peer, errs.ErrFinalized, "node closed")
 	}
-	n.asyncErr.CompareAndSwap(nil, &err)
+	p.e.asyncErr.CompareAndSwap(nil, &err)
 }
 
 // failSlots ends every posted operation at Close, after the endpoint is
@@ -290,10 +295,15 @@ func (n *Node) failSlots() {
 			}
 		case kindAsyncGet:
 			s.path.nbi.Add(-1)
-			n.nbiPending.Add(-1)
+			s.path.e.nbiPending.Add(-1)
 		}
 	}
-	n.nbiChanged()
+	n.eng.nbiChanged()
+	n.mu.Lock()
+	for e := range n.streams {
+		e.nbiChanged()
+	}
+	n.mu.Unlock()
 }
 
 // leak holds a large caller buffer that libfabric reads or writes directly:
