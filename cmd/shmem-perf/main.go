@@ -21,8 +21,9 @@
 //	-bind auto|core|none  with -np: bind PE r to the r-th equal share of the
 //	       allowed CPUs, as oshrun binds its PEs (auto, the default: unless
 //	       SHMEM_BUSY_POLL=0)
-//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt reference, a plain
-//	       Go TCP round trip of 8 bytes (default 127.0.0.1)
+//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt references, a plain
+//	       Go TCP round trip of 8 bytes with parked reads (tcp_rtt) and with
+//	       reads that poll as goshmem's lanes do (tcp_rtt_poll) (default 127.0.0.1)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 //
