@@ -41,6 +41,7 @@ func (s *state) apply(e any) {
 		reason := e.Reason
 		s.failed[e.Rank].Store(&reason)
 		s.nFailed.Add(1)
+		s.raise()
 		if s.agreed.Load() {
 			s.log.Debug("PE left", "pe_left", e.Rank, "reason", reason)
 		} else {
@@ -54,6 +55,7 @@ func (s *state) apply(e any) {
 		s.bell.Ring()
 	case pe.Exited:
 		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})
+		s.raise()
 		close(s.exitKnown)
 		s.log.Info("global exit", "by", e.Rank, "status", e.Status)
 		s.bell.Ring()

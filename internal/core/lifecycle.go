@@ -51,8 +51,10 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
-	if err := p.usable(); err != nil {
-		return p.annotate(err, "Quiet", errs.NoPE)
+	if p.s.unsettled.Load() != 0 || p.isCtx {
+		if err := p.usable(); err != nil {
+			return p.annotate(err, "Quiet", errs.NoPE)
+		}
 	}
 	for _, e := range p.engines {
 		if err := e.Quiet(); err != nil {
@@ -176,6 +178,7 @@ func (p *PE) Finalize() error {
 	if !p.s.finalized.CompareAndSwap(false, true) {
 		return err
 	}
+	p.s.raise()
 	p.s.bell.Ring()
 	root := p.s.cfg.System.Root
 	if p.s.pePID != nil {

@@ -142,6 +142,10 @@ type state struct {
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited atomic.Pointer[exitInfo]
+	// unsettled is non-zero once finalized, exited or any failed rank is
+	// set (raise): the hot path's one load while none is, so an operation
+	// in the common case reads a single word of PE state (see Path).
+	unsettled atomic.Uint32
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
@@ -288,8 +292,31 @@ func (p *PE) Accessible(pe int) bool {
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
-// It is the hot path's only check of PE state: a few atomic loads.
+// It is the hot path's only check of PE state. While nothing has happened
+// to the world (no Finalize, exit or failure: unsettled is 0) that is one
+// load of a word nobody writes, and the call inlines into its caller;
+// otherwise checkedPath reads each state.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
+	if path := p.FastPath(pe); path != nil {
+		return path, nil
+	}
+	return p.checkedPath(op, pe)
+}
+
+// FastPath is Path's common case alone, small enough to inline into the
+// root package's operations: the path to pe when pe is in range and
+// nothing has happened to the world (see unsettled) nor to this PE handle
+// (contexts always take the checked way), else nil: the caller must then
+// call Path, which checks every state and names the error.
+func (p *PE) FastPath(pe int) transport.Path {
+	if uint(pe) < uint(len(p.paths)) && p.s.unsettled.Load() == 0 && !p.isCtx {
+		return p.paths[pe]
+	}
+	return nil
+}
+
+// checkedPath is Path once something happened: every state, in order.
+func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 	if uint(pe) >= uint(len(p.paths)) {
 		return nil, p.outOfRange(op, pe)
 	}
@@ -303,6 +330,11 @@ func (p *PE) Path(op string, pe int) (transport.Path, error) {
 	}
 	return p.paths[pe], nil
 }
+
+// raise records in unsettled that finalized, exited or a failure has just
+// been set, after the store, so that the hot path leaves its fast case and
+// reads them.
+func (s *state) raise() { s.unsettled.Store(1) }
 
 // usable returns why this PE can no longer be used, or nil.
 func (p *PE) usable() error {
