@@ -10,7 +10,7 @@ import (
 // TestFastPathLeavesOnEveryEvent: FastPath answers only while nothing has
 // happened to the world; after a failure (of any PE, not only the target)
 // and after Finalize it gives nil, so every operation goes through Path's
-// checks, which refuse what they must.
+// checks, which refuse what they must; Quiet's skip ends with it.
 func TestFastPathLeavesOnEveryEvent(t *testing.T) {
 	w := newFakeWorld(t, 3)
 	p := w.pes[0]
@@ -37,5 +37,8 @@ func TestFastPathLeavesOnEveryEvent(t *testing.T) {
 	}
 	if _, err := w.pes[0].Path("Put", 1); !errors.Is(err, errs.ErrFinalized) {
 		t.Errorf("Path after Finalize: %v, want ErrFinalized", err)
+	}
+	if err := w.pes[0].Quiet(); !errors.Is(err, errs.ErrFinalized) || w.pes[0].s.quietFree.Load() {
+		t.Errorf("Quiet after Finalize: %v (quietFree %v), want ErrFinalized by the checked way", err, w.pes[0].s.quietFree.Load())
 	}
 }

@@ -51,6 +51,14 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
+	if p.s.quietFree.Load() && !p.isCtx {
+		return nil // nothing to complete, and nothing has happened
+	}
+	return p.quiet()
+}
+
+// quiet is Quiet past its common case: it completes each engine's work.
+func (p *PE) quiet() error {
 	if p.s.unsettled.Load() != 0 || p.isCtx {
 		if err := p.usable(); err != nil {
 			return p.annotate(err, "Quiet", errs.NoPE)

@@ -146,6 +146,10 @@ type state struct {
 	// set (raise): the hot path's one load while none is, so an operation
 	// in the common case reads a single word of PE state (see Path).
 	unsettled atomic.Uint32
+	// quietFree: every engine of the PE is transport.Immediate (all its
+	// peers are mapped), so Quiet has nothing to do, and unsettled is 0
+	// (raise clears it), so Quiet has nothing to report either.
+	quietFree atomic.Bool
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
@@ -209,6 +213,13 @@ func Start(cfg Config) (*PE, error) {
 			s.engines = append(s.engines, e)
 		}
 	}
+	immediate := true
+	for _, e := range s.engines {
+		if _, ok := e.(transport.Immediate); !ok {
+			immediate = false
+		}
+	}
+	s.quietFree.Store(immediate)
 	p := &PE{s: s, paths: s.paths, engines: s.engines}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
@@ -334,7 +345,10 @@ func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 // raise records in unsettled that finalized, exited or a failure has just
 // been set, after the store, so that the hot path leaves its fast case and
 // reads them.
-func (s *state) raise() { s.unsettled.Store(1) }
+func (s *state) raise() {
+	s.unsettled.Store(1)
+	s.quietFree.Store(false)
+}
 
 // usable returns why this PE can no longer be used, or nil.
 func (p *PE) usable() error {

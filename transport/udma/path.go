@@ -148,6 +148,7 @@ type syncEngine struct{}
 func (syncEngine) Fence() error { return nil }
 func (syncEngine) Quiet() error { return nil }
 func (syncEngine) Close() error { return nil }
+func (syncEngine) Immediate()   {}
 
 func le64(b []byte) uint64 {
 	_ = b[7]
