@@ -164,8 +164,16 @@ func (w *longWait) step() (time.Duration, error) {
 		return 0, errs.As(w.op, w.p.MyPE(), *e)
 	}
 	el := time.Since(w.start)
-	if el >= w.check {
+	due := el >= w.check
+	if due {
 		w.check = el + min(max(el, checkFirst), checkMax)
+	}
+	if c := s.checks; c != nil && !w.lock {
+		// A scheduled network says when (a lock's waiter spins through
+		// the schedule instead of waiting, so it keeps real time).
+		due = c.CheckDue(due)
+	}
+	if due {
 		if err := w.checkPeers(); err != nil {
 			return 0, err
 		}

@@ -98,7 +98,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		heaps[r] = heap.NewGrowable(reg.Bytes(), int64(cfg.HeapSize))
 		bells[r] = transport.NewLocalBell()
 		if cfg.Net != nil {
-			bells[r] = cfg.Net.Bell(r, bells[r])
+			bells[r] = cfg.Net.Bell(r, bells[r], heaps[r].Bytes())
 		}
 		peers[r] = w.system.NewLocalPID(PEActor(r))
 	}
@@ -115,18 +115,22 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	}
 	for r := 0; r < n; r++ {
 		reg := w.regions[r]
-		fence := new(atomic.Uint64)
-		paths := make([]transport.Path, n)
 		var shared []int
 		for q := 0; q < n; q++ {
-			same := nodeOf(q) == nodeOf(r)
-			if cfg.Net != nil {
-				paths[q] = cfg.Net.Path(r, q, heaps[q].Bytes(), same)
-			} else {
-				paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, same)
-			}
-			if same {
+			if nodeOf(q) == nodeOf(r) {
 				shared = append(shared, q)
+			}
+		}
+		var paths []transport.Path
+		var pathTo func(int) transport.Path
+		if cfg.Net != nil {
+			// The network makes each path on first use.
+			pathTo = func(q int) transport.Path { return cfg.Net.Path(r, q, nodeOf(q) == nodeOf(r)) }
+		} else {
+			fence := new(atomic.Uint64)
+			paths = make([]transport.Path, n)
+			for q := range paths {
+				paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, nodeOf(q) == nodeOf(r))
 			}
 		}
 		var onFailure func(int, string, int)
@@ -134,7 +138,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			onFailure = cfg.OnFailure(r)
 		}
 		p, err := Start(Config{
-			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
+			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths, PathTo: pathTo,
 			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Block: blockOf(cfg.Net, r),

@@ -50,6 +50,12 @@ type Config struct {
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.
 	Paths []transport.Path
+	// PathTo, if set instead of Paths, returns the path to a PE at each
+	// call: the simulator's network makes its paths on first use, since
+	// n tables of n paths do not fit a world of 16384 PEs (8 GiB). Its
+	// paths' errors are not settled (settle.go): the simulator's never
+	// fail.
+	PathTo func(rank int) transport.Path
 	// Shared lists the world ranks whose heaps Ptr reaches (TeamShared),
 	// ascending, this PE included.
 	Shared []int
@@ -120,6 +126,9 @@ type PE struct {
 	paths   []transport.Path
 	engines []transport.Engine
 	ctx     *ctxInfo // nil for the PE itself
+	// npes is the number of PEs paths reaches (len(paths) unless the
+	// world's paths come from Config.PathTo, when paths is nil).
+	npes int
 }
 
 // state is what a PE and its contexts share.
@@ -131,6 +140,7 @@ type state struct {
 	local   []byte
 	bell    transport.Bell
 	kick    *pollerKick // nil without SocketWriters
+	checks  PeerChecker // the bell's, under a simulated network
 
 	finalized atomic.Bool
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
@@ -167,7 +177,7 @@ func PEActor(rank int) string { return "pe-" + strconv.Itoa(rank) }
 // Start makes the PE that cfg describes and spawns its actors.
 func Start(cfg Config) (*PE, error) {
 	const op = "Init"
-	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || cfg.Send == nil {
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || (len(cfg.Paths) != cfg.NPEs && cfg.PathTo == nil) || cfg.Send == nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
 			"rank %d of %d with %d paths (and a Send: %v)", cfg.Rank, cfg.NPEs, len(cfg.Paths), cfg.Send != nil)
 	}
@@ -186,26 +196,34 @@ func Start(cfg Config) (*PE, error) {
 	}
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
-	s.paths = make([]transport.Path, len(cfg.Paths))
-	for r, path := range cfg.Paths {
-		s.paths[r] = path
-		if !slices.Contains(cfg.Shared, r) {
-			s.paths[r] = settledPath{Path: path, s: s}
+	if cfg.Paths != nil {
+		s.paths = make([]transport.Path, len(cfg.Paths))
+		for r, path := range cfg.Paths {
+			s.paths[r] = path
+			if !slices.Contains(cfg.Shared, r) {
+				s.paths[r] = settledPath{Path: path, s: s}
+			}
 		}
+		s.cfg.Paths = nil // s.paths holds them: one table a PE, not two
 	}
+	s.checks, _ = cfg.Bell.(PeerChecker)
 	s.pctl.Store(1)
 	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
 	}
 	seen := map[transport.Engine]bool{}
-	for _, p := range cfg.Paths {
+	for _, p := range s.paths {
 		if e := p.Engine(); !seen[e] {
 			seen[e] = true
 			s.engines = append(s.engines, e)
 		}
 	}
-	p := &PE{s: s, paths: s.paths, engines: s.engines}
+	if s.paths == nil {
+		// A network's paths from one PE share its engine.
+		s.engines = []transport.Engine{cfg.PathTo(cfg.Rank).Engine()}
+	}
+	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -283,14 +301,14 @@ func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.
 func (p *PE) Accessible(pe int) bool {
-	return pe >= 0 && pe < len(p.paths) && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
+	return pe >= 0 && pe < p.npes && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
 }
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
 // It is the hot path's only check of PE state: a few atomic loads.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
-	if uint(pe) >= uint(len(p.paths)) {
+	if uint(pe) >= uint(p.npes) {
 		return nil, p.outOfRange(op, pe)
 	}
 	if err := p.usable(); err != nil {
@@ -301,7 +319,18 @@ func (p *PE) Path(op string, pe int) (transport.Path, error) {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
 		}
 	}
+	if p.paths == nil {
+		return p.s.cfg.PathTo(pe), nil
+	}
 	return p.paths[pe], nil
+}
+
+// path returns the world's path to world rank r.
+func (s *state) path(r int) transport.Path {
+	if s.paths == nil {
+		return s.cfg.PathTo(r)
+	}
+	return s.paths[r]
 }
 
 // usable returns why this PE can no longer be used, or nil.

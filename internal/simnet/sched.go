@@ -34,9 +34,11 @@ type pe struct {
 	ops      int // goshmem calls so far
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
-	crowd    float64 // a wake-up's extra cost on an oversubscribed node
-	rung     bool    // a write landed since Arm
-	deadlock bool    // picked to report that every PE waits for nothing
+	crowd    float64         // a wake-up's extra cost on an oversubscribed node
+	rung     bool            // a write landed since Arm
+	deadlock bool            // picked to report that every PE waits for nothing
+	check    bool            // woken to check its peers (checkRound)
+	paths    map[int32]*path // made on first use (Net.Path)
 
 	epoch uint32 // fences so far
 	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
@@ -82,6 +84,7 @@ func (n *Net) Exit(rank int) {
 	n.dropOut(p)
 	was := p.st
 	p.st = stDone
+	n.progress++
 	switch was {
 	case stReady:
 		n.removeReady(p)
@@ -188,16 +191,10 @@ func (n *Net) schedule() {
 			n.landNext()
 			continue
 		}
-		if len(n.ready) == 0 && n.outside == 0 && len(n.returned) > 0 {
+		if len(n.ready) == 0 && n.outside == 0 {
 			// Everyone else is blocked, so the set of PEs back from
-			// their agreements is complete: rejoin them in rank order,
-			// so that real time does not leak into the schedule.
-			sort.Slice(n.returned, func(i, j int) bool { return n.returned[i].rank < n.returned[j].rank })
-			for _, p := range n.returned {
-				p.st = stReady
-				n.addReady(p)
-			}
-			n.returned = n.returned[:0]
+			// their agreements is complete.
+			n.rejoin()
 		}
 		if len(n.ready) > 0 {
 			p := n.pick()
@@ -208,8 +205,27 @@ func (n *Net) schedule() {
 			p.cond.Broadcast()
 			return
 		}
-		if n.outside > 0 || n.inflight.writes > 0 {
-			return // a PE coming back from outside calls schedule again
+		if n.inflight.writes > 0 {
+			return
+		}
+		if n.checked != n.progress && n.anyWaiting() {
+			// No PE can run: the waiting ones check their peers, once
+			// the control plane's notices (a GlobalExit, a failure) in
+			// flight on its own goroutines have had a moment to ring.
+			epoch := n.steps
+			n.stall = time.AfterFunc(checkGrace, func() { n.checkLate(epoch) })
+			return
+		}
+		if n.outside > 0 {
+			// A PE coming back from outside calls schedule again. PEs
+			// already back wait for it, unless it waits for them (a peer
+			// check ended their agreement while it waits in Finalize's):
+			// after a grace period of real time they rejoin.
+			if len(n.returned) > 0 {
+				epoch := n.steps
+				n.stall = time.AfterFunc(deadlockGrace, func() { n.rejoinLate(epoch) })
+			}
+			return
 		}
 		for _, p := range n.pes {
 			if p.st == stWaiting {
@@ -226,6 +242,96 @@ func (n *Net) schedule() {
 	}
 }
 
+// rejoin makes the PEs back from their agreements ready, in rank order, so
+// that real time does not leak into the schedule.
+func (n *Net) rejoin() {
+	sort.Slice(n.returned, func(i, j int) bool { return n.returned[i].rank < n.returned[j].rank })
+	for _, p := range n.returned {
+		p.st = stReady
+		n.addReady(p)
+	}
+	n.returned = n.returned[:0]
+}
+
+// rejoinLate rejoins the PEs back from agreements while others are still
+// outside, unless the world moved since scheduling step epoch.
+func (n *Net) rejoinLate(epoch uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || len(n.returned) == 0 {
+		return
+	}
+	n.tracef("rejoin late")
+	n.rejoin()
+	n.schedule()
+}
+
+// checkRound makes every waiting PE ready to check its peers once, in
+// rank order, when no PE can run and nothing changed since the last round:
+// a peer that called Finalize, died or entered another collective while
+// they wait is found so, whatever the PEs outside the schedule do. It
+// reports whether it woke any.
+func (n *Net) checkRound() bool {
+	if n.checked == n.progress {
+		return false
+	}
+	n.checked = n.progress
+	woke := false
+	for _, p := range n.pes {
+		if p.st == stWaiting {
+			p.check = true
+			p.st = stReady
+			n.addReady(p)
+			woke = true
+		}
+	}
+	if woke {
+		n.tracef("check round")
+	}
+	return woke
+}
+
+// checkGrace is how long a world where no PE can run stays still before its
+// waiting PEs check their peers: long against the microseconds an actor
+// takes to deliver a notice, short against a test's patience.
+const checkGrace = 20 * time.Millisecond
+
+func (n *Net) anyWaiting() bool {
+	for _, p := range n.pes {
+		if p.st == stWaiting {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLate runs a round of peer checks unless the world moved since
+// scheduling step epoch.
+func (n *Net) checkLate(epoch uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 {
+		return
+	}
+	if n.checkRound() {
+		n.schedule()
+	}
+}
+
+// CheckDue reports whether PE p, blocked in a wait, checks its peers now
+// (core.PeerChecker): when the scheduler woke it for that, or, for a PE in
+// an agreement outside the schedule, when real time says so and no PE
+// can run.
+func (n *Net) checkDue(p *pe, timed bool) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if p.check {
+		p.check = false
+		return true
+	}
+	return timed && p.st == stOutside && n.holder == nil && len(n.ready) == 0 && n.inflight.writes == 0
+}
+
 // deadlockGrace is how long a world where every PE waits may stay still
 // before the simulator reports a deadlock.
 const deadlockGrace = 300 * time.Millisecond
@@ -236,6 +342,18 @@ func (n *Net) declareDeadlock(epoch uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || n.outside > 0 {
+		return
+	}
+	if d := n.cfg.Deadlock; d != nil {
+		n.tracef("deadlock")
+		ended := make([]bool, len(n.pes))
+		for r, p := range n.pes {
+			ended[r] = p.st == stDone
+		}
+		// The verdict rings the waiting PEs' bells, which take n.mu.
+		n.mu.Unlock()
+		d(func(r int) bool { return ended[r] })
+		n.mu.Lock()
 		return
 	}
 	for _, p := range n.pes {
@@ -275,6 +393,7 @@ func (n *Net) pick() *pe {
 func (n *Net) ring(p *pe, at float64) {
 	p.rung = true
 	if p.st == stWaiting {
+		n.progress++
 		if n.cfg.Model != nil {
 			p.clock = max(p.clock, at+n.link(p.rank, p.rank).Wake*p.slow+p.crowd)
 		}
@@ -303,6 +422,7 @@ func (n *Net) die(p *pe, reason string) {
 	n.tracef("die %d", p.rank)
 	n.dropOut(p)
 	p.st = stDone
+	n.progress++
 	n.mu.Unlock()
 	if n.cfg.Kill != nil {
 		n.cfg.Kill(p.rank, reason)
