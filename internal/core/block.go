@@ -171,7 +171,7 @@ func (w *longWait) step() (time.Duration, error) {
 	if c := s.checks; c != nil && !w.lock {
 		// A scheduled network says when (a lock's waiter spins through
 		// the schedule instead of waiting, so it keeps real time).
-		due = c.CheckDue(due)
+		due = c.CheckDue()
 	}
 	if due {
 		if err := w.checkPeers(); err != nil {

@@ -113,6 +113,11 @@ func (w *LocalWorld) Deadlock(ended func(rank int) bool) {
 	w.abortAll("every PE still running waits, and nothing is in flight", time.Duration(1<<63-1), ended)
 }
 
+// ControlMessages counts the messages the world's coordinator has handled,
+// twice each (odd while it handles one): the simulator waits for it to
+// stand still before it decides that no agreement can complete.
+func (w *LocalWorld) ControlMessages() uint64 { return w.coordMsgs.Load() }
+
 // abortAll fails every blocked and later blocking call of the PEs that
 // have not ended with ErrDeadlock, why and a report of what each PE is
 // blocked in; a PE whose operation timeout is at most stuck (how long the

@@ -26,7 +26,6 @@ type Net interface {
 // its waiting PEs for that when no PE can run): the checks then cost
 // nothing while the world progresses, and a seeded run replays them.
 type PeerChecker interface {
-	// CheckDue reports whether the waiting PE checks its peers now;
-	// timed says whether real time would have it check.
-	CheckDue(timed bool) bool
+	// CheckDue reports whether the waiting PE checks its peers now.
+	CheckDue() bool
 }

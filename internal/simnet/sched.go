@@ -208,12 +208,12 @@ func (n *Net) schedule() {
 		if n.inflight.writes > 0 {
 			return
 		}
-		if n.checked != n.progress && n.anyWaiting() {
-			// No PE can run: the waiting ones check their peers, once
-			// the control plane's notices (a GlobalExit, a failure) in
-			// flight on its own goroutines have had a moment to ring.
-			epoch := n.steps
-			n.stall = time.AfterFunc(checkGrace, func() { n.checkLate(epoch) })
+		if n.checked != n.progress && (n.outside > 0 || n.anyWaiting()) {
+			// No PE can run: the blocked ones check their peers, once
+			// the control plane (an agreement under way, a GlobalExit's
+			// or a failure's notices on its own goroutines) has been
+			// still for a moment.
+			n.armCheck(n.steps)
 			return
 		}
 		if n.outside > 0 {
@@ -266,29 +266,27 @@ func (n *Net) rejoinLate(epoch uint64) {
 	n.schedule()
 }
 
-// checkRound makes every waiting PE ready to check its peers once, in
-// rank order, when no PE can run and nothing changed since the last round:
-// a peer that called Finalize, died or entered another collective while
-// they wait is found so, whatever the PEs outside the schedule do. It
-// reports whether it woke any.
-func (n *Net) checkRound() bool {
+// checkRound has every blocked PE check its peers once, when no PE can run
+// and nothing changed since the last round: a peer that called Finalize,
+// died or entered another collective while they wait is found so. The
+// waiting PEs become ready, in rank order; those in an agreement, outside
+// the schedule, check at their next look.
+func (n *Net) checkRound() {
 	if n.checked == n.progress {
-		return false
+		return
 	}
 	n.checked = n.progress
-	woke := false
+	n.tracef("check round")
 	for _, p := range n.pes {
-		if p.st == stWaiting {
+		switch p.st {
+		case stOutside:
+			p.check = true
+		case stWaiting:
 			p.check = true
 			p.st = stReady
 			n.addReady(p)
-			woke = true
 		}
 	}
-	if woke {
-		n.tracef("check round")
-	}
-	return woke
 }
 
 // checkGrace is how long a world where no PE can run stays still before its
@@ -305,31 +303,39 @@ func (n *Net) anyWaiting() bool {
 	return false
 }
 
-// checkLate runs a round of peer checks unless the world moved since
-// scheduling step epoch.
-func (n *Net) checkLate(epoch uint64) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 {
-		return
+// armCheck runs a round of peer checks after checkGrace unless the world
+// moved since scheduling step epoch; while the control plane is at work
+// (Config.Control counts its messages) it waits another checkGrace.
+func (n *Net) armCheck(epoch uint64) {
+	var msgs uint64
+	if n.cfg.Control != nil {
+		msgs = n.cfg.Control()
 	}
-	if n.checkRound() {
+	n.stall = time.AfterFunc(checkGrace, func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.steps != epoch || n.holder != nil || len(n.ready) > 0 {
+			return
+		}
+		if n.cfg.Control != nil && n.cfg.Control() != msgs {
+			n.armCheck(epoch)
+			return
+		}
+		n.checkRound()
 		n.schedule()
-	}
+	})
 }
 
-// CheckDue reports whether PE p, blocked in a wait, checks its peers now
-// (core.PeerChecker): when the scheduler woke it for that, or, for a PE in
-// an agreement outside the schedule, when real time says so and no PE
-// can run.
-func (n *Net) checkDue(p *pe, timed bool) bool {
+// checkDue reports whether PE p, blocked in a wait or an agreement, checks
+// its peers now (core.PeerChecker): only when a round of checks asked it
+// to, whatever real time says, so a healthy world of n PEs does not read
+// n² words and a seeded run replays.
+func (n *Net) checkDue(p *pe) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if p.check {
-		p.check = false
-		return true
-	}
-	return timed && p.st == stOutside && n.holder == nil && len(n.ready) == 0 && n.inflight.writes == 0
+	due := p.check
+	p.check = false
+	return due
 }
 
 // deadlockGrace is how long a world where every PE waits may stay still
