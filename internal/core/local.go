@@ -141,8 +141,8 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths, PathTo: pathTo,
 			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
-			Block: blockOf(cfg.Net, r),
-			Grow:  func(size int64) error { return reg.Grow(int(size)) },
+			Block: blockOf(cfg.Net, r), TeamOp: teamOpOf(cfg.Net, r),
+			Grow: func(size int64) error { return reg.Grow(int(size)) },
 		})
 		if err != nil {
 			w.Close()
@@ -220,6 +220,13 @@ func loggerOr(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
+}
+
+func teamOpOf(n Net, rank int) func(string, uint64, string, bool) {
+	if n == nil {
+		return nil
+	}
+	return func(team string, seq uint64, op string, end bool) { n.TeamOp(rank, team, seq, op, end) }
 }
 
 func blockOf(n Net, rank int) func() func() {

@@ -19,6 +19,9 @@ type Net interface {
 	// Block is called by PE rank before it blocks outside its paths and
 	// bell; it calls the returned function once it runs again.
 	Block(rank int) (resume func())
+	// TeamOp hears PE rank start (end false) and return from operation
+	// seq of a team (Config.TeamOp).
+	TeamOp(rank int, team string, seq uint64, op string, end bool)
 }
 
 // PeerChecker is a bell whose network, not real time, decides when a PE

@@ -111,6 +111,9 @@ type Config struct {
 	// Block, if set, is called before the PE blocks in a control-plane
 	// agreement, and what it returns when the PE runs on (see Net).
 	Block func() (resume func())
+	// TeamOp, if set, hears when each team operation of the PE starts
+	// and returns (see coll.OpTimer): the simulator times them.
+	TeamOp func(team string, seq uint64, op string, end bool)
 }
 
 // PE is one processing element, or a context on one (CreateCtx). Its
@@ -265,6 +268,13 @@ func (p *PE) reserve(n int) (uint64, error) {
 		}
 	}
 	return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, errs.ErrBootstrap, "the heap actor made no reservation")
+}
+
+// TeamOp implements coll.OpTimer through Config.TeamOp.
+func (p *PE) TeamOp(team string, seq uint64, op string, end bool) {
+	if f := p.s.cfg.TeamOp; f != nil {
+		f(team, seq, op, end)
+	}
 }
 
 // MyPE returns this PE's rank in the world.

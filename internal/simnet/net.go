@@ -109,6 +109,7 @@ type Net struct {
 
 	down  map[[2]int]bool
 	stats stats
+	calls map[callKey]*Call // team operations (calls.go)
 }
 
 // New returns the network cfg describes.
