@@ -150,7 +150,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 		Model: c.net.model, NodeOf: c.nodeOf, Trace: c.net.trace,
 		Kill:     func(rank int, reason string) { w.Fail(rank, reason) },
 		Deadlock: func(ended func(int) bool) { w.Deadlock(ended) },
-		Control:  func() uint64 { return w.ControlMessages() },
+		Control:  func() uint64 { return w.Moves() },
 	})
 	if marker != nil {
 		marker(net.Mark)

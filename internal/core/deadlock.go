@@ -113,10 +113,17 @@ func (w *LocalWorld) Deadlock(ended func(rank int) bool) {
 	w.abortAll("every PE still running waits, and nothing is in flight", time.Duration(1<<63-1), ended)
 }
 
-// ControlMessages counts the messages the world's coordinator has handled,
-// twice each (odd while it handles one): the simulator waits for it to
-// stand still before it decides that no agreement can complete.
-func (w *LocalWorld) ControlMessages() uint64 { return w.coordMsgs.Load() }
+// Moves returns a number that changes whenever the world's control plane
+// moves: the coordinator handles a message, an agreement's answer reaches
+// a PE, a PE blocks or unblocks. The simulator waits for it to stand
+// still before it decides that no agreement can complete.
+func (w *LocalWorld) Moves() uint64 {
+	m := w.coordMsgs.Load()
+	for _, p := range w.PEs {
+		m += p.s.blocks.gen.Load()
+	}
+	return m
+}
 
 // abortAll fails every blocked and later blocking call of the PEs that
 // have not ended with ErrDeadlock, why and a report of what each PE is

@@ -63,9 +63,10 @@ type Config struct {
 	// a round of peer checks changed nothing. ended says which PEs have
 	// ended. Without it the lowest waiting PE dies reporting it.
 	Deadlock func(ended func(rank int) bool)
-	// Control, if set, counts the control plane's messages: a round of
-	// peer checks waits until it stands still (an agreement under way
-	// may still complete).
+	// Control, if set, returns a number that changes whenever the
+	// control plane moves (LocalWorld.Moves): a round of peer checks
+	// waits until it stands still (an agreement under way may still
+	// complete).
 	Control func() uint64
 	// Trace, if set, receives one line per scheduling decision and
 	// delivery: the same seed writes the same trace.

@@ -311,7 +311,10 @@ func (n *Net) armCheck(epoch uint64) {
 	if n.cfg.Control != nil {
 		msgs = n.cfg.Control()
 	}
-	n.stall = time.AfterFunc(checkGrace, func() {
+	// Answers to an agreement of many PEs take their goroutines a while
+	// to reach: 20 µs more a PE outside.
+	grace := checkGrace + time.Duration(n.outside)*20*time.Microsecond
+	n.stall = time.AfterFunc(grace, func() {
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		if n.steps != epoch || n.holder != nil || len(n.ready) > 0 {
