@@ -39,7 +39,7 @@ func (s *state) apply(e any) {
 	switch e := e.(type) {
 	case pe.Failed:
 		reason := e.Reason
-		s.failed[e.Rank].Store(&reason)
+		s.failed.Store(e.Rank, &reason)
 		s.nFailed.Add(1)
 		if s.agreed.Load() {
 			s.log.Debug("PE left", "pe_left", e.Rank, "reason", reason)

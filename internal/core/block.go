@@ -197,7 +197,7 @@ func (p *PE) wordCheck(w *longWait) error {
 		if r == p.MyPE() {
 			continue
 		}
-		if p.s.failed[r].Load() != nil {
+		if p.s.nFailed.Load() != 0 && p.s.failed.Load(r) != nil {
 			continue // counted as gone; waitable reports failures itself
 		}
 		ok, err := coll.Left(p, w.op, r)

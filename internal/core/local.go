@@ -113,6 +113,10 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		return nil
 	}
+	world := make([]int, n) // TeamWorld's members, shared by every PE
+	for r := range world {
+		world[r] = r
+	}
 	for r := 0; r < n; r++ {
 		reg := w.regions[r]
 		var shared []int
@@ -138,7 +142,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			onFailure = cfg.OnFailure(r)
 		}
 		p, err := Start(Config{
-			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths, PathTo: pathTo,
+			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths, PathTo: pathTo, World: world,
 			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Block: blockOf(cfg.Net, r), TeamOp: teamOpOf(cfg.Net, r),

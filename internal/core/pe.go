@@ -50,6 +50,10 @@ type Config struct {
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.
 	Paths []transport.Path
+	// World, if set, is the list 0, 1, ..., NPEs-1 (TeamWorld's members),
+	// which the PE keeps and never changes: the PEs of a LocalWorld share
+	// one instead of n copies of n ranks.
+	World []int
 	// PathTo, if set instead of Paths, returns the path to a PE at each
 	// call: the simulator's network makes its paths on first use, since
 	// n tables of n paths do not fit a world of 16384 PEs (8 GiB). Its
@@ -158,7 +162,7 @@ type state struct {
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
-	failed    []atomic.Pointer[string] // reason by rank, nil while alive
+	failed    failedSet // reason by rank (failed.go)
 	actor     peActor
 	blocks    blocks
 
@@ -193,7 +197,7 @@ func Start(cfg Config) (*PE, error) {
 	}
 	s := &state{
 		cfg: cfg, log: log.With("pe", cfg.Rank),
-		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+		local: cfg.Heap.Bytes(), bell: cfg.Bell,
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 		exitKnown: make(chan struct{}),
 	}
@@ -230,9 +234,12 @@ func Start(cfg Config) (*PE, error) {
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
-	world := make([]int, cfg.NPEs)
-	for i := range world {
-		world[i] = i
+	world := cfg.World
+	if len(world) != cfg.NPEs {
+		world = make([]int, cfg.NPEs)
+		for i := range world {
+			world[i] = i
+		}
 	}
 	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
 	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
@@ -311,7 +318,7 @@ func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.
 func (p *PE) Accessible(pe int) bool {
-	return pe >= 0 && pe < p.npes && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
+	return pe >= 0 && pe < p.npes && p.usable() == nil && (p.s.nFailed.Load() == 0 || p.s.failed.Load(p.worldRank(pe)) == nil)
 }
 
 // Path returns the data path to pe, checking that this PE is usable and pe
@@ -325,7 +332,7 @@ func (p *PE) Path(op string, pe int) (transport.Path, error) {
 		return nil, p.annotate(err, op, pe)
 	}
 	if p.s.nFailed.Load() != 0 {
-		if r := p.s.failed[p.worldRank(pe)].Load(); r != nil {
+		if r := p.s.failed.Load(p.worldRank(pe)); r != nil {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
 		}
 	}

@@ -3,6 +3,7 @@ package simnet
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/transport"
@@ -34,11 +35,14 @@ type pe struct {
 	ops      int // goshmem calls so far
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
-	crowd    float64         // a wake-up's extra cost on an oversubscribed node
-	rung     bool            // a write landed since Arm
-	deadlock bool            // picked to report that every PE waits for nothing
-	check    bool            // woken to check its peers (checkRound)
-	paths    map[int32]*path // made on first use (Net.Path)
+	crowd    float64 // a wake-up's extra cost on an oversubscribed node
+	rung     bool    // a write landed since Arm
+	deadlock bool    // picked to report that every PE waits for nothing
+	// check: asked to check its peers (checkRound); atomic, as the PEs
+	// in an agreement look at it every few milliseconds, all 16384 of
+	// them in a large world, without the scheduler's lock.
+	check atomic.Bool
+	paths map[int32]*path // made on first use (Net.Path)
 
 	epoch uint32 // fences so far
 	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
@@ -280,9 +284,9 @@ func (n *Net) checkRound() {
 	for _, p := range n.pes {
 		switch p.st {
 		case stOutside:
-			p.check = true
+			p.check.Store(true)
 		case stWaiting:
-			p.check = true
+			p.check.Store(true)
 			p.st = stReady
 			n.addReady(p)
 		}
@@ -333,13 +337,7 @@ func (n *Net) armCheck(epoch uint64) {
 // its peers now (core.PeerChecker): only when a round of checks asked it
 // to, whatever real time says, so a healthy world of n PEs does not read
 // n² words and a seeded run replays.
-func (n *Net) checkDue(p *pe) bool {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	due := p.check
-	p.check = false
-	return due
-}
+func (n *Net) checkDue(p *pe) bool { return p.check.Swap(false) }
 
 // deadlockGrace is how long a world where every PE waits may stay still
 // before the simulator reports a deadlock.
