@@ -184,7 +184,7 @@ func PEActor(rank int) string { return "pe-" + strconv.Itoa(rank) }
 // Start makes the PE that cfg describes and spawns its actors.
 func Start(cfg Config) (*PE, error) {
 	const op = "Init"
-	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || (len(cfg.Paths) != cfg.NPEs && cfg.PathTo == nil) || cfg.Send == nil {
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || (len(cfg.Paths) != cfg.NPEs && (cfg.PathTo == nil || cfg.Paths != nil)) || cfg.Send == nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
 			"rank %d of %d with %d paths (and a Send: %v)", cfg.Rank, cfg.NPEs, len(cfg.Paths), cfg.Send != nil)
 	}
