@@ -57,11 +57,11 @@ func (p *PE) Quiet() error { return p.c.Quiet() }
 // BarrierAll completes this PE's outstanding operations (Quiet) and waits
 // until every PE has called BarrierAll (shmem_barrier_all). It fails with
 // ErrPEFailed when a PE dies before reaching it.
-func (p *PE) BarrierAll() error { return p.c.BarrierAll() }
+func (p *PE) BarrierAll() error { return meteredColl(p.c, core.CollBarrier, p.c.BarrierAll) }
 
 // SyncAll waits until every PE has called SyncAll (shmem_sync_all). Unlike
 // BarrierAll it completes nothing: pair it with Quiet when the data matters.
-func (p *PE) SyncAll() error { return p.c.SyncAll() }
+func (p *PE) SyncAll() error { return meteredColl(p.c, core.CollSync, p.c.SyncAll) }
 
 // GlobalExit ends the world on every PE with status (shmem_global_exit):
 // their blocking calls return an error matching ErrFinalized that carries

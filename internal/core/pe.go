@@ -105,6 +105,13 @@ type Config struct {
 	// Block, if set, is called before the PE blocks in a control-plane
 	// agreement, and what it returns when the PE runs on (see Net).
 	Block func() (resume func())
+	// Metrics turns on the PE's metrics (meter.go): its operations are
+	// counted per kind and path kind, one in SampleEvery timed. Off, the
+	// hot path is unchanged. Optional.
+	Metrics bool
+	// PathKinds gives the kind of each path in Paths for the metrics; nil
+	// means shared memory for the ranks in Shared and TCP for the others.
+	PathKinds []PathKind
 }
 
 // PE is one processing element, or a context on one (CreateCtx). Its
@@ -119,7 +126,8 @@ type PE struct {
 	// ctx.go). A team context's paths are in team order.
 	paths   []transport.Path
 	engines []transport.Engine
-	ctx     *ctxInfo // nil for the PE itself
+	ctx     *ctxInfo    // nil for the PE itself
+	counts  *meterBlock // this handle's metrics; nil without (meter.go)
 }
 
 // state is what a PE and its contexts share.
@@ -157,6 +165,7 @@ type state struct {
 	world    *coll.Team
 	shared   *coll.Team
 	pool     *coll.Pool
+	meter    *meter // nil without Config.Metrics
 }
 
 type exitInfo struct{ rank, status int }
@@ -206,6 +215,10 @@ func Start(cfg Config) (*PE, error) {
 		}
 	}
 	p := &PE{s: s, paths: s.paths, engines: s.engines}
+	// Collectives reach their peers through p; the user's handle gets
+	// metered paths (collectives are counted as collectives, not as the
+	// puts and atomics they are made of).
+	user := p.metered()
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -232,7 +245,7 @@ func Start(cfg Config) (*PE, error) {
 	if s.pePID, err = root.SpawnNamed(actorProps(s), PEActor(cfg.Rank)); err != nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning PE actor: %v", err)
 	}
-	return p, nil
+	return user, nil
 }
 
 // reserve allocates n zeroed 8-byte words for internal use without agreement.
