@@ -1,7 +1,9 @@
 package shmem_test
 
 import (
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/sim"
@@ -74,4 +76,103 @@ func benchOpWith(b *testing.B, name string, opts ...sim.Option) {
 	if err != nil {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkMetricsCost measures metrics' cost on each hot operation in
+// one process: two worlds, one without metrics and one with ("on"), PE 0
+// of both timing b.N operations of one, then of the other, for 101
+// rounds (the order flips every round). Load from other processes thus
+// falls on both alike, which separate benchmarks on a shared machine
+// cannot promise. It reports the medians and the median of the rounds'
+// on/off ratios. "control" runs the same with metrics off in both
+// worlds: its ratio is the method's own bias and noise.
+//
+//	go test -run '^$' -bench MetricsCost -benchtime 100000x .
+func BenchmarkMetricsCost(b *testing.B) {
+	for _, name := range []string{"Put8B", "Get8B", "AtomicFetchAdd", "AtomicAdd", "Quiet", "Put8KiB"} {
+		for _, mode := range []struct {
+			name string
+			opts []sim.Option
+		}{{"on", []sim.Option{sim.WithMetrics()}}, {"control", nil}} {
+			b.Run(name+"/"+mode.name, func(b *testing.B) {
+				off, on, ratio, err := pairedCost(name, b.N, 101, mode.opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(0, "ns/op")
+				b.ReportMetric(off, "off-ns/op")
+				b.ReportMetric(on, "on-ns/op")
+				b.ReportMetric(ratio, "on/off")
+			})
+		}
+	}
+}
+
+// pairedCost runs op name n times per round and world, for rounds
+// rounds, in a world without metrics and one with opts, and returns the
+// median ns/op of each and the median of the rounds' ratios.
+func pairedCost(name string, n, rounds int, opts ...sim.Option) (off, on, ratio float64, err error) {
+	err = sim.Run(2, func(pOff *shmem.PE) error {
+		opsOff, err := hotOps(pOff)
+		if err != nil {
+			return err
+		}
+		if pOff.MyPE() == 0 {
+			err = sim.Run(2, func(pOn *shmem.PE) error {
+				opsOn, err := hotOps(pOn)
+				if err != nil {
+					return err
+				}
+				if pOn.MyPE() == 0 {
+					off, on, ratio, err = alternate(opsOff[name], opsOn[name], n, rounds)
+					if err != nil {
+						return err
+					}
+				}
+				return pOn.BarrierAll()
+			}, opts...)
+			if err != nil {
+				return err
+			}
+		}
+		return pOff.BarrierAll()
+	})
+	return off, on, ratio, err
+}
+
+// alternate times n calls of each op per round, flipping the order every
+// round, and returns the medians (see pairedCost).
+func alternate(opOff, opOn func() error, n, rounds int) (off, on, ratio float64, err error) {
+	var offs, ons, ratios []float64
+	timeN := func(op func() error) (float64, error) {
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			if err := op(); err != nil {
+				return 0, err
+			}
+		}
+		return float64(time.Since(t0).Nanoseconds()) / float64(n), nil
+	}
+	for r := 0; r < rounds; r++ {
+		var a, b float64
+		if r%2 == 0 {
+			if a, err = timeN(opOff); err == nil {
+				b, err = timeN(opOn)
+			}
+		} else {
+			if b, err = timeN(opOn); err == nil {
+				a, err = timeN(opOff)
+			}
+		}
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		offs, ons, ratios = append(offs, a), append(ons, b), append(ratios, b/a)
+	}
+	return median(offs), median(ons), median(ratios), nil
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }

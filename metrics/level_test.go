@@ -32,9 +32,9 @@ func TestPcontrolLevels(t *testing.T) {
 				level, puts        int
 				wantOps, wantTimed float64
 			}{
-				{0, 7, 0, 0},      // nothing counted
-				{2, 10, 10, 10},   // every put timed
-				{1, 300, 310, 11}, // and the 257th put is sampled
+				{0, 7, 0, 0},        // nothing counted
+				{2, 10, 10, 10},     // every put timed
+				{1, 1100, 1110, 11}, // and the 1025th put is sampled
 			}
 			c := metrics.NewCollector(p)
 			for _, s := range steps {

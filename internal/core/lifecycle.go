@@ -1,6 +1,8 @@
 package core
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -41,9 +43,7 @@ func (p *PE) Exited() error {
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
-	if p.counts != nil {
-		p.fenceCounted()
-	}
+	p.countLocal(OpFence) // waits for nothing: counted, not timed
 	for _, e := range p.engines {
 		if err := e.Fence(); err != nil {
 			p.s.log.Warn("fence failed", "err", err)
@@ -54,13 +54,9 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
-	if p.counts != nil {
-		return p.meteredQuiet()
+	if c := p.countLocal(OpQuiet); c != nil {
+		defer c.Observe(time.Now())
 	}
-	return p.quiet()
-}
-
-func (p *PE) quiet() error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, "Quiet", errs.NoPE)
 	}

@@ -12,11 +12,11 @@ type MeterOp uint8
 
 // The operation kinds, as the metrics name them (MeterOpNames).
 const (
-	OpPut         MeterOp = iota // Put, PutNBI, IPut, P of elements under 4 bytes
-	OpGet                        // Get, IGet, G of elements under 4 bytes
+	OpPut         MeterOp = iota // Put, PutNBI, P, IPut
+	OpGet                        // Get, G, IGet
 	OpGetNBI                     // GetNBI
-	OpAtomicFetch                // fetching atomics, G and compare-swap
-	OpAtomicPost                 // non-fetching atomics and P
+	OpAtomicFetch                // fetching atomics, blocking or not
+	OpAtomicPost                 // non-fetching atomics
 	OpPutSignal                  // PutSignal, PutSignalNBI
 	OpQuiet                      // Quiet (path kind PathAll)
 	OpFence                      // Fence (path kind PathAll)
@@ -45,13 +45,13 @@ var PathKindNames = [NumPathKinds]string{"sim", "shm", "tcp", "fabric", "relay",
 
 // SampleEvery is how many operations of one kind and path the metrics
 // count per operation they time, at Pcontrol level 1. Two clock reads
-// cost 40-60 ns on the machines goshmem was measured on, more than an 8-byte
-// put on shared memory (about 35 ns): timing every put would double it.
-// One in 256 adds a quarter of a nanosecond per operation on average,
-// and a service doing a million operations a second still gets about
-// 4000 samples a second per kind. It is a power of two, so choosing is
-// a mask of the count the operation bumps anyway.
-const SampleEvery = 256
+// cost about 75 ns on the machines goshmem was measured on, twice an
+// 8-byte put on shared memory (about 35 ns): timing every put would
+// triple it, and one in 256 would still add 0.3 ns (1%) on average. One
+// in 1024 adds 0.07 ns, and a service doing 100 000 operations a second
+// still gets about 100 samples a second per kind. It is a power of two,
+// so choosing is a mask of the count the operation bumps anyway.
+const SampleEvery = 1024
 
 // LatencyBounds are the latency histogram's bucket upper bounds: powers
 // of 4 from 32 ns (under a shared-memory put with its clock reads) to
@@ -76,8 +76,8 @@ func bucket(d int64) int {
 	return min(i, numBuckets)
 }
 
-// cell is the counters of one operation kind on one path kind.
-type cell struct {
+// Cell is the counters of one operation kind on one path kind.
+type Cell struct {
 	ops, bytes uint64
 	sumNanos   uint64
 	buckets    [numBuckets + 1]uint64 // the last counts samples past every bound
@@ -86,22 +86,25 @@ type cell struct {
 // meterBlock is the counters of one PE or one context: only the goroutines
 // that use that handle write them (see bump).
 type meterBlock struct {
-	cells [NumPathKinds][NumMeterOps]cell
+	cells [NumPathKinds][NumMeterOps]Cell
 }
 
 // meter is a PE's metrics: its own meterBlock, its contexts' blocks and the
 // totals of destroyed contexts, the collectives' counters, and the level.
 type meter struct {
-	level *atomic.Int32 // the Pcontrol level (state.pctl)
-	own   *meterBlock
-	mu    sync.Mutex
-	live  map[*meterBlock]struct{} // contexts' blocks
-	gone  meterBlock               // destroyed contexts' totals; under mu
-	coll  [NumCollKinds]struct{ count, nanos atomic.Uint64 }
+	// mask is what counts read of the Pcontrol level (setLevel).
+	mask atomic.Int64
+	own  *meterBlock
+	mu   sync.Mutex
+	live map[*meterBlock]struct{} // contexts' blocks
+	gone meterBlock               // destroyed contexts' totals; under mu
+	coll [NumCollKinds]struct{ count, nanos atomic.Uint64 }
 }
 
-func newMeter(level *atomic.Int32) *meter {
-	return &meter{level: level, own: new(meterBlock), live: map[*meterBlock]struct{}{}}
+func newMeter(level int) *meter {
+	m := &meter{own: new(meterBlock), live: map[*meterBlock]struct{}{}}
+	m.setLevel(level)
+	return m
 }
 
 // newBlock gives a context a meterBlock of its own, so that the goroutine
@@ -140,22 +143,81 @@ func (b *meterBlock) addTo(dst *meterBlock) {
 	}
 }
 
-// begin counts one operation of n bytes in c and says whether to time it:
-// never at level 0 (nothing is counted), one in SampleEvery at level 1,
-// every one at level 2 and above.
-func (m *meter) begin(c *cell, n int) bool {
-	lvl := m.level.Load()
-	if lvl <= 0 {
-		return false
-	}
-	k := bump(&c.ops, 1)
-	bump(&c.bytes, uint64(n))
-	return lvl >= 2 || k&(SampleEvery-1) == 1
+// Counts is one handle's (a PE's or a context's) metrics as its
+// operations bump them: the row of its block for each target PE number
+// of the handle, by the path's kind.
+type Counts struct {
+	mask *atomic.Int64 // meter.mask
+	rows []*[NumMeterOps]Cell
+	all  *[NumMeterOps]Cell // Quiet and Fence
 }
 
-// observe records one timed operation that started at t0.
-func (c *cell) observe(t0 time.Time) {
+// newCounts returns the counts of a handle whose block is b and whose
+// target PE number i reaches a path of kind kind(i), one of n.
+func (m *meter) newCounts(b *meterBlock, n int, kind func(i int) PathKind) *Counts {
+	c := &Counts{mask: &m.mask, rows: make([]*[NumMeterOps]Cell, n), all: &b.cells[PathAll]}
+	for i := range c.rows {
+		c.rows[i] = &b.cells[kind(i)]
+	}
+	return c
+}
+
+// Counts returns the handle's counts, nil without metrics.
+func (p *PE) Counts() *Counts { return p.counts }
+
+// Count counts one operation op of n bytes to the handle's PE pe (a
+// number Path accepted) and returns its cell when the operation is to be
+// timed (Cell.Observe), nil otherwise: always nil on a nil Counts (no
+// metrics) or at level 0, one in SampleEvery at level 1, never nil at 2
+// and above. The root package calls p.Counts().Count on every operation;
+// both inline, to a nil check when metrics are off.
+func (c *Counts) Count(op MeterOp, pe, n int) *Cell {
+	if c == nil {
+		return nil
+	}
+	return c.count(&c.rows[pe][op], n)
+}
+
+// count counts one operation of n bytes in x and says whether to time it.
+// The level is read as the meter's mask (setLevel), which keeps Count
+// small enough to inline.
+func (c *Counts) count(x *Cell, n int) *Cell {
+	mask := c.mask.Load()
+	if mask < 0 {
+		return nil
+	}
+	bump(&x.bytes, uint64(n))
+	if (bump(&x.ops, 1)-1)&uint64(mask) == 0 {
+		return x
+	}
+	return nil
+}
+
+// setLevel sets the mask count reads for Pcontrol level lvl: -1 (count
+// nothing) at 0, SampleEvery-1 (time the 1st, the 1025th, ...) at 1, 0
+// (time every one) at 2 and above.
+func (m *meter) setLevel(lvl int) {
+	switch {
+	case lvl <= 0:
+		m.mask.Store(-1)
+	case lvl == 1:
+		m.mask.Store(SampleEvery - 1)
+	default:
+		m.mask.Store(0)
+	}
+}
+
+// Observe records one timed operation that started at t0.
+func (x *Cell) Observe(t0 time.Time) {
 	d := int64(time.Since(t0))
-	bump(&c.sumNanos, uint64(d))
-	bump(&c.buckets[bucket(d)], 1)
+	bump(&x.sumNanos, uint64(d))
+	bump(&x.buckets[bucket(d)], 1)
+}
+
+// Time runs f, the operation Count chose to time, and records its time.
+func (x *Cell) Time(f func() error) error {
+	t0 := time.Now()
+	err := f()
+	x.Observe(t0)
+	return err
 }

@@ -1,24 +1,17 @@
 package core
 
-import (
-	"slices"
-	"time"
+import "slices"
 
-	"github.com/goshmem/shmem/transport"
-)
-
-// metered returns the handle the user gets for the new PE p: p itself
-// without metrics, else a copy of p with a meterBlock of its own and metered
-// paths.
-func (p *PE) metered() *PE {
+// meter turns the new PE p's metrics on when its Config asks: a meter
+// for the PE and the counts of p itself.
+func (p *PE) meter() {
 	s := p.s
 	if !s.cfg.Metrics {
-		return p
+		return
 	}
-	s.meter = newMeter(&s.pctl)
-	u := &PE{s: s, engines: p.engines, counts: s.meter.own}
-	u.paths = s.meter.meterPaths(p.paths, s.pathKind, u.counts)
-	return u
+	s.meter = newMeter(int(s.pctl.Load()))
+	p.mblock = s.meter.own
+	p.counts = s.meter.newCounts(p.mblock, len(p.paths), s.pathKind)
 }
 
 // pathKind returns the metrics' kind of the path to world rank r.
@@ -33,45 +26,34 @@ func (s *state) pathKind(r int) PathKind {
 }
 
 // meterCtx gives the new context c (on team ranks, nil for the world) a
-// meterBlock and metered paths.
+// block and counts of its own.
 func (s *state) meterCtx(c *PE, ranks []int) {
 	if s.meter == nil {
 		return
 	}
-	c.counts = s.meter.newBlock()
+	c.mblock = s.meter.newBlock()
 	kind := s.pathKind
 	if ranks != nil {
 		kind = func(i int) PathKind { return s.pathKind(ranks[i]) }
 	}
-	c.paths = s.meter.meterPaths(c.paths, kind, c.counts)
+	c.counts = s.meter.newCounts(c.mblock, len(c.paths), kind)
 }
 
 // retireCtx folds a destroyed context's counters into the PE's totals.
 func (s *state) retireCtx(c *PE) {
-	if c.counts != nil {
-		s.meter.retire(c.counts)
+	if c.mblock != nil {
+		s.meter.retire(c.mblock)
 	}
 }
 
-// meteredQuiet is Quiet counted (and sampled) as OpQuiet.
-func (p *PE) meteredQuiet() error {
-	c := &p.counts.cells[PathAll][OpQuiet]
-	if !p.s.meter.begin(c, 0) {
-		return p.quiet()
+// countLocal counts a Quiet or Fence (path kind PathAll) and returns its
+// cell when it is to be timed, as Count does.
+func (p *PE) countLocal(op MeterOp) *Cell {
+	if p.counts == nil {
+		return nil
 	}
-	t0 := time.Now()
-	err := p.quiet()
-	c.observe(t0)
-	return err
+	return p.counts.count(&p.counts.all[op], 0)
 }
-
-// fenceCounted counts a Fence as OpFence; it waits for nothing, so it
-// is not timed.
-func (p *PE) fenceCounted() {
-	p.s.meter.begin(&p.counts.cells[PathAll][OpFence], 0)
-}
-
-var _ transport.AtomicNBIPath = (*meteredPath)(nil)
 
 // sameKinds returns n paths' kinds, all k.
 func sameKinds(n int, k PathKind) []PathKind {

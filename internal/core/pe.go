@@ -127,7 +127,8 @@ type PE struct {
 	paths   []transport.Path
 	engines []transport.Engine
 	ctx     *ctxInfo    // nil for the PE itself
-	counts  *meterBlock // this handle's metrics; nil without (meter.go)
+	mblock  *meterBlock // this handle's metrics and the counts its operations
+	counts  *Counts     // bump; nil without (meter.go)
 }
 
 // state is what a PE and its contexts share.
@@ -215,10 +216,7 @@ func Start(cfg Config) (*PE, error) {
 		}
 	}
 	p := &PE{s: s, paths: s.paths, engines: s.engines}
-	// Collectives reach their peers through p; the user's handle gets
-	// metered paths (collectives are counted as collectives, not as the
-	// puts and atomics they are made of).
-	user := p.metered()
+	p.meter()
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -245,7 +243,7 @@ func Start(cfg Config) (*PE, error) {
 	if s.pePID, err = root.SpawnNamed(actorProps(s), PEActor(cfg.Rank)); err != nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrBootstrap, "spawning PE actor: %v", err)
 	}
-	return user, nil
+	return p, nil
 }
 
 // reserve allocates n zeroed 8-byte words for internal use without agreement.
