@@ -85,17 +85,25 @@ func benchOpWith(b *testing.B, name string, opts ...sim.Option) {
 // falls on both alike, which separate benchmarks on a shared machine
 // cannot promise. It reports the medians and the median of the rounds'
 // on/off ratios. "control" runs the same with metrics off in both
-// worlds: its ratio is the method's own bias and noise.
+// worlds: its ratio is the bias of two worlds' placement in memory and
+// the noise. "level" uses one world with metrics and switches Pcontrol
+// between 0 and 1 (levelCost), which has no placement bias.
 //
 //	go test -run '^$' -bench MetricsCost -benchtime 100000x .
 func BenchmarkMetricsCost(b *testing.B) {
 	for _, name := range []string{"Put8B", "Get8B", "AtomicFetchAdd", "AtomicAdd", "Quiet", "Put8KiB"} {
-		for _, mode := range []struct {
-			name string
-			opts []sim.Option
-		}{{"on", []sim.Option{sim.WithMetrics()}}, {"control", nil}} {
-			b.Run(name+"/"+mode.name, func(b *testing.B) {
-				off, on, ratio, err := pairedCost(name, b.N, 101, mode.opts...)
+		for _, mode := range []string{"on", "control", "level"} {
+			b.Run(name+"/"+mode, func(b *testing.B) {
+				var off, on, ratio float64
+				var err error
+				switch mode {
+				case "on":
+					off, on, ratio, err = pairedCost(name, b.N, 101, sim.WithMetrics())
+				case "control":
+					off, on, ratio, err = pairedCost(name, b.N, 101)
+				default:
+					off, on, ratio, err = levelCost(name, b.N, 101)
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -106,6 +114,31 @@ func BenchmarkMetricsCost(b *testing.B) {
 			})
 		}
 	}
+}
+
+// levelCost is pairedCost in one world with metrics, whose PE 0 runs
+// the rounds at Pcontrol level 0 ("off": counting stopped) and 1 ("on"):
+// the same memory, so only the counting and sampling differ.
+func levelCost(name string, n, rounds int) (off, on, ratio float64, err error) {
+	err = sim.Run(2, func(p *shmem.PE) error {
+		ops, err := hotOps(p)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 0 {
+			op := ops[name]
+			opAt := func(level int) func() error {
+				return func() error { p.Pcontrol(level); return nil }
+			}
+			off, on, ratio, err = alternateWith(op, op, opAt(0), opAt(1), n, rounds)
+			p.Pcontrol(1)
+			if err != nil {
+				return err
+			}
+		}
+		return p.BarrierAll()
+	}, sim.WithMetrics())
+	return off, on, ratio, err
 }
 
 // pairedCost runs op name n times per round and world, for rounds
@@ -143,8 +176,18 @@ func pairedCost(name string, n, rounds int, opts ...sim.Option) (off, on, ratio 
 // alternate times n calls of each op per round, flipping the order every
 // round, and returns the medians (see pairedCost).
 func alternate(opOff, opOn func() error, n, rounds int) (off, on, ratio float64, err error) {
+	none := func() error { return nil }
+	return alternateWith(opOff, opOn, none, none, n, rounds)
+}
+
+// alternateWith is alternate with a setup before each timed run of opOff
+// and of opOn.
+func alternateWith(opOff, opOn, setOff, setOn func() error, n, rounds int) (off, on, ratio float64, err error) {
 	var offs, ons, ratios []float64
-	timeN := func(op func() error) (float64, error) {
+	timeN := func(set, op func() error) (float64, error) {
+		if err := set(); err != nil {
+			return 0, err
+		}
 		t0 := time.Now()
 		for i := 0; i < n; i++ {
 			if err := op(); err != nil {
@@ -156,12 +199,12 @@ func alternate(opOff, opOn func() error, n, rounds int) (off, on, ratio float64,
 	for r := 0; r < rounds; r++ {
 		var a, b float64
 		if r%2 == 0 {
-			if a, err = timeN(opOff); err == nil {
-				b, err = timeN(opOn)
+			if a, err = timeN(setOff, opOff); err == nil {
+				b, err = timeN(setOn, opOn)
 			}
 		} else {
-			if b, err = timeN(opOn); err == nil {
-				a, err = timeN(opOff)
+			if b, err = timeN(setOn, opOn); err == nil {
+				a, err = timeN(setOff, opOff)
 			}
 		}
 		if err != nil {

@@ -89,25 +89,25 @@ type meterBlock struct {
 	cells [NumPathKinds][NumMeterOps]Cell
 }
 
-// meter is a PE's metrics: its own meterBlock, its contexts' blocks and the
+// meter is a PE's metrics: its own block, its contexts' blocks and the
 // totals of destroyed contexts, the collectives' counters, and the level.
 type meter struct {
-	// mask is what counts read of the Pcontrol level (setLevel).
-	mask atomic.Int64
 	own  *meterBlock
 	mu   sync.Mutex
-	live map[*meterBlock]struct{} // contexts' blocks
+	mask int64                    // the Pcontrol level as a mask (setLevel); under mu
+	cs   map[*Counts]struct{}     // every live handle's counts; under mu
+	live map[*meterBlock]struct{} // contexts' blocks; under mu
 	gone meterBlock               // destroyed contexts' totals; under mu
 	coll [NumCollKinds]struct{ count, nanos atomic.Uint64 }
 }
 
 func newMeter(level int) *meter {
-	m := &meter{own: new(meterBlock), live: map[*meterBlock]struct{}{}}
+	m := &meter{own: new(meterBlock), cs: map[*Counts]struct{}{}, live: map[*meterBlock]struct{}{}}
 	m.setLevel(level)
 	return m
 }
 
-// newBlock gives a context a meterBlock of its own, so that the goroutine
+// newBlock gives a context a block of its own, so that the goroutine
 // using the context writes lines no other handle writes.
 func (m *meter) newBlock() *meterBlock {
 	b := new(meterBlock)
@@ -117,10 +117,12 @@ func (m *meter) newBlock() *meterBlock {
 	return b
 }
 
-// retire folds a destroyed context's meterBlock into the totals.
-func (m *meter) retire(b *meterBlock) {
+// retire folds a destroyed context's block into the totals and forgets
+// its counts.
+func (m *meter) retire(b *meterBlock, c *Counts) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	delete(m.cs, c)
 	if _, ok := m.live[b]; !ok {
 		return
 	}
@@ -147,7 +149,9 @@ func (b *meterBlock) addTo(dst *meterBlock) {
 // operations bump them: the row of its block for each target PE number
 // of the handle, by the path's kind.
 type Counts struct {
-	mask *atomic.Int64 // meter.mask
+	// mask is the Pcontrol level as count reads it (setLevel): a field of
+	// the handle's own, one load from the Counts the caller holds.
+	mask atomic.Int64
 	rows []*[NumMeterOps]Cell
 	all  *[NumMeterOps]Cell // Quiet and Fence
 }
@@ -155,10 +159,14 @@ type Counts struct {
 // newCounts returns the counts of a handle whose block is b and whose
 // target PE number i reaches a path of kind kind(i), one of n.
 func (m *meter) newCounts(b *meterBlock, n int, kind func(i int) PathKind) *Counts {
-	c := &Counts{mask: &m.mask, rows: make([]*[NumMeterOps]Cell, n), all: &b.cells[PathAll]}
+	c := &Counts{rows: make([]*[NumMeterOps]Cell, n), all: &b.cells[PathAll]}
 	for i := range c.rows {
 		c.rows[i] = &b.cells[kind(i)]
 	}
+	m.mu.Lock()
+	c.mask.Store(m.mask)
+	m.cs[c] = struct{}{}
+	m.mu.Unlock()
 	return c
 }
 
@@ -179,8 +187,8 @@ func (c *Counts) Count(op MeterOp, pe, n int) *Cell {
 }
 
 // count counts one operation of n bytes in x and says whether to time it.
-// The level is read as the meter's mask (setLevel), which keeps Count
-// small enough to inline.
+// The level is read as a mask (setLevel), which keeps Count small
+// enough to inline.
 func (c *Counts) count(x *Cell, n int) *Cell {
 	mask := c.mask.Load()
 	if mask < 0 {
@@ -196,14 +204,20 @@ func (c *Counts) count(x *Cell, n int) *Cell {
 // setLevel sets the mask count reads for Pcontrol level lvl: -1 (count
 // nothing) at 0, SampleEvery-1 (time the 1st, the 1025th, ...) at 1, 0
 // (time every one) at 2 and above.
+// It reaches every live handle's counts.
 func (m *meter) setLevel(lvl int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	switch {
 	case lvl <= 0:
-		m.mask.Store(-1)
+		m.mask = -1
 	case lvl == 1:
-		m.mask.Store(SampleEvery - 1)
+		m.mask = SampleEvery - 1
 	default:
-		m.mask.Store(0)
+		m.mask = 0
+	}
+	for c := range m.cs {
+		c.mask.Store(m.mask)
 	}
 }
 

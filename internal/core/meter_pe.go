@@ -42,7 +42,7 @@ func (s *state) meterCtx(c *PE, ranks []int) {
 // retireCtx folds a destroyed context's counters into the PE's totals.
 func (s *state) retireCtx(c *PE) {
 	if c.mblock != nil {
-		s.meter.retire(c.mblock)
+		s.meter.retire(c.mblock, c.counts)
 	}
 }
 
