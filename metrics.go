@@ -55,8 +55,8 @@ type OpMetrics struct {
 	// Op is put (Put, PutNBI, P, IPut: one per call), get (Get, G,
 	// IGet), get_nbi, atomic_fetch (fetching atomics, blocking or not),
 	// atomic (non-fetching atomics), put_signal (PutSignal and its NBI
-	// form), quiet (Quiet, and the one a context's Destroy or Finalize
-	// runs) or fence. Collectives, locks and waits are not counted here.
+	// form), quiet (Quiet, and those BarrierAll, Team.Barrier, Finalize
+	// and a context's Destroy run) or fence. Collectives, locks and waits are not counted here.
 	Op string
 	// Path is sim (the simulator), shm (shared memory, the PE's own heap
 	// included), tcp, fabric, relay (TCP through a third PE), or all (Quiet
