@@ -46,14 +46,22 @@ func (s *state) retireCtx(c *PE) {
 	}
 }
 
-// countLocal counts a Quiet or Fence (path kind PathAll) and returns its
-// cell when it is to be timed, as Count does.
+// countLocal counts a Quiet or Fence (path kind PathAll) of this handle
+// and returns its cell when it is to be timed, as Count does. It inlines
+// to a nil check when metrics are off. Quiet counts every Quiet of the
+// handle, so also those a barrier, Finalize or a context's Destroy runs.
 func (p *PE) countLocal(op MeterOp) *Cell {
 	if p.counts == nil {
 		return nil
 	}
-	return p.counts.count(&p.counts.all[op], 0)
+	return p.counts.countAll(op)
 }
+
+// countAll is countLocal's counting, out of line so that countLocal
+// stays a nil check in Quiet and Fence.
+//
+//go:noinline
+func (c *Counts) countAll(op MeterOp) *Cell { return c.count(&c.all[op], 0) }
 
 // sameKinds returns n paths' kinds, all k.
 func sameKinds(n int, k PathKind) []PathKind {
