@@ -49,32 +49,8 @@ func BenchmarkMetrics(b *testing.B) {
 			name string
 			opts []sim.Option
 		}{{"off", nil}, {"on", []sim.Option{sim.WithMetrics()}}} {
-			b.Run(name+"/"+mode.name, func(b *testing.B) { benchOpWith(b, name, mode.opts...) })
+			b.Run(name+"/"+mode.name, func(b *testing.B) { benchOp(b, name, mode.opts...) })
 		}
-	}
-}
-
-func benchOpWith(b *testing.B, name string, opts ...sim.Option) {
-	err := sim.Run(2, func(p *shmem.PE) error {
-		ops, err := hotOps(p)
-		if err != nil {
-			return err
-		}
-		if p.MyPE() == 0 {
-			op := ops[name]
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if err := op(); err != nil {
-					return err
-				}
-			}
-			b.StopTimer()
-		}
-		return p.BarrierAll()
-	}, opts...)
-	if err != nil {
-		b.Fatal(err)
 	}
 }
 

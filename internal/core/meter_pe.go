@@ -51,17 +51,11 @@ func (s *state) retireCtx(c *PE) {
 // to a nil check when metrics are off. Quiet counts every Quiet of the
 // handle, so also those a barrier, Finalize or a context's Destroy runs.
 func (p *PE) countLocal(op MeterOp) *Cell {
-	if p.counts == nil {
-		return nil
+	if c := p.counts; c != nil {
+		return c.count(&c.all[op], 0)
 	}
-	return p.counts.countAll(op)
+	return nil
 }
-
-// countAll is countLocal's counting, out of line so that countLocal
-// stays a nil check in Quiet and Fence.
-//
-//go:noinline
-func (c *Counts) countAll(op MeterOp) *Cell { return c.count(&c.all[op], 0) }
 
 // sameKinds returns n paths' kinds, all k.
 func sameKinds(n int, k PathKind) []PathKind {
