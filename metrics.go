@@ -91,9 +91,13 @@ type CollectiveMetrics struct {
 }
 
 // Metrics returns a snapshot of the PE's metrics (WithMetrics), or false
-// and only PE and World when they are off. Any goroutine may call it,
-// also after Finalize, which leaves the last counts.
+// and only PE and World when they are off (PE -1 for a nil or zero PE).
+// Any goroutine may call it, also after Finalize, which leaves the last
+// counts.
 func (p *PE) Metrics() (Metrics, bool) {
+	if p.zero() {
+		return Metrics{PE: -1}, false
+	}
 	s, ok := p.c.Meter()
 	if !ok {
 		return Metrics{PE: p.c.MyPE(), World: p.c.WorldID()}, false

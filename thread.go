@@ -54,8 +54,17 @@ func (p *PE) QueryThread() ThreadLevel { return ThreadMultiple }
 //     memory costs).
 //
 // A negative level is 0. It applies to the PE and its contexts at once;
-// PcontrolLevel reads it back.
-func (p *PE) Pcontrol(level int) { p.c.Pcontrol(level) }
+// PcontrolLevel reads it back. On the zero PE it does nothing.
+func (p *PE) Pcontrol(level int) {
+	if !p.zero() {
+		p.c.Pcontrol(level)
+	}
+}
 
 // PcontrolLevel returns the level Pcontrol last set, 1 before any call.
-func (p *PE) PcontrolLevel() int { return p.c.PcontrolLevel() }
+func (p *PE) PcontrolLevel() int {
+	if p.zero() {
+		return 0
+	}
+	return p.c.PcontrolLevel()
+}

@@ -89,6 +89,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 func collectPE(ch chan<- prometheus.Metric, d *descs, p *shmem.PE) {
 	m, ok := p.Metrics()
+	if m.PE < 0 {
+		return // a nil or zero PE: nothing to report
+	}
 	world, pe := strconv.FormatUint(m.World, 16), strconv.Itoa(m.PE)
 	if !ok {
 		ch <- prometheus.MustNewConstMetric(d.enabled, prometheus.GaugeValue, 0, world, pe)

@@ -108,3 +108,15 @@ func TestWithoutMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestZeroPE: a nil PE has no metrics and the collector skips it.
+func TestZeroPE(t *testing.T) {
+	var p *shmem.PE
+	if m, ok := p.Metrics(); ok || m.PE != -1 {
+		t.Errorf("nil PE: Metrics() = %+v, %v; want PE -1, false", m, ok)
+	}
+	got, err := scrape(metrics.NewCollector(p, new(shmem.PE)))
+	if err != nil || len(got) != 0 {
+		t.Errorf("scrape of nil and zero PEs: %v, %v; want nothing", got, err)
+	}
+}
