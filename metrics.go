@@ -104,11 +104,11 @@ func (p *PE) Metrics() (Metrics, bool) {
 	}
 	m := Metrics{PE: p.c.MyPE(), World: p.c.WorldID(), Level: s.Level, FailedPEs: s.FailedPEs, HeapSize: s.HeapSize, HeapInUse: s.HeapInUse}
 	for _, o := range s.Ops {
-		m.Ops = append(m.Ops, OpMetrics{Op: core.MeterOpNames[o.Op], Path: core.PathKindNames[o.Path],
+		m.Ops = append(m.Ops, OpMetrics{Op: o.Op.String(), Path: o.Path.String(),
 			Count: o.Ops, Bytes: o.Bytes, Latency: histogram(o)})
 	}
 	for _, c := range s.Coll {
-		m.Collectives = append(m.Collectives, CollectiveMetrics{Kind: core.CollKindNames[c.Kind], Count: c.Count, Time: c.Time})
+		m.Collectives = append(m.Collectives, CollectiveMetrics{Kind: c.Kind.String(), Count: c.Count, Time: c.Time})
 	}
 	return m, true
 }
@@ -116,8 +116,10 @@ func (p *PE) Metrics() (Metrics, bool) {
 // histogram makes o's buckets cumulative. Its count is the buckets' sum,
 // so that the histogram is consistent however the plain counters raced.
 func histogram(o core.MeterOps) LatencyHistogram {
-	h := LatencyHistogram{Sum: o.Sum, Bounds: make([]time.Duration, len(core.LatencyBounds)), Cumulative: make([]uint64, len(core.LatencyBounds))}
-	copy(h.Bounds, core.LatencyBounds[:])
+	h := LatencyHistogram{Sum: o.Sum, Bounds: make([]time.Duration, core.NumBuckets), Cumulative: make([]uint64, core.NumBuckets)}
+	for i := range h.Bounds {
+		h.Bounds[i] = core.LatencyBound(i)
+	}
 	for i, n := range o.Buckets {
 		h.Count += n
 		if i < len(h.Cumulative) {

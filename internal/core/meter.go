@@ -10,7 +10,7 @@ import (
 // MeterOp is a kind of operation the metrics count (Config.Metrics).
 type MeterOp uint8
 
-// The operation kinds, as the metrics name them (MeterOpNames).
+// The operation kinds, as the metrics name them (MeterOp.String).
 const (
 	OpPut         MeterOp = iota // Put, PutNBI, P, IPut
 	OpGet                        // Get, G, IGet
@@ -23,13 +23,15 @@ const (
 	NumMeterOps
 )
 
-// MeterOpNames names each MeterOp in the metrics' op label.
-var MeterOpNames = [NumMeterOps]string{"put", "get", "get_nbi", "atomic_fetch", "atomic", "put_signal", "quiet", "fence"}
+// String names the kind in the metrics' op label.
+func (o MeterOp) String() string {
+	return [NumMeterOps]string{"put", "get", "get_nbi", "atomic_fetch", "atomic", "put_signal", "quiet", "fence"}[o]
+}
 
 // PathKind is the kind of data path an operation went through.
 type PathKind uint8
 
-// The path kinds (PathKindNames).
+// The path kinds (PathKind.String).
 const (
 	PathSim    PathKind = iota // the simulator's in-process path
 	PathShm                    // shared memory on this host (this PE's own heap included)
@@ -40,8 +42,10 @@ const (
 	NumPathKinds
 )
 
-// PathKindNames names each PathKind in the metrics' path label.
-var PathKindNames = [NumPathKinds]string{"sim", "shm", "tcp", "fabric", "relay", "all"}
+// String names the kind in the metrics' path label.
+func (k PathKind) String() string {
+	return [NumPathKinds]string{"sim", "shm", "tcp", "fabric", "relay", "all"}[k]
+}
 
 // SampleEvery is how many operations of one kind and path the metrics
 // count per operation they time, at Pcontrol level 1. Two clock reads
@@ -53,34 +57,29 @@ var PathKindNames = [NumPathKinds]string{"sim", "shm", "tcp", "fabric", "relay",
 // so choosing is a mask of the count the operation bumps anyway.
 const SampleEvery = 1024
 
-// LatencyBounds are the latency histogram's bucket upper bounds: powers
-// of 4 from 32 ns (under a shared-memory put with its clock reads) to
-// 2.1 s (a TCP operation under a failure timeout), 14 buckets.
-var LatencyBounds = func() [numBuckets]time.Duration {
-	var b [numBuckets]time.Duration
-	for i := range b {
-		b[i] = time.Duration(1) << (2*i + 5)
-	}
-	return b
-}()
+// NumBuckets is the number of latency buckets with a bound (LatencyBound).
+const NumBuckets = 14
 
-const numBuckets = 14
+// LatencyBound returns the upper bound of latency bucket i: powers of 4
+// from 32 ns (under a shared-memory put with its clock reads) to 2.1 s (a
+// TCP operation under a failure timeout).
+func LatencyBound(i int) time.Duration { return time.Duration(1) << (2*i + 5) }
 
-// bucket returns the index of the first bound not below d, numBuckets
+// bucket returns the index of the first bound not below d, NumBuckets
 // past the last.
 func bucket(d int64) int {
 	if d <= 32 {
 		return 0
 	}
 	i := (bits.Len64(uint64(d-1)) - 4) / 2 // ceil((len-5)/2)
-	return min(i, numBuckets)
+	return min(i, NumBuckets)
 }
 
 // Cell is the counters of one operation kind on one path kind.
 type Cell struct {
 	ops, bytes uint64
 	sumNanos   uint64
-	buckets    [numBuckets + 1]uint64 // the last counts samples past every bound
+	buckets    [NumBuckets + 1]uint64 // the last counts samples past every bound
 }
 
 // meterBlock is the counters of one PE or one context: only the goroutines

@@ -5,7 +5,7 @@ import "time"
 // CollKind is a kind of collective the metrics count.
 type CollKind uint8
 
-// The collective kinds (CollKindNames).
+// The collective kinds (CollKind.String).
 const (
 	CollBarrier CollKind = iota // BarrierAll, Team.Barrier
 	CollSync                    // SyncAll, Team.Sync
@@ -18,8 +18,10 @@ const (
 	NumCollKinds
 )
 
-// CollKindNames names each CollKind in the metrics' kind label.
-var CollKindNames = [NumCollKinds]string{"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall", "alltoalls", "reduce"}
+// String names the kind in the metrics' kind label.
+func (k CollKind) String() string {
+	return [NumCollKinds]string{"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall", "alltoalls", "reduce"}[k]
+}
 
 // CollStart returns the time a collective starts, for CollDone, and
 // whether the PE meters (metrics on, level above 0). A collective costs

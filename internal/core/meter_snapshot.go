@@ -23,10 +23,10 @@ type MeterOps struct {
 	Path       PathKind
 	Ops, Bytes uint64
 	// The timed operations took Sum together, and Buckets[i] of them took
-	// at most LatencyBounds[i] (not cumulative; the last counts those
+	// at most LatencyBound(i) (not cumulative; the last counts those
 	// above every bound).
 	Sum     time.Duration
-	Buckets [numBuckets + 1]uint64
+	Buckets [NumBuckets + 1]uint64
 }
 
 // MeterColl is the counters of one collective kind.
