@@ -37,6 +37,11 @@ type LocalConfig struct {
 	CloseWithLastPE bool
 	// OpTimeout, if positive, bounds every blocking call (WithOpTimeout).
 	OpTimeout time.Duration
+	// Metrics turns on every PE's metrics (Config.Metrics); PathKind is
+	// the kind they give every path (PathSim, the zero value, for the
+	// simulator).
+	Metrics  bool
+	PathKind PathKind
 	// DeadlockGrace, if positive, runs the deadlock detector (see
 	// detector) with that grace period; the caller reports PEs whose code
 	// ended with Done.
@@ -113,7 +118,8 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		return nil
 	}
-	world := make([]int, n) // TeamWorld's members, shared by every PE
+	kinds := sameKinds(n, cfg.PathKind) // read-only, shared by every PE
+	world := make([]int, n)             // TeamWorld's members, shared likewise
 	for r := range world {
 		world[r] = r
 	}
@@ -146,7 +152,8 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
 			Block: blockOf(cfg.Net, r), TeamOp: teamOpOf(cfg.Net, r),
-			Grow: func(size int64) error { return reg.Grow(int(size)) },
+			Grow:    func(size int64) error { return reg.Grow(int(size)) },
+			Metrics: cfg.Metrics, PathKinds: kinds,
 		})
 		if err != nil {
 			w.Close()

@@ -118,6 +118,13 @@ type Config struct {
 	// TeamOp, if set, hears when each team operation of the PE starts
 	// and returns (see coll.OpTimer): the simulator times them.
 	TeamOp func(team string, seq uint64, op string, end bool)
+	// Metrics turns on the PE's metrics (meter.go): its operations are
+	// counted per kind and path kind, one in SampleEvery timed. Off, the
+	// hot path is unchanged. Optional.
+	Metrics bool
+	// PathKinds gives the kind of each path in Paths for the metrics; nil
+	// means shared memory for the ranks in Shared and TCP for the others.
+	PathKinds []PathKind
 }
 
 // PE is one processing element, or a context on one (CreateCtx). Its
@@ -132,7 +139,9 @@ type PE struct {
 	// ctx.go). A team context's paths are in team order.
 	paths   []transport.Path
 	engines []transport.Engine
-	ctx     *ctxInfo // nil for the PE itself
+	ctx     *ctxInfo    // nil for the PE itself
+	mblock  *meterBlock // this handle's metrics and the counts its operations
+	counts  *Counts     // bump; nil without (meter.go)
 	// npes is the number of PEs paths reaches (len(paths) unless the
 	// world's paths come from Config.PathTo, when paths is nil).
 	npes int
@@ -174,6 +183,7 @@ type state struct {
 	world    *coll.Team
 	shared   *coll.Team
 	pool     *coll.Pool
+	meter    *meter // nil without Config.Metrics
 }
 
 type exitInfo struct{ rank, status int }
@@ -231,6 +241,7 @@ func Start(cfg Config) (*PE, error) {
 		s.engines = []transport.Engine{cfg.PathTo(cfg.Rank).Engine()}
 	}
 	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs}
+	p.meter()
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
