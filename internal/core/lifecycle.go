@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
@@ -41,6 +42,7 @@ func (p *PE) Exited() error {
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
+	p.countLocal(OpFence) // metrics (meter_pe.go); it waits for nothing, so it is not timed
 	for _, e := range p.engines {
 		if err := e.Fence(); err != nil {
 			p.s.log.Warn("fence failed", "err", err)
@@ -51,23 +53,32 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
-	if p.s.quietFree.Load() && !p.isCtx {
-		return nil // nothing to complete, and nothing has happened
+	if p.s.quietFree.Load() && !p.isCtx && p.counts == nil {
+		return nil // nothing to complete or count, and nothing has happened
 	}
 	return p.quiet()
 }
 
-// quiet is Quiet past its common case: it completes each engine's work.
+// quiet is Quiet past its common case: it counts, checks and completes
+// each engine's work.
 func (p *PE) quiet() error {
-	if p.s.unsettled.Load() != 0 || p.isCtx {
-		if err := p.usable(); err != nil {
-			return p.annotate(err, "Quiet", errs.NoPE)
-		}
+	// Metrics (meter_pe.go): nil without them, and unless this Quiet is
+	// one to time; a Quiet that fails is counted, not timed.
+	timed := p.countLocal(OpQuiet)
+	var t0 time.Time
+	if timed != nil {
+		t0 = time.Now()
+	}
+	if err := p.usable(); err != nil {
+		return p.annotate(err, "Quiet", errs.NoPE)
 	}
 	for _, e := range p.engines {
 		if err := e.Quiet(); err != nil {
 			return p.s.settle(err)
 		}
+	}
+	if timed != nil {
+		timed.Observe(t0)
 	}
 	return nil
 }
@@ -207,8 +218,8 @@ func (p *PE) failures(op string) error {
 	}
 	var ranks []int
 	var b strings.Builder
-	for r := range p.s.failed {
-		if why := p.s.failed[r].Load(); why != nil {
+	for _, r := range p.s.failed.Ranks() {
+		if why := p.s.failed.Load(r); why != nil {
 			ranks = append(ranks, r)
 			if b.Len() > 0 {
 				b.WriteString("; ")

@@ -122,8 +122,8 @@ func (p *PE) waitable(op string) error {
 		return errs.As(op, p.MyPE(), *e)
 	}
 	if p.s.nFailed.Load() != 0 {
-		for r := range p.s.failed {
-			if why := p.s.failed[r].Load(); why != nil {
+		for _, r := range p.s.failed.Ranks() {
+			if why := p.s.failed.Load(r); why != nil {
 				return errs.New(op, p.s.cfg.Rank, r, errs.ErrPEFailed, "%s", *why)
 			}
 		}
