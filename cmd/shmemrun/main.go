@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	} else {
 		res := j.Wait()
 		if res.First != nil {
-			logf("job failed: %v", res.First)
+			logf("job failed: %v%s", res.First, res.EarlyNote())
 		}
 		status = res.Status()
 	}

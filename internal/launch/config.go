@@ -84,8 +84,8 @@ type Config struct {
 	Stdin bool
 
 	// KillOnFailure stops the other PEs when one fails (a non-zero status
-	// or a signal), as a launcher must so a job does not hang on a dead
-	// PE. Default false: each PE runs to its own end, which tests need to
+	// or a signal), 200 ms later (settleWindow, to hear which PEs had quit
+	// before it), as a launcher must so a job does not hang on a dead PE. Default false: each PE runs to its own end, which tests need to
 	// see what every survivor reports.
 	KillOnFailure bool
 	// Grace is how long PEs get between SIGTERM (or a forwarded signal)

@@ -117,13 +117,17 @@ type tally struct {
 	n, ended int
 	first    *End
 	early    []End // exited 0 before any failure, while others ran
+	// settling is set from the first failure until the supervisor stops
+	// the others (settleWindow): a PE that exits 0 then counts as early,
+	// since its end may have come first although it is heard later.
+	settling bool
 }
 
 // record notes one PE's end and reports whether it is the first failure
 // with PEs left to stop: true at most once.
 func (t *tally) record(e End) (firstFailure bool) {
 	t.ended++
-	if !e.Failed() && t.first == nil && t.ended < t.n {
+	if !e.Failed() && (t.first == nil && t.ended < t.n || t.settling) {
 		t.early = append(t.early, e)
 	}
 	if e.Failed() && t.first == nil {

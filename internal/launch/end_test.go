@@ -33,3 +33,21 @@ func TestTallyLeftEarly(t *testing.T) {
 		t.Fatalf("clean job: %v %q", r.Err(), r.EarlyNote())
 	}
 }
+
+// A PE that quit before the failure it caused but is heard after it (its
+// process was still exiting when the survivor failed) is still early when
+// heard within the settle window; once the window is over it is not.
+func TestTallyLeftEarlyHeardLate(t *testing.T) {
+	tl := tally{n: 4}
+	if !tl.record(End{Rank: 0, Code: 3}) {
+		t.Fatal("the first failure was not reported as such")
+	}
+	tl.settling = true
+	tl.record(End{Rank: 1})
+	tl.record(End{Rank: 2, Code: 3})
+	tl.settling = false
+	tl.record(End{Rank: 3})
+	if len(tl.early) != 1 || tl.early[0].Rank != 1 {
+		t.Fatalf("early %+v, want PE 1", tl.early)
+	}
+}

@@ -5,15 +5,25 @@ import (
 	"time"
 )
 
+// settleWindow is how long the supervisor keeps listening after the first
+// failure before it stops the other PEs. The ends of PEs are heard in the
+// order their waiting goroutines run and their processes finish exiting,
+// not in the order they quit: a PE that returned without Finalize can be
+// heard after the survivor that its leaving failed (the survivor saw its
+// sockets close while its process was still exiting). Ends heard in the
+// window that are clean (status 0) name the PEs that left early (tally).
+const settleWindow = 200 * time.Millisecond
+
 // watch collects the PEs' ends, forwarding signals, stopping the others
-// at the first failure (KillOnFailure), at the timeout or on Kill, and
+// settleWindow after the first failure (KillOnFailure), at the timeout or
+// on Kill, and
 // killing after the grace period whatever a stop left running. It runs on
 // the supervisor's goroutine and returns once every PE has ended.
 func (j *Job) watch(ends <-chan End) Result {
 	c := &j.cfg
 	var res Result
 	t := tally{n: len(j.procs)}
-	var grace, timeout <-chan time.Time
+	var grace, timeout, settled <-chan time.Time
 	if c.Timeout > 0 {
 		tm := time.NewTimer(c.Timeout)
 		defer tm.Stop()
@@ -38,8 +48,14 @@ func (j *Job) watch(ends <-chan End) Result {
 			if c.Verbose {
 				j.logf("%v", e)
 			}
-			if t.record(e) && c.KillOnFailure && !stopping {
-				j.logf("%v%s; stopping the other PEs", e, Result{First: &e, LeftEarly: t.early}.EarlyNote())
+			if t.record(e) && !stopping {
+				t.settling = true
+				settled = time.After(settleWindow)
+			}
+		case <-settled:
+			settled, t.settling = nil, false
+			if c.KillOnFailure && !stopping {
+				j.logf("%v%s; stopping the other PEs", *t.first, Result{First: t.first, LeftEarly: t.early}.EarlyNote())
 				stop(syscall.SIGTERM)
 			}
 		case sig := <-sigs:
