@@ -1,0 +1,49 @@
+package rendezvous
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
+
+// goneProbe bounds the dial that tells a dead rank 0 from a live one that
+// refused this side: a live listener answers at once.
+const goneProbe = time.Second
+
+// rank0Failed is the error of a rank whose connection to rank 0 was cut
+// (when: at which step) because rank 0's process ended.
+func rank0Failed(cfg Config, when string, cause error) error {
+	return errs.New("Rendezvous", cfg.Rank, 0, errs.ErrPEFailed,
+		"PE 0 failed: its rendezvous at %s closed the connection %s (%v)", cfg.Addr, when, cause)
+}
+
+// listenerGone reports whether addr refuses a TCP connection outright
+// (ECONNREFUSED): nothing listens there any more. A dial that connects or
+// times out says the listener may be alive.
+func listenerGone(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, goneProbe)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// isTimeout reports whether err is a deadline passing, not a cut.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// isCut reports whether err is the peer's end of a connection: an orderly
+// close or a reset, what the kernel does to the sockets of a process that
+// ends.
+func isCut(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
