@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,8 @@ func target(err error) int {
 // and is no authentication failure.
 func wantFailed(t *testing.T, who string, err error, pe int) {
 	t.Helper()
-	if !errors.Is(err, errs.ErrPEFailed) || target(err) != pe || errors.Is(err, errs.ErrTLS) || errors.Is(err, errs.ErrTimeout) {
+	if !errors.Is(err, errs.ErrPEFailed) || target(err) != pe || errors.Is(err, errs.ErrTLS) || errors.Is(err, errs.ErrTimeout) ||
+		strings.Contains(err.Error(), errs.ErrTLS.Error()) {
 		t.Fatalf("%s: %v, want ErrPEFailed naming PE %d", who, err, pe)
 	}
 }

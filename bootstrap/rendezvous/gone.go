@@ -16,8 +16,14 @@ import (
 const goneProbe = time.Second
 
 // rank0Failed is the error of a rank whose connection to rank 0 was cut
-// (when: at which step) because rank 0's process ended.
+// (when: at which step) because rank 0's process ended. Of a handshake's
+// error it keeps the step and the cut, not the handshake's ErrTLS: the
+// peer died, it refused nothing.
 func rank0Failed(cfg Config, when string, cause error) error {
+	var e *errs.Error
+	if errors.As(cause, &e) {
+		cause = errors.New(e.Detail)
+	}
 	return errs.New("Rendezvous", cfg.Rank, 0, errs.ErrPEFailed,
 		"PE 0 failed: its rendezvous at %s closed the connection %s (%v)", cfg.Addr, when, cause)
 }
