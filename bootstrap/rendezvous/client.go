@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/netprobe"
 	"github.com/goshmem/shmem/internal/secure"
 )
 
@@ -47,7 +48,7 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 		switch {
 		case ctx.Err() != nil:
 			return nil, stopped(err, "authentication")
-		case !isTimeout(err) && listenerGone(cfg.Addr):
+		case !isTimeout(err) && netprobe.ListenerGone(cfg.Addr, goneProbe):
 			// Rank 0 refusing this side's secret closes the connection
 			// exactly as its death does; only a dead rank 0's port
 			// refuses new connections.

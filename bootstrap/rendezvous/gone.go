@@ -11,9 +11,10 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 )
 
-// goneProbe bounds the dial that tells a dead rank 0 from a live one that
-// refused this side: a live listener answers at once.
-const goneProbe = time.Second
+// goneProbe bounds the probe that tells a dead rank 0 from a live one
+// that refused this side (netprobe.ListenerGone): a live listener
+// answers a dial at once and then waits for the client's bytes.
+const goneProbe = 250 * time.Millisecond
 
 // rank0Failed is the error of a rank whose connection to rank 0 was cut
 // (when: at which step) because rank 0's process ended. Of a handshake's
@@ -26,18 +27,6 @@ func rank0Failed(cfg Config, when string, cause error) error {
 	}
 	return errs.New("Rendezvous", cfg.Rank, 0, errs.ErrPEFailed,
 		"PE 0 failed: its rendezvous at %s closed the connection %s (%v)", cfg.Addr, when, cause)
-}
-
-// listenerGone reports whether addr refuses a TCP connection outright
-// (ECONNREFUSED): nothing listens there any more. A dial that connects or
-// times out says the listener may be alive.
-func listenerGone(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, goneProbe)
-	if err == nil {
-		c.Close()
-		return false
-	}
-	return errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // isTimeout reports whether err is a deadline passing, not a cut.

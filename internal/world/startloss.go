@@ -1,14 +1,13 @@
 package world
 
 import (
-	"errors"
 	"fmt"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/netprobe"
 )
 
 // lossLog is what start-up waits on besides its answers: the failures
@@ -62,15 +61,22 @@ func (j *joiner) lostErr(rank int, during, why string) error {
 	return errs.New("Init", j.cfg.Rank, rank, errs.ErrPEFailed, "PE %d failed %s: %s", rank, during, why)
 }
 
-// gatherAtZero runs a start-up agreement at rank 0's coordinator. Rank 0
-// hears of every failure it detects at its own coordinator, which aborts
-// the round; another PE also ends when it finds rank 0 itself failed
-// (its control link lost), which no coordinator would tell it.
+// answerGrace bounds how long a PE that found rank 0 gone still waits
+// for the answer rank 0 may have sent before it ended.
+const answerGrace = 250 * time.Millisecond
+
+// watchEvery is how often a PE waiting for a start-up agreement checks
+// that the peers it waits on still run (watch).
+const watchEvery = 100 * time.Millisecond
+
+// gatherAtZero runs a start-up agreement at rank 0's coordinator and
+// ends it when a PE it waits on is found failed. Rank 0 hears of every
+// failure it detects at its own coordinator, which aborts the round for
+// every member; another PE also ends when it finds rank 0 itself failed,
+// which no coordinator would tell it. A PE that dies before its control
+// link is up is found by watch.
 func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 	c := &j.cfg
-	if c.Rank == 0 {
-		return actors.RunGather(j.ctl.sys.Root, coordinatorPID(), g, c.Timeout, "Init", c.Rank)
-	}
 	answer, stop, err := actors.StartGather(j.ctl.sys.Root, coordinatorPID(), g, nil)
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "%v", err)
@@ -78,19 +84,84 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 	defer stop()
 	timer := time.NewTimer(c.Timeout)
 	defer timer.Stop()
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	next := 0
 	for {
 		lost := j.ctl.loss.changed()
-		if why, ok := j.ctl.loss.of(0); ok {
+		if why, ok := j.ctl.loss.of(0); ok && c.Rank != 0 {
+			// Rank 0 may have ended right after answering (aborting the
+			// round naming the PE that failed): its answer, sent before
+			// it ended, names the right PE.
+			grace := time.NewTimer(answerGrace)
+			defer grace.Stop()
+			select {
+			case r := <-answer:
+				return actors.Result(r, g.N, "Init", c.Rank)
+			case <-grace.C:
+			}
 			return nil, j.lostErr(0, "while this PE waited for its "+g.Domain+" agreement", why)
 		}
 		select {
 		case r := <-answer:
 			return actors.Result(r, g.N, "Init", c.Rank)
 		case <-lost:
+		case <-tick.C:
+			next = j.watch(next)
 		case <-timer.C:
 			return nil, errs.New("Init", c.Rank, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", c.Timeout)
 		}
 	}
+}
+
+// watchNet bounds the network probes of one watch: the processes of this
+// host are checked all at once (a system call each), remote PEs a few a
+// tick, round robin from next.
+const watchNet = 4
+
+// watch checks that the PEs this one waits on in a start-up agreement
+// still run (rank 0 waits on every PE, the others on rank 0) and reports
+// one that has ended as detected (control.detected): its process is gone
+// (same host), or its control listener refuses or resets connections.
+// It returns where the next round robin of network probes starts.
+func (j *joiner) watch(next int) int {
+	c := &j.cfg
+	check := func(r int) {
+		if r == c.Rank {
+			return
+		}
+		if _, ok := j.ctl.loss.of(r); ok {
+			return
+		}
+		rec := j.recs[r]
+		if rec.Host == j.hostID && c.HostID == "" {
+			if netprobe.ProcessGone(rec.PID) {
+				j.ctl.detected(r, fmt.Sprintf("its process (pid %d) ended during start-up", rec.PID))
+			}
+			return
+		}
+		if netprobe.ListenerGone(rec.Control, watchEvery) {
+			j.ctl.detected(r, fmt.Sprintf("its control listener at %s is gone: its process ended during start-up", rec.Control))
+		}
+	}
+	if c.Rank != 0 {
+		check(0)
+		return 0
+	}
+	for r := range j.recs {
+		if j.recs[r].Host == j.hostID {
+			check(r)
+		}
+	}
+	for n, i := 0, 0; n < watchNet && i < len(j.recs); i++ {
+		r := (next + i) % len(j.recs)
+		if j.recs[r].Host != j.hostID {
+			check(r)
+			n++
+		}
+		next = r + 1
+	}
+	return next
 }
 
 // peerGone says whether same-host PE rank, whose segment this PE waits
@@ -102,7 +173,7 @@ func (j *joiner) peerGone(rank, pid int) error {
 	if why, ok := j.ctl.loss.of(rank); ok {
 		return j.lostErr(rank, "before this PE mapped its heap", why)
 	}
-	if j.cfg.HostID == "" && pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+	if j.cfg.HostID == "" && netprobe.ProcessGone(pid) {
 		return j.lostErr(rank, "before this PE mapped its heap", fmt.Sprintf("its process (pid %d) has ended", pid))
 	}
 	return nil
