@@ -40,6 +40,7 @@ func (s *state) apply(e any) {
 	case pe.Failed:
 		reason := e.Reason
 		s.failed[e.Rank].Store(&reason)
+		s.firstFailed.CompareAndSwap(0, int32(e.Rank)+1)
 		s.nFailed.Add(1)
 		if s.agreed.Load() {
 			s.log.Debug("PE left", "pe_left", e.Rank, "reason", reason)
