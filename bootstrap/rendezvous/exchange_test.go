@@ -134,17 +134,9 @@ func TestWrongSecretImpostorRefused(t *testing.T) {
 }
 
 func TestDuplicateRankRefused(t *testing.T) {
-	ln := listen(t)
-	logs := newLogSink()
-	cfg := Config{Addr: ln.Addr().String(), NPEs: 3, Secret: secret, Timeout: 20 * time.Second}
-	srv := cfg
-	srv.Listener, srv.Logger = ln, slog.New(logs)
-	server := start(context.Background(), srv, record(0))
+	cfg, _, server, first := rank0And1(t, Config{NPEs: 3, Secret: secret, Timeout: 20 * time.Second})
 	one := cfg
 	one.Rank = 1
-	first := start(context.Background(), one, record(1))
-	logs.waitFor(t, "rank arrived rank=1")
-
 	_, err := Exchange(context.Background(), one, []byte("second rank 1"))
 	if !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), "duplicate rank") {
 		t.Fatalf("duplicate: %v, want ErrBootstrap naming the duplicate", err)

@@ -59,16 +59,7 @@ func registerThenDie(t *testing.T, addr string, rank, npes int, logs *logSink) n
 // naming PE 2, not at its deadline with "never arrived"; rank 1, waiting,
 // gets the same verdict; rank 3, arriving after it, is told it too.
 func TestRegisteredRankDeath(t *testing.T) {
-	ln := listen(t)
-	logs := newLogSink()
-	cfg := Config{Addr: ln.Addr().String(), NPEs: 4, Secret: secret, Timeout: 30 * time.Second, grace: 30 * time.Second}
-	srv := cfg
-	srv.Listener, srv.Logger = ln, slog.New(logs)
-	server := start(context.Background(), srv, record(0))
-	one := cfg
-	one.Rank = 1
-	first := start(context.Background(), one, record(1))
-	logs.waitFor(t, "rank arrived rank=1")
+	cfg, logs, server, first := rank0And1(t, Config{NPEs: 4, Secret: secret, Timeout: 30 * time.Second, grace: 30 * time.Second})
 
 	registerThenDie(t, cfg.Addr, 2, 4, logs).Close()
 	wantFailed(t, "rank 1", (<-first).err, 2)
