@@ -2,12 +2,14 @@ package world
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/netprobe"
+	"github.com/goshmem/shmem/internal/world/internal/lane"
 )
 
 // lossLog is what start-up waits on besides its answers: the failures
@@ -18,6 +20,7 @@ import (
 type lossLog struct {
 	mu     sync.Mutex
 	lost   map[int]string
+	order  []int         // the ranks of lost, as found
 	signal chan struct{} // closed and replaced at each loss
 }
 
@@ -32,6 +35,7 @@ func (l *lossLog) add(rank int, reason string) {
 		return
 	}
 	l.lost[rank] = reason
+	l.order = append(l.order, rank)
 	if l.signal != nil {
 		close(l.signal)
 		l.signal = nil
@@ -46,6 +50,19 @@ func (l *lossLog) of(rank int) (string, bool) {
 	return why, ok
 }
 
+// firstCause returns the first rank found failed for a reason of its own
+// (not lane.AbortReason), if any.
+func (l *lossLog) firstCause() (int, string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.order {
+		if !strings.Contains(l.lost[r], lane.AbortReason) {
+			return r, l.lost[r], true
+		}
+	}
+	return 0, "", false
+}
+
 // changed returns a channel closed at the next loss.
 func (l *lossLog) changed() <-chan struct{} {
 	l.mu.Lock()
@@ -56,9 +73,32 @@ func (l *lossLog) changed() <-chan struct{} {
 	return l.signal
 }
 
-// lostErr is Init's error for a peer found failed during start-up.
+// lostErr is Init's error for a peer found failed during start-up (why).
+// A peer that only closed after a failure of its own is not the cause
+// when another is known: a PE found failed for a reason of its own, or a
+// same-host process that has ended; that one is named.
 func (j *joiner) lostErr(rank int, during, why string) error {
+	if strings.Contains(why, lane.AbortReason) {
+		if r, w, ok := j.ctl.loss.firstCause(); ok {
+			rank, why = r, w
+		} else if r, ok := j.endedProcess(); ok {
+			rank, why = r, fmt.Sprintf("its process (pid %d) has ended", j.recs[r].PID)
+		}
+	}
 	return errs.New("Init", j.cfg.Rank, rank, errs.ErrPEFailed, "PE %d failed %s: %s", rank, during, why)
+}
+
+// endedProcess returns a same-host PE whose process has ended, if any.
+func (j *joiner) endedProcess() (int, bool) {
+	if j.cfg.HostID != "" {
+		return 0, false
+	}
+	for r, rec := range j.recs {
+		if r != j.cfg.Rank && rec.Host == j.hostID && netprobe.ProcessGone(rec.PID) {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // answerGrace bounds how long a PE that found rank 0 gone still waits
