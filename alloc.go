@@ -33,6 +33,9 @@ func Align[T Elem](p *PE, alignment, n int) (Sym[T], error) {
 }
 
 func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
+	if p.zero() {
+		return Sym[T]{}, zeroPE(op)
+	}
 	if n < 0 {
 		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
 	}
@@ -92,6 +95,9 @@ func Free[T Elem](p *PE, s Sym[T]) error {
 // PE rejected, so that the other PEs fail too instead of waiting for it and
 // the collective order stays the same everywhere; it returns err.
 func refuse(p *PE, op string, err error) error {
+	if p.zero() {
+		return zeroPE(op)
+	}
 	_, _ = p.c.HeapOp(op, heap.Request{})
 	return err
 }

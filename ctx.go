@@ -37,6 +37,9 @@ const (
 // operations; Finalize releases the ones left. Options are combined with
 // |, or given one by one; an unknown option is ErrInvalidArgument.
 func (p *PE) CreateCtx(opts ...CtxOption) (*PE, error) {
+	if p.zero() {
+		return nil, zeroPE("CreateCtx")
+	}
 	return p.pe.createCtx(nil, opts)
 }
 
@@ -74,18 +77,38 @@ func (p *PE) createCtx(t *Team, opts []CtxOption) (*PE, error) {
 
 // Team returns the team a context was created on (shmem_ctx_get_team):
 // TeamWorld for the PE itself and for contexts of PE.CreateCtx.
-func (p *PE) Team() *Team { return p.team }
+func (p *PE) Team() *Team {
+	if p.zero() {
+		return nil
+	}
+	return p.team
+}
 
 // DefaultCtx returns the PE's default context (SHMEM_CTX_DEFAULT): the PE
 // itself, for a context the PE it was made on.
-func (p *PE) DefaultCtx() *PE { return p.pe }
+func (p *PE) DefaultCtx() *PE {
+	if p.zero() {
+		return nil
+	}
+	return p.pe
+}
 
 // CtxOptions returns the options the context was created with, or'ed
 // together; 0 for the default context.
-func (p *PE) CtxOptions() CtxOption { return CtxOption(p.c.CtxOptions()) }
+func (p *PE) CtxOptions() CtxOption {
+	if p.zero() {
+		return 0
+	}
+	return CtxOption(p.c.CtxOptions())
+}
 
 // Destroy completes a context's operations and ends it, closing its
 // connections (shmem_ctx_destroy); the context must not be used during or
 // after the call. Destroying it twice does nothing; calling it on a PE
 // (not a context) is ErrInvalidArgument.
-func (p *PE) Destroy() error { return p.c.Destroy() }
+func (p *PE) Destroy() error {
+	if p.zero() {
+		return zeroPE("Destroy")
+	}
+	return p.c.Destroy()
+}

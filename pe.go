@@ -2,11 +2,12 @@ package shmem
 
 import (
 	"github.com/goshmem/shmem/internal/core"
+	"github.com/goshmem/shmem/internal/errs"
 )
 
 // PE is one processing element of a world, or a context on one
-// (CreateCtx). It comes from Init or, in the simulator, from sim.Run; the
-// zero PE is not usable. Its methods are safe for concurrent use by the
+// (CreateCtx). It comes from Init or, in the simulator, from sim.Run; a
+// nil or zero PE is not usable (its calls fail with ErrInvalidArgument). Its methods are safe for concurrent use by the
 // goroutines of the PE, except that collective calls (BarrierAll, SyncAll,
 // Finalize, the allocation calls, team splits and collectives) must come in
 // the same order on every PE.
@@ -34,40 +35,73 @@ func newPE(c *core.PE) *PE {
 }
 
 // MyPE returns this PE's number in the world, 0..NPEs()-1 (shmem_my_pe).
-func (p *PE) MyPE() int { return p.c.MyPE() }
+func (p *PE) MyPE() int {
+	if p.zero() {
+		return errs.NoPE
+	}
+	return p.c.MyPE()
+}
 
 // NPEs returns the number of PEs in the world (shmem_n_pes).
-func (p *PE) NPEs() int { return p.c.NPEs() }
+func (p *PE) NPEs() int {
+	if p.zero() {
+		return 0
+	}
+	return p.c.NPEs()
+}
 
 // Accessible reports whether pe is a live PE of this world that this PE can
 // reach (shmem_pe_accessible). It is false for a number out of range, a PE
 // known to have failed, and after Finalize or GlobalExit.
-func (p *PE) Accessible(pe int) bool { return p.c.Accessible(pe) }
+func (p *PE) Accessible(pe int) bool { return !p.zero() && p.c.Accessible(pe) }
 
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it (shmem_fence). It
 // does not order operations to different PEs; Quiet does.
-func (p *PE) Fence() { p.c.Fence() }
+func (p *PE) Fence() {
+	if !p.zero() {
+		p.c.Fence()
+	}
+}
 
 // Quiet returns when every put, atomic, signal and GetNBI this PE (or this
 // context) issued is complete (shmem_quiet): after it, the data is visible
 // to every PE and GetNBI buffers are filled.
-func (p *PE) Quiet() error { return p.c.Quiet() }
+func (p *PE) Quiet() error {
+	if p.zero() {
+		return zeroPE("Quiet")
+	}
+	return p.c.Quiet()
+}
 
 // BarrierAll completes this PE's outstanding operations (Quiet) and waits
 // until every PE has called BarrierAll (shmem_barrier_all). It fails with
 // ErrPEFailed when a PE dies before reaching it.
-func (p *PE) BarrierAll() error { return p.c.BarrierAll() }
+func (p *PE) BarrierAll() error {
+	if p.zero() {
+		return zeroPE("BarrierAll")
+	}
+	return p.c.BarrierAll()
+}
 
 // SyncAll waits until every PE has called SyncAll (shmem_sync_all). Unlike
 // BarrierAll it completes nothing: pair it with Quiet when the data matters.
-func (p *PE) SyncAll() error { return p.c.SyncAll() }
+func (p *PE) SyncAll() error {
+	if p.zero() {
+		return zeroPE("SyncAll")
+	}
+	return p.c.SyncAll()
+}
 
 // GlobalExit ends the world on every PE with status (shmem_global_exit):
 // their blocking calls return an error matching ErrFinalized that carries
 // status (see ExitStatus), and with WithExitOnGlobalExit (the launcher's
 // default) every process exits with it. After Finalize it does nothing.
-func (p *PE) GlobalExit(status int) { p.c.GlobalExit(status) }
+func (p *PE) GlobalExit(status int) {
+	if !p.zero() {
+		p.c.GlobalExit(status)
+	}
+}
 
 // Finalize ends this PE (shmem_finalize): it completes outstanding
 // operations, waits for every PE's Finalize (collective), then releases
@@ -84,6 +118,9 @@ func (p *PE) GlobalExit(status int) { p.c.GlobalExit(status) }
 //	err := body(p)               // return at the first error
 //	return errors.Join(err, p.Finalize())
 func (p *PE) Finalize() error {
+	if p.zero() {
+		return zeroPE("Finalize")
+	}
 	err := p.c.Finalize()
 	if p.hang != nil {
 		p.hang()
@@ -93,8 +130,18 @@ func (p *PE) Finalize() error {
 }
 
 // TeamWorld returns the team of all PEs (SHMEM_TEAM_WORLD).
-func (p *PE) TeamWorld() *Team { return p.world }
+func (p *PE) TeamWorld() *Team {
+	if p.zero() {
+		return nil
+	}
+	return p.world
+}
 
 // TeamShared returns the team of the PEs whose memory Ptr reaches from this
 // PE, itself included (SHMEM_TEAM_SHARED).
-func (p *PE) TeamShared() *Team { return p.shared }
+func (p *PE) TeamShared() *Team {
+	if p.zero() {
+		return nil
+	}
+	return p.shared
+}

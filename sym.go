@@ -57,6 +57,9 @@ func (s Sym[T]) Local(p *PE) []T {
 // first, on behalf of op addressed to PE target, and returns the byte
 // offset of element first. It allocates nothing unless it fails.
 func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error) {
+	if p.zero() {
+		return 0, zeroPE(op)
+	}
 	if s.world != p.c.WorldID() {
 		if s.world == 0 {
 			return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "zero or invalid Sym")
@@ -80,6 +83,9 @@ func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error
 // checkLocal is check for calls that touch only the caller's own heap, which
 // Finalize may have unmapped: they do not go through p.Path, which checks.
 func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
+	if p.zero() {
+		return 0, zeroPE(op)
+	}
 	if err := p.c.Check(op); err != nil {
 		return 0, err
 	}
@@ -89,6 +95,9 @@ func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
 // target validates s for count elements from first and returns the path to
 // pe and the byte offset.
 func (s Sym[T]) target(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
+	if p.zero() {
+		return nil, 0, zeroPE(op)
+	}
 	path, err := p.c.Path(op, pe)
 	if err != nil {
 		return nil, 0, err

@@ -47,7 +47,16 @@ func (p *PE) QueryThread() ThreadLevel { return ThreadMultiple }
 // SHMEM_LOG_LEVEL), and higher levels act as 1 and are recorded for tools
 // (PcontrolLevel). A negative level is 0. It applies to the PE and its
 // contexts at once.
-func (p *PE) Pcontrol(level int) { p.c.Pcontrol(level) }
+func (p *PE) Pcontrol(level int) {
+	if !p.zero() {
+		p.c.Pcontrol(level)
+	}
+}
 
 // PcontrolLevel returns the level Pcontrol last set, 1 before any call.
-func (p *PE) PcontrolLevel() int { return p.c.PcontrolLevel() }
+func (p *PE) PcontrolLevel() int {
+	if p.zero() {
+		return 0
+	}
+	return p.c.PcontrolLevel()
+}

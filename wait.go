@@ -33,6 +33,9 @@ func Test[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) bool {
 }
 
 func waitArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status []bool) (uint64, error) {
+	if p.zero() {
+		return 0, zeroPE(op)
+	}
 	if !cmp.valid() {
 		return 0, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "comparison %d", cmp)
 	}

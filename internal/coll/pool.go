@@ -53,14 +53,15 @@ func NewPool(base uint64, npes, slots int) *Pool {
 }
 
 // slotWords is the number of 8-byte sync words at the start of a slot:
-// barrier words, entry signal words and two parities of entry data (three
+// a set of dissemination words for each of Barrier, Sync and Destroy (see
+// syncSet), entry signal words and two parities of entry data (three
 // words a round), then a signal word and an acknowledgement word per world
 // PE and a count word per world PE (Collect's sizes), then the member's
 // operation word, its left word (see ident.go), the lock it holds, and
 // the arguments of its current collective (see args.go).
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return r + r + 2*3*r + 3*npes + 3 + argWords
+	return int(syncSets)*r + r + 2*3*r + 3*npes + 3 + argWords
 }
 
 // layout is where a slot's parts live in the heap.
@@ -73,7 +74,7 @@ func (p *Pool) layout(slot int) layout {
 	r := SyncWords(p.world)
 	b := p.base + uint64(slot)*p.slotSize
 	l := layout{rounds: r, psync: b}
-	l.entrySig = l.psync + uint64(8*r)
+	l.entrySig = l.psync + uint64(8*int(syncSets)*r)
 	l.entryData = l.entrySig + uint64(8*r)
 	l.sig = l.entryData + uint64(8*6*r)
 	l.ack = l.sig + uint64(8*p.world)

@@ -172,7 +172,7 @@ func (t *Team) Destroy() error {
 		err = t.rt.Quiet()
 	}
 	if err == nil {
-		err = t.sync(op)
+		err = t.sync(op, syncDestroy)
 	}
 	for _, e := range t.a.Step(team.Destroyed{Err: err}) {
 		if r, ok := e.(team.Release); ok {

@@ -14,22 +14,37 @@ import (
 // Sync does not complete outstanding puts; Barrier does.
 func (t *Team) Sync() error { return t.SyncAs("Sync") }
 
-// sync is Sync with t.mu held.
-func (t *Team) sync(op string) error {
+// syncSet picks the dissemination words of a synchronizing operation.
+// Barrier, Sync and Destroy count in words of their own: were they to share
+// words, a member in BarrierAll and one in SyncAll would complete each
+// other and report success; apart, both wait, and their peer checks find
+// the mismatch (see ident.go).
+type syncSet int
+
+const (
+	syncBarrier syncSet = iota
+	syncSync
+	syncDestroy
+	syncSets // the number of sets
+)
+
+// sync is Sync with t.mu held, counting in set's words.
+func (t *Team) sync(op string, set syncSet) error {
 	n := len(t.members)
 	if n <= 1 {
 		return nil
 	}
-	t.epoch++
-	epoch := t.epoch
+	t.epochs[set]++
+	epoch := t.epochs[set]
 	local := t.rt.Local()
+	base := t.l.psync + uint64(8*t.l.rounds)*uint64(set)
 	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
 		peer := t.members[(t.me+d)%n]
 		path, err := t.rt.Path(op, peer)
 		if err != nil {
 			return err
 		}
-		word := t.l.psync + uint64(8*k)
+		word := base + uint64(8*k)
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return err
 		}
@@ -56,7 +71,7 @@ func (t *Team) SyncAs(op string) error {
 	if err := t.number(op, team.KindSync); err != nil {
 		return err
 	}
-	return errs.As(op, t.rt.MyPE(), t.sync(op))
+	return errs.As(op, t.rt.MyPE(), t.sync(op, syncSync))
 }
 
 // BarrierAs is Barrier reported as op (BarrierAll): every failure inside
@@ -76,5 +91,5 @@ func (t *Team) BarrierAs(op string) error {
 	if err := t.number(op, team.KindBarrier); err != nil {
 		return err
 	}
-	return errs.As(op, t.rt.MyPE(), t.sync(op))
+	return errs.As(op, t.rt.MyPE(), t.sync(op, syncBarrier))
 }

@@ -67,9 +67,9 @@ type Team struct {
 	root    bool // TeamWorld or TeamShared: never destroyed
 
 	mu     sync.Mutex
-	epoch  uint64 // barriers completed
-	seq    uint64 // collectives started
-	splits uint64 // splits of this team started
+	epochs [syncSets]uint64 // operations completed in each sync set
+	seq    uint64           // collectives started
+	splits uint64           // splits of this team started
 	// cur is the operation the member is in (or last ran), as published
 	// in its operation word; broken is why the team is unusable after an
 	// operation that could never complete (see ident.go).

@@ -91,6 +91,8 @@ func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 			return shmem.Reduce(p.TeamWorld(), shmem.OpSum, dst.Slice(0, 2), src)
 		case "BarrierAll":
 			return p.BarrierAll()
+		case "SyncAll":
+			return p.SyncAll()
 		case "Malloc":
 			_, err := shmem.Malloc[int64](p, 8)
 			return err
@@ -99,6 +101,19 @@ func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 		}
 		return fmt.Errorf("no collective %q", k)
 	}
+}
+
+// destroyVsSync makes PE 0 destroy a team that PE 1 synchronizes: two
+// collectives that once shared the words that let one complete the other.
+func destroyVsSync(p *shmem.PE) error {
+	team, err := p.TeamWorld().SplitStrided(0, 1, 2)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() == 0 {
+		return team.Destroy()
+	}
+	return team.Sync()
 }
 
 // Died is the exit status of a PE that a scenario kills.
@@ -123,6 +138,12 @@ func Scenarios() []Scenario {
 		{Name: "barrier-vs-reduce", NPEs: 4, Body: split(0, "BarrierAll", "Reduce"),
 			Want: all("InvalidArgument"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"PE 0 called Barrier", "Reduce"} }},
+		{Name: "barrier-vs-sync", NPEs: 3, Body: split(1, "BarrierAll", "SyncAll"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"called Sync, PE 1 Barrier"} }},
+		{Name: "destroy-vs-sync", NPEs: 2, Body: destroyVsSync,
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"Destroy", "Sync"} }},
 		{Name: "malloc-vs-barrier", NPEs: 4, Body: split(1, "Malloc", "BarrierAll"),
 			Want: all("InvalidArgument"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"called Barrier", "PE 1 Alloc"} }},

@@ -44,15 +44,28 @@ func LoadModel(file string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeModel(b, file)
+}
+
+// decodeModel decodes and checks a model file's bytes; file names it in
+// errors and is its name when it has none.
+func decodeModel(b []byte, file string) (*Model, error) {
 	var m Model
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("model %s: %w", file, err)
 	}
+	if m.Cores < 0 {
+		return nil, fmt.Errorf("model %s: negative cores_per_node", file)
+	}
 	for _, p := range []Params{m.Intra, m.Inter} {
-		if p.Latency < 0 || p.Overhead < 0 || p.Gap < 0 || p.PerByte < 0 || p.Wake < 0 || p.Slice < 0 || m.Cores < 0 {
-			return nil, fmt.Errorf("model %s: negative cost", file)
+		for _, v := range []float64{p.Latency, p.Overhead, p.Gap, p.PerByte, p.Wake, p.Slice} {
+			// A cost of a day or more is a typo, and an overflow to +Inf
+			// would freeze every virtual clock.
+			if !(v >= 0 && v < maxCost) {
+				return nil, fmt.Errorf("model %s: a cost of %v ns is outside [0, %v)", file, v, maxCost)
+			}
 		}
 	}
 	if m.Name == "" {
@@ -60,6 +73,9 @@ func LoadModel(file string) (*Model, error) {
 	}
 	return &m, nil
 }
+
+// maxCost bounds one cost parameter, in nanoseconds (a day).
+const maxCost = 86400e9
 
 func (n *Net) link(a, b int) *Params {
 	m := n.cfg.Model

@@ -87,8 +87,9 @@ func Reap(job string) (removed int, err error) {
 // died (or whose pid now belongs to a younger process) and returns how many
 // it removed. It touches only regular files of this user whose header is
 // valid, so a live segment, a foreign file or a symlink is never removed.
-// A file whose owner died inside Create before writing the magic has no
-// valid header and is left for Reap(job). PEs in another pid namespace that
+// Create leaves no file behind when its process dies inside it on tmpfs
+// (createFile); elsewhere such a file has no valid header and is left for
+// Reap(job). PEs in another pid namespace that
 // share /dev/shm look dead to it: do not run it across containers.
 func ReapStale() (removed int, err error) {
 	ents, err := os.ReadDir(Dir)

@@ -217,13 +217,18 @@ func create(job string, rank int, heapSize, limit int) (*Segment, error) {
 			"segment of %d bytes exceeds the %d bytes free in %s", size, free, Dir)
 	}
 	path := segPath(job, rank)
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	fd, unnamed, err := createFile(path)
 	if err != nil {
 		return nil, errs.New(op, rank, errs.NoPE, osErr("create "+path, err), "")
 	}
 	defer unix.Close(fd) // the mapping keeps the file's pages
+	unlink := func() {
+		if !unnamed {
+			_ = unix.Unlink(path)
+		}
+	}
 	fail := func(what string, err error) (*Segment, error) {
-		_ = unix.Unlink(path)
+		unlink()
 		return nil, errs.New(op, rank, errs.NoPE, osErr(what+" "+path, err), "")
 	}
 	var st unix.Stat_t
@@ -232,7 +237,7 @@ func create(job string, rank int, heapSize, limit int) (*Segment, error) {
 	}
 	if err := reserve(fd, size); err != nil {
 		if errors.Is(err, unix.ENOSPC) {
-			_ = unix.Unlink(path)
+			unlink()
 			_, free, _ := ShmInfo()
 			return nil, errs.New(op, rank, errs.NoPE, errs.ErrOutOfMemory,
 				"reserving a segment of %d bytes in %s: %d bytes free (the PEs of this host need more together; enlarge %s or shrink SHMEM_SYMMETRIC_SIZE)",
@@ -259,6 +264,12 @@ func create(job string, rank int, heapSize, limit int) (*Segment, error) {
 	s.SetState(StateAlive)
 	// Publishes the fields above: a reader that sees ready sees them.
 	atomic.StoreUint32(word(mem, hdrReady), 1)
+	if unnamed {
+		if err := nameFile(fd, path); err != nil {
+			_ = s.Close()
+			return nil, errs.New(op, rank, errs.NoPE, osErr("create "+path, err), "")
+		}
+	}
 	return s, nil
 }
 

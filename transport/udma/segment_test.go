@@ -537,3 +537,32 @@ func FuzzParseHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestCreateUnnamedUntilComplete: on tmpfs a segment under construction has
+// no name, so a process killed inside Create leaves nothing in /dev/shm;
+// the name appears only when nameFile links the finished file.
+func TestCreateUnnamedUntilComplete(t *testing.T) {
+	job := testJob(t)
+	path := segPath(job, 0)
+	fd, unnamed, err := createFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	if !unnamed {
+		t.Skip("this /dev/shm has no O_TMPFILE")
+	}
+	if got, _ := List(job); len(got) != 0 {
+		t.Fatalf("a segment under construction is listed: %+v", got)
+	}
+	if err := nameFile(fd, path); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Unlink(path)
+	if got, _ := List(job); len(got) != 1 {
+		t.Fatalf("after nameFile: %+v", got)
+	}
+	if err := nameFile(fd, path); !errors.Is(err, unix.EEXIST) {
+		t.Fatalf("naming over an existing segment: %v", err)
+	}
+}
