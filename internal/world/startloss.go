@@ -124,9 +124,23 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 	defer stop()
 	timer := time.NewTimer(c.Timeout)
 	defer timer.Stop()
-	tick := time.NewTicker(watchEvery)
-	defer tick.Stop()
-	next := 0
+	// The watch probes the network: in a goroutine of its own, so that a
+	// probe of a live peer never delays the answer.
+	quit, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		tick := time.NewTicker(watchEvery)
+		defer tick.Stop()
+		for next := 0; ; {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				next = j.watch(next, quit)
+			}
+		}
+	}()
+	defer func() { close(quit); <-watched }()
 	for {
 		lost := j.ctl.loss.changed()
 		if why, ok := j.ctl.loss.of(0); ok && c.Rank != 0 {
@@ -146,8 +160,6 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 		case r := <-answer:
 			return actors.Result(r, g.N, "Init", c.Rank)
 		case <-lost:
-		case <-tick.C:
-			next = j.watch(next)
 		case <-timer.C:
 			return nil, errs.New("Init", c.Rank, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", c.Timeout)
 		}
@@ -163,10 +175,16 @@ const watchNet = 4
 // still run (rank 0 waits on every PE, the others on rank 0) and reports
 // one that has ended as detected (control.detected): its process is gone
 // (same host), or its control listener refuses or resets connections.
-// It returns where the next round robin of network probes starts.
-func (j *joiner) watch(next int) int {
+// It returns where the next round robin of network probes starts, and
+// stops probing once quit is closed.
+func (j *joiner) watch(next int, quit <-chan struct{}) int {
 	c := &j.cfg
 	check := func(r int) {
+		select {
+		case <-quit: // the wait is over: probe no more
+			return
+		default:
+		}
 		if r == c.Rank {
 			return
 		}
@@ -180,7 +198,7 @@ func (j *joiner) watch(next int) int {
 			}
 			return
 		}
-		if netprobe.ListenerGone(rec.Control, watchEvery) {
+		if netprobe.ListenerGone(rec.Control, watchEvery/2) {
 			j.ctl.detected(r, fmt.Sprintf("its control listener at %s is gone: its process ended during start-up", rec.Control))
 		}
 	}
