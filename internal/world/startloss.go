@@ -106,8 +106,12 @@ func (j *joiner) endedProcess() (int, bool) {
 const answerGrace = 250 * time.Millisecond
 
 // watchEvery is how often a PE waiting for a start-up agreement checks
-// that the peers it waits on still run (watch).
-const watchEvery = 100 * time.Millisecond
+// that the same-host PEs it waits on still run (watch: a system call
+// each); netEvery how often it probes the others' listeners.
+const (
+	watchEvery = 20 * time.Millisecond
+	netEvery   = 100 * time.Millisecond
+)
 
 // gatherAtZero runs a start-up agreement at rank 0's coordinator and
 // ends it when a PE it waits on is found failed. Rank 0 hears of every
@@ -131,12 +135,12 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 		defer close(watched)
 		tick := time.NewTicker(watchEvery)
 		defer tick.Stop()
-		for next := 0; ; {
+		for n, next := 0, 0; ; n++ {
 			select {
 			case <-quit:
 				return
 			case <-tick.C:
-				next = j.watch(next, quit)
+				next = j.watch(next, n%int(netEvery/watchEvery) == 0, quit)
 			}
 		}
 	}()
@@ -175,10 +179,14 @@ const watchNet = 4
 // still run (rank 0 waits on every PE, the others on rank 0) and reports
 // one that has ended as detected (control.detected): its process is gone
 // (same host), or its control listener refuses or resets connections.
-// It returns where the next round robin of network probes starts, and
-// stops probing once quit is closed.
-func (j *joiner) watch(next int, quit <-chan struct{}) int {
+// Remote PEs are probed only when network is set. It returns where the
+// next round robin of network probes starts, and stops probing once quit
+// is closed.
+func (j *joiner) watch(next int, network bool, quit <-chan struct{}) int {
 	c := &j.cfg
+	// local: a process this PE can see (SHMEM_HOST_ID may group PEs of
+	// other PID namespaces).
+	local := func(rec record) bool { return rec.Host == j.hostID && c.HostID == "" }
 	check := func(r int) {
 		select {
 		case <-quit: // the wait is over: probe no more
@@ -192,13 +200,13 @@ func (j *joiner) watch(next int, quit <-chan struct{}) int {
 			return
 		}
 		rec := j.recs[r]
-		if rec.Host == j.hostID && c.HostID == "" {
+		if local(rec) {
 			if netprobe.ProcessGone(rec.PID) {
 				j.ctl.detected(r, fmt.Sprintf("its process (pid %d) ended during start-up", rec.PID))
 			}
 			return
 		}
-		if netprobe.ListenerGone(rec.Control, watchEvery/2) {
+		if network && netprobe.ListenerGone(rec.Control, netEvery/2) {
 			j.ctl.detected(r, fmt.Sprintf("its control listener at %s is gone: its process ended during start-up", rec.Control))
 		}
 	}
@@ -207,13 +215,13 @@ func (j *joiner) watch(next int, quit <-chan struct{}) int {
 		return 0
 	}
 	for r := range j.recs {
-		if j.recs[r].Host == j.hostID {
+		if local(j.recs[r]) {
 			check(r)
 		}
 	}
-	for n, i := 0, 0; n < watchNet && i < len(j.recs); i++ {
+	for n, i := 0, 0; network && n < watchNet && i < len(j.recs); i++ {
 		r := (next + i) % len(j.recs)
-		if j.recs[r].Host != j.hostID {
+		if !local(j.recs[r]) {
 			check(r)
 			n++
 		}
