@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/launch"
 	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 )
@@ -290,8 +291,11 @@ func (e survivorEnd) check() (at int64, initErr, ok bool) {
 	if !strings.Contains(line, fmt.Sprintf("PE %d", e.victim)) || strings.Contains(line, "no agreement within") {
 		return 0, false, false
 	}
-	// A PE that died is not an authentication failure.
-	if strings.Contains(line, "secret") || strings.Contains(line, "TLS failure") {
+	// A PE that died is not an authentication failure: the error's
+	// sentinel, last in its message, is ErrPEFailed (the exit code says
+	// errors.Is; this says it is not also ErrTLS). The handshake error a
+	// dead peer's cut caused may be quoted in the detail.
+	if strings.HasSuffix(line, ": "+errs.ErrTLS.Error()) || strings.Contains(line, ": "+errs.ErrTLS.Error()+": "+errs.ErrPEFailed.Error()) {
 		return 0, false, false
 	}
 	// No other PE may be named as the one that failed.
