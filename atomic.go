@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
@@ -17,6 +18,11 @@ func amo[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v
 	if off%w != 0 {
 		return zero, errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
 	}
+	if c := p.c.Counts().Count(core.OpAtomicFetch, pe, int(w)); c != nil {
+		var old uint64
+		err = c.Time(func() (err error) { old, err = path.Atomic(op, int(w), off, toBits(v), toBits(cond)); return err })
+		return fromBits[T](old), err
+	}
 	old, err := path.Atomic(op, int(w), off, toBits(v), toBits(cond))
 	return fromBits[T](old), err
 }
@@ -30,6 +36,9 @@ func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicO
 	w := elemSize[T]()
 	if off%w != 0 {
 		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
+	}
+	if c := p.c.Counts().Count(core.OpAtomicPost, pe, int(w)); c != nil {
+		return c.Time(func() error { return path.AtomicPost(op, int(w), off, toBits(v)) })
 	}
 	return path.AtomicPost(op, int(w), off, toBits(v))
 }

@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"unsafe"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -26,10 +27,21 @@ func amoNBI[T AtomicValue](p *PE, name string, fetch *T, dst Sym[T], op transpor
 	if off%w != 0 {
 		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
 	}
-	if nb, ok := path.(transport.AtomicNBIPath); ok {
-		return nb.AtomicNBI(op, int(w), off, toBits(v), toBits(cond), asBytes(unsafe.Slice(fetch, 1)))
+	// Counted as a fetching atomic, timed to its return.
+	if c := p.c.Counts().Count(core.OpAtomicFetch, pe, int(w)); c != nil {
+		return c.Time(func() error { return fetchNBI(path, op, int(w), off, v, cond, fetch) })
 	}
-	old, err := path.Atomic(op, int(w), off, toBits(v), toBits(cond))
+	return fetchNBI(path, op, int(w), off, v, cond, fetch)
+}
+
+// fetchNBI issues the atomic through path, non-blocking where the path
+// has them (the old value lands in *fetch by the next Quiet), at once
+// otherwise.
+func fetchNBI[T AtomicValue](path transport.Path, op transport.AtomicOp, w int, off uint64, v, cond T, fetch *T) error {
+	if nb, ok := path.(transport.AtomicNBIPath); ok {
+		return nb.AtomicNBI(op, w, off, toBits(v), toBits(cond), asBytes(unsafe.Slice(fetch, 1)))
+	}
+	old, err := path.Atomic(op, w, off, toBits(v), toBits(cond))
 	if err != nil {
 		return err
 	}

@@ -61,7 +61,9 @@ func TestHotPathAllocatesNothing(t *testing.T) {
 	})
 }
 
-func benchOp(b *testing.B, name string) {
+// benchOp times op name of hotOps on PE 0 of a simulated world of 2
+// made with opts.
+func benchOp(b *testing.B, name string, opts ...sim.Option) {
 	err := sim.Run(2, func(p *shmem.PE) error {
 		ops, err := hotOps(p)
 		if err != nil {
@@ -79,7 +81,7 @@ func benchOp(b *testing.B, name string) {
 			b.StopTimer()
 		}
 		return p.BarrierAll()
-	})
+	}, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"reflect"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -68,6 +69,9 @@ func Broadcast[T Elem](t *Team, dst, src Sym[T], root int) error {
 	if err != nil {
 		return err
 	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollBroadcast, t0)
+	}
 	n, size := src.n, int(elemSize[T]())
 	c := argCheck{p: p, op: op}
 	srcOff := c.off(src.check(p, op, errs.NoPE, 0, n))
@@ -90,6 +94,9 @@ func FCollect[T Elem](t *Team, dst, src Sym[T]) error {
 	p, err := teamPE(t, op)
 	if err != nil {
 		return err
+	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollFCollect, t0)
 	}
 	n, size, np := src.n, int(elemSize[T]()), t.NPEs()
 	c := argCheck{p: p, op: op}
@@ -115,6 +122,9 @@ func Collect[T Elem](t *Team, dst, src Sym[T]) error {
 	if err != nil {
 		return err
 	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollCollect, t0)
+	}
 	n, size := src.n, int(elemSize[T]())
 	c := argCheck{p: p, op: op}
 	srcOff := c.off(src.check(p, op, errs.NoPE, 0, n))
@@ -137,6 +147,9 @@ func Alltoall[T Elem](t *Team, dst, src Sym[T]) error {
 	p, err := teamPE(t, op)
 	if err != nil {
 		return err
+	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollAlltoall, t0)
 	}
 	np, size := t.NPEs(), int(elemSize[T]())
 	block := src.n / max(np, 1)
@@ -168,6 +181,9 @@ func Alltoalls[T Elem](t *Team, dst, src Sym[T], dstStride, srcStride, n int) er
 	p, err := teamPE(t, op)
 	if err != nil {
 		return err
+	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollAlltoalls, t0)
 	}
 	np, size := t.NPEs(), int(elemSize[T]())
 	c := argCheck{p: p, op: op}

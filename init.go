@@ -54,7 +54,7 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 			// otherwise "pass" silently on one PE.
 			o.logger.Info("no launcher found: running as a world of one PE (SHMEM_REQUIRE_LAUNCHER=1 makes this an error)")
 		}
-		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), HeapLimit: int(o.heapLimit), Logger: o.logger, CloseWithLastPE: true, OpTimeout: o.opTimeout})
+		w, err := core.NewLocalWorld(core.LocalConfig{NPEs: 1, HeapSize: int(o.heapSize), HeapLimit: int(o.heapLimit), Logger: o.logger, CloseWithLastPE: true, OpTimeout: o.opTimeout, Metrics: o.metrics, PathKind: core.PathShm})
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func gossipConfig(o *options, hint int) *world.GossipConfig {
 
 func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE, error) {
 	cfg := world.Config{Gossip: gossip,
-		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Network: o.network, BusyPoll: o.busyPoll,
+		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Metrics: o.metrics, Network: o.network, BusyPoll: o.busyPoll,
 		HostID: os.Getenv("SHMEM_HOST_ID"), Ports: o.ports, FailureTimeout: o.failAfter, RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
 		Provider: o.rdma, Fabric: world.FabricConfig{Provider: o.fabricProv, Domain: o.fabricDom, Node: o.fabricNode},
 	}

@@ -50,6 +50,7 @@ type options struct {
 	opTimeout     time.Duration
 	hangReport    time.Duration
 	requireLaunch bool
+	metrics       bool // WithMetrics
 }
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,

@@ -81,7 +81,7 @@ func (p *PE) BarrierAll() error {
 	if p.zero() {
 		return zeroPE("BarrierAll")
 	}
-	return p.c.BarrierAll()
+	return meteredColl(p.c, core.CollBarrier, p.c.BarrierAll)
 }
 
 // SyncAll waits until every PE has called SyncAll (shmem_sync_all). Unlike
@@ -90,7 +90,7 @@ func (p *PE) SyncAll() error {
 	if p.zero() {
 		return zeroPE("SyncAll")
 	}
-	return p.c.SyncAll()
+	return meteredColl(p.c, core.CollSync, p.c.SyncAll)
 }
 
 // GlobalExit ends the world on every PE with status (shmem_global_exit):

@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"reflect"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -19,6 +20,9 @@ func Reduce[T Elem](t *Team, op Op, dst, src Sym[T]) error {
 	p, err := teamPE(t, name)
 	if err != nil {
 		return err
+	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollReduce, t0)
 	}
 	n, size := src.n, int(elemSize[T]())
 	c := argCheck{p: p, op: name}

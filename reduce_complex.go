@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"unsafe"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -20,6 +21,9 @@ func ReduceComplex[F ~float32 | ~float64](t *Team, op Op, dst, src Sym[F]) error
 	p, err := teamPE(t, name)
 	if err != nil {
 		return err
+	}
+	if t0, ok := p.c.CollStart(); ok {
+		defer p.c.CollDone(core.CollReduce, t0)
 	}
 	n, size := src.n, int(elemSize[F]())
 	c := argCheck{p: p, op: name}

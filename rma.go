@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
@@ -13,6 +14,9 @@ func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 	if err != nil || len(src) == 0 {
 		return err
 	}
+	if c := p.c.Counts().Count(core.OpPut, pe, len(src)*int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return path.Put(off, asBytes(src)) })
+	}
 	return path.Put(off, asBytes(src))
 }
 
@@ -23,6 +27,9 @@ func PutNBI[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 	if err != nil || len(src) == 0 {
 		return err
 	}
+	if c := p.c.Counts().Count(core.OpPut, pe, len(src)*int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return path.Put(off, asBytes(src)) })
+	}
 	return path.Put(off, asBytes(src))
 }
 
@@ -31,6 +38,9 @@ func Get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 	path, off, err := src.target(p, "Get", pe, 0, len(dst))
 	if err != nil || len(dst) == 0 {
 		return err
+	}
+	if c := p.c.Counts().Count(core.OpGet, pe, len(dst)*int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return path.Get(asBytes(dst), off) })
 	}
 	return path.Get(asBytes(dst), off)
 }
@@ -41,6 +51,10 @@ func GetNBI[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 	if err != nil || len(dst) == 0 {
 		return err
 	}
+	// Timed to its return, not to the Quiet that completes it.
+	if c := p.c.Counts().Count(core.OpGetNBI, pe, len(dst)*int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return path.GetNBI(asBytes(dst), off) })
+	}
 	return path.GetNBI(asBytes(dst), off)
 }
 
@@ -50,6 +64,14 @@ func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 	if err != nil {
 		return err
 	}
+	if c := p.c.Counts().Count(core.OpPut, pe, int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return putOne(path, off, v) })
+	}
+	return putOne(path, off, v)
+}
+
+// putOne writes v at off through path.
+func putOne[T Elem](path transport.Path, off uint64, v T) error {
 	if w := int(elemSize[T]()); w >= 4 {
 		// A word-sized element goes as an atomic store: no buffer to
 		// allocate, and a waiter never sees it torn.
@@ -59,18 +81,26 @@ func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 }
 
 // G reads src's element 0 on PE pe (shmem_g).
-func G[T Elem](p *PE, src Sym[T], pe int) (T, error) {
-	var v T
+func G[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
 	path, off, err := src.target(p, "G", pe, 0, 1)
 	if err != nil {
 		return v, err
 	}
+	if c := p.c.Counts().Count(core.OpGet, pe, int(elemSize[T]())); c != nil {
+		err = c.Time(func() (err error) { v, err = getOne[T](path, off); return err })
+		return v, err
+	}
+	return getOne[T](path, off)
+}
+
+// getOne reads the element at off through path.
+func getOne[T Elem](path transport.Path, off uint64) (T, error) {
 	if w := int(elemSize[T]()); w >= 4 {
 		bits, err := path.Atomic(transport.AtomicFetch, w, off, 0, 0)
 		return fromBits[T](bits), err
 	}
-	buf := []T{v}
-	err = path.Get(asBytes(buf), off)
+	buf := []T{*new(T)}
+	err := path.Get(asBytes(buf), off)
 	return buf[0], err
 }
 
@@ -85,6 +115,14 @@ func IPut[T Elem](p *PE, dst Sym[T], src []T, dstStride, srcStride, n, pe int) e
 	if err != nil || n == 0 {
 		return err
 	}
+	if c := p.c.Counts().Count(core.OpPut, pe, n*int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return iput(path, off, src, dstStride, srcStride, n) })
+	}
+	return iput(path, off, src, dstStride, srcStride, n)
+}
+
+// iput puts n strided elements through path, dst's at off.
+func iput[T Elem](path transport.Path, off uint64, src []T, dstStride, srcStride, n int) error {
 	size := elemSize[T]()
 	for i := 0; i < n; i++ {
 		if err := path.Put(off+uint64(i*dstStride)*size, asBytes(src[i*srcStride:i*srcStride+1])); err != nil {
@@ -105,6 +143,14 @@ func IGet[T Elem](p *PE, dst []T, src Sym[T], dstStride, srcStride, n, pe int) e
 	if err != nil || n == 0 {
 		return err
 	}
+	if c := p.c.Counts().Count(core.OpGet, pe, n*int(elemSize[T]())); c != nil {
+		return c.Time(func() error { return iget(path, off, dst, dstStride, srcStride, n) })
+	}
+	return iget(path, off, dst, dstStride, srcStride, n)
+}
+
+// iget gets n strided elements through path, src's at off.
+func iget[T Elem](path transport.Path, off uint64, dst []T, dstStride, srcStride, n int) error {
 	size := elemSize[T]()
 	for i := 0; i < n; i++ {
 		if err := path.Get(asBytes(dst[i*dstStride:i*dstStride+1]), off+uint64(i*srcStride)*size); err != nil {
@@ -149,6 +195,10 @@ func putSignal[T Elem](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64],
 	sigOff, err := sig.check(p, name, pe, 0, 1)
 	if err != nil {
 		return err
+	}
+	// The data and the 8-byte signal word.
+	if c := p.c.Counts().Count(core.OpPutSignal, pe, len(src)*int(elemSize[T]())+8); c != nil {
+		return c.Time(func() error { return path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op)) })
 	}
 	return path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op))
 }

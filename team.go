@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"github.com/goshmem/shmem/internal/coll"
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 )
 
@@ -109,11 +110,11 @@ func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 
 // Sync returns when every member has called Sync as many times as the
 // caller (shmem_team_sync). It completes nothing; Barrier does.
-func (t *Team) Sync() error { return t.inner().Sync() }
+func (t *Team) Sync() error { return teamColl(t, core.CollSync, t.inner().Sync) }
 
 // Barrier completes the caller's outstanding operations (Quiet) and then
 // Syncs the team.
-func (t *Team) Barrier() error { return t.inner().Barrier() }
+func (t *Team) Barrier() error { return teamColl(t, core.CollBarrier, t.inner().Barrier) }
 
 // Destroy ends the team (shmem_team_destroy). It is collective over the
 // team: it synchronizes the members before the team's resources are reused.

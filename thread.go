@@ -41,12 +41,20 @@ func InitThread(ctx context.Context, requested ThreadLevel, opts ...Option) (*PE
 // (shmem_query_thread): ThreadMultiple, however it was initialized.
 func (p *PE) QueryThread() ThreadLevel { return ThreadMultiple }
 
-// Pcontrol sets the PE's profiling level (shmem_pcontrol). goshmem has no
-// profiling layer of its own; the level drives the PE's log: 0 keeps only
-// errors, 1 (the level at Init) logs as configured (WithLogger,
-// SHMEM_LOG_LEVEL), and higher levels act as 1 and are recorded for tools
-// (PcontrolLevel). A negative level is 0. It applies to the PE and its
-// contexts at once.
+// Pcontrol sets the PE's profiling level (shmem_pcontrol). It drives the
+// PE's log and, on a PE started WithMetrics, its metrics:
+//
+//   - 0 keeps only errors in the log and stops the metrics' counting (the
+//     counts so far stay and are still reported);
+//   - 1, the level at Init, logs as configured (WithLogger,
+//     SHMEM_LOG_LEVEL), counts every operation and its bytes and times 1
+//     in MetricsSampleEvery;
+//   - 2 and above log as 1 and time every operation: detailed profiling,
+//     at two clock reads per operation (more than an 8-byte put on shared
+//     memory costs).
+//
+// A negative level is 0. It applies to the PE and its contexts at once;
+// PcontrolLevel reads it back. On the zero PE it does nothing.
 func (p *PE) Pcontrol(level int) {
 	if !p.zero() {
 		p.c.Pcontrol(level)

@@ -33,6 +33,7 @@ type config struct {
 	opTO      time.Duration
 	grace     time.Duration
 	net       netOptions // delivery, seed, faults, model: simulate.go
+	metrics   bool       // WithMetrics
 }
 
 // Option configures Run.
@@ -99,7 +100,7 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		return err
 	}
 	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger,
-		OpTimeout: c.opTO, DeadlockGrace: max(c.grace, 0)})
+		OpTimeout: c.opTO, DeadlockGrace: max(c.grace, 0), Metrics: c.metrics})
 	if err != nil {
 		return err
 	}

@@ -153,7 +153,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 	if marker != nil {
 		marker(net.Mark)
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net, OpTimeout: c.opTO})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net, OpTimeout: c.opTO, Metrics: c.metrics})
 	if err != nil {
 		return simnet.Result{}, err
 	}

@@ -25,6 +25,9 @@
 //	       Go TCP round trip of 8 bytes (default 127.0.0.1)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
+//	-metrics  run with shmem.WithMetrics and print every PE's metrics after
+//	       the benches to stderr, in Prometheus' text format: the series
+//	       package metrics' Collector serves (README.md, "Metrics")
 //
 // A readable table with allocations per operation goes to stderr. Only the
 // timed loop is between the time.Now calls; it allocates nothing of its own
@@ -62,6 +65,7 @@ type config struct {
 	profile string // CPU profile file; each PE adds ".<rank>"
 	rawHost string // the address tcp_rtt dials to reach PE 1
 	bind    string // -np's processes: "auto", "core" (one CPU each) or "none"
+	metrics bool   // run with metrics and print them (metrics.go)
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -78,6 +82,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt reference")
 	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th equal share of the allowed CPUs (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
+	fs.BoolVar(&c.metrics, "metrics", false, "run with metrics on and print them to stderr (Prometheus text) after the benches")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -114,11 +119,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if c.label == "" {
 			c.label = "sim"
 		}
-		return sim.Run(c.pes, func(p *shmem.PE) error {
+		pes := make([]*shmem.PE, c.pes)
+		err := sim.Run(c.pes, func(p *shmem.PE) error {
+			pes[p.MyPE()] = p
 			return benchAll(p, c, stdout, stderr)
-		}, sim.WithHeapSize(int(heapFor(c.max, c.pes))))
+		}, simMetrics(c, sim.WithHeapSize(int(heapFor(c.max, c.pes))))...)
+		if err != nil || !c.metrics {
+			return err
+		}
+		return printMetrics(stderr, pes...)
 	}
-	opts := []shmem.Option{}
+	opts := withMetrics(c, nil)
 	if os.Getenv("SHMEM_SYMMETRIC_SIZE") == "" {
 		opts = append(opts, heap)
 	}
@@ -148,6 +159,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := benchAll(p, c, stdout, stderr); err != nil {
 		return err
+	}
+	if c.metrics {
+		if err := printMetrics(stderr, p); err != nil {
+			return err
+		}
 	}
 	return p.Finalize()
 }

@@ -100,6 +100,7 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 		}
 	}
 	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info}
+	p.s.meterCtx(c, members)
 	p.s.ctxMu.Lock()
 	if p.s.ctxs == nil {
 		p.s.ctxs = map[*PE]struct{}{}
@@ -184,5 +185,6 @@ func (p *PE) Destroy() error {
 	p.s.ctxMu.Lock()
 	delete(p.s.ctxs, p)
 	p.s.ctxMu.Unlock()
+	p.s.retireCtx(p)
 	return err
 }

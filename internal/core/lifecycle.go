@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
@@ -41,6 +42,7 @@ func (p *PE) Exited() error {
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it.
 func (p *PE) Fence() {
+	p.countLocal(OpFence) // metrics (meter_pe.go); it waits for nothing, so it is not timed
 	for _, e := range p.engines {
 		if err := e.Fence(); err != nil {
 			p.s.log.Warn("fence failed", "err", err)
@@ -51,6 +53,13 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
+	// Metrics (meter_pe.go): nil without them, and unless this Quiet is
+	// one to time; a Quiet that fails is counted, not timed.
+	timed := p.countLocal(OpQuiet)
+	var t0 time.Time
+	if timed != nil {
+		t0 = time.Now()
+	}
 	if err := p.usable(); err != nil {
 		return p.annotate(err, "Quiet", errs.NoPE)
 	}
@@ -58,6 +67,9 @@ func (p *PE) Quiet() error {
 		if err := e.Quiet(); err != nil {
 			return p.s.settle(err)
 		}
+	}
+	if timed != nil {
+		timed.Observe(t0)
 	}
 	return nil
 }

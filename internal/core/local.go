@@ -37,6 +37,11 @@ type LocalConfig struct {
 	CloseWithLastPE bool
 	// OpTimeout, if positive, bounds every blocking call (WithOpTimeout).
 	OpTimeout time.Duration
+	// Metrics turns on every PE's metrics (Config.Metrics); PathKind is
+	// the kind they give every path (PathSim, the zero value, for the
+	// simulator).
+	Metrics  bool
+	PathKind PathKind
 	// DeadlockGrace, if positive, runs the deadlock detector (see
 	// detector) with that grace period; the caller reports PEs whose code
 	// ended with Done.
@@ -137,8 +142,9 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
 			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
-			Block: blockOf(cfg.Net, r),
-			Grow:  func(size int64) error { return reg.Grow(int(size)) },
+			Block:   blockOf(cfg.Net, r),
+			Grow:    func(size int64) error { return reg.Grow(int(size)) },
+			Metrics: cfg.Metrics, PathKinds: sameKinds(n, cfg.PathKind),
 		})
 		if err != nil {
 			w.Close()

@@ -7,10 +7,15 @@ import (
 )
 
 // Pcontrol sets the PE's profiling level (shmem_pcontrol): 0 stops the
-// PE's log below errors, 1 (the start) is the log as configured, and
-// higher levels are recorded for tools that read them (PcontrolLevel) and
-// otherwise act as 1; goshmem has no further profiling layer to drive.
-func (p *PE) Pcontrol(level int) { p.s.pctl.Store(int32(max(level, 0))) }
+// PE's log below errors and the metrics' counting, 1 (the start) is the
+// log as configured with counting and sampled timing, and 2 and above
+// time every metered operation (meter.go's count reads it as a mask).
+func (p *PE) Pcontrol(level int) {
+	p.s.pctl.Store(int32(max(level, 0)))
+	if p.s.meter != nil {
+		p.s.meter.setLevel(level)
+	}
+}
 
 // PcontrolLevel returns the level Pcontrol last set; 1 before any call.
 func (p *PE) PcontrolLevel() int { return int(p.s.pctl.Load()) }

@@ -105,6 +105,13 @@ type Config struct {
 	// Block, if set, is called before the PE blocks in a control-plane
 	// agreement, and what it returns when the PE runs on (see Net).
 	Block func() (resume func())
+	// Metrics turns on the PE's metrics (meter.go): its operations are
+	// counted per kind and path kind, one in SampleEvery timed. Off, the
+	// hot path is unchanged. Optional.
+	Metrics bool
+	// PathKinds gives the kind of each path in Paths for the metrics; nil
+	// means shared memory for the ranks in Shared and TCP for the others.
+	PathKinds []PathKind
 }
 
 // PE is one processing element, or a context on one (CreateCtx). Its
@@ -119,7 +126,9 @@ type PE struct {
 	// ctx.go). A team context's paths are in team order.
 	paths   []transport.Path
 	engines []transport.Engine
-	ctx     *ctxInfo // nil for the PE itself
+	ctx     *ctxInfo    // nil for the PE itself
+	mblock  *meterBlock // this handle's metrics and the counts its operations
+	counts  *Counts     // bump; nil without (meter.go)
 }
 
 // state is what a PE and its contexts share.
@@ -161,6 +170,7 @@ type state struct {
 	world    *coll.Team
 	shared   *coll.Team
 	pool     *coll.Pool
+	meter    *meter // nil without Config.Metrics
 }
 
 type exitInfo struct{ rank, status int }
@@ -210,6 +220,7 @@ func Start(cfg Config) (*PE, error) {
 		}
 	}
 	p := &PE{s: s, paths: s.paths, engines: s.engines}
+	p.meter()
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.

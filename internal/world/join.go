@@ -34,6 +34,8 @@ type Config struct {
 	// at most HeapSize, the default, means no growth. Every PE passes the
 	// same; the fabric provider keeps the heap at HeapSize.
 	HeapLimit int64
+	// Metrics turns on the PE's metrics (core.Config.Metrics).
+	Metrics bool
 	// TLS selects the credentials of every connection: nil means the job
 	// credentials derived from the unique ID's secret (the default);
 	// Insecure turns TLS off.

@@ -188,6 +188,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
 		Grow: j.growOwn, Grown: j.growPeers,
+		Metrics: c.Metrics, PathKinds: j.pathKinds(),
 	})
 	if err != nil {
 		return nil, err
