@@ -95,6 +95,31 @@ var blocking = map[string]func(p *shmem.PE) error{
 		}
 		return nil
 	},
+	"SetLock": func(p *shmem.PE) error {
+		// Each PE adds to a counter on PE 0 under the lock, so a PE that
+		// dies may die holding it, or while it waits for it.
+		l, _ := shmem.Calloc[int64](p, 1)
+		count, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 20; i++ {
+			if err := shmem.SetLock(p, l); err != nil {
+				return err
+			}
+			v, err := shmem.G(p, count, 0)
+			if err != nil {
+				return err
+			}
+			if err := shmem.P(p, count, v+1, 0); err != nil {
+				return err
+			}
+			if err := shmem.ClearLock(p, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
 	"Malloc": func(p *shmem.PE) error {
 		for i := 0; i < 20; i++ {
 			s, err := shmem.Malloc[int64](p, 4)
@@ -160,6 +185,58 @@ func TestKilledPEReportedToSurvivors(t *testing.T) {
 		err := survivors[r]
 		if !errors.Is(err, shmem.ErrPEFailed) || !contains(err.Error(), "PE 1") {
 			t.Errorf("PE %d: %v, want ErrPEFailed naming PE 1", r, err)
+		}
+	}
+}
+
+// TestLockHolderDies: PE 2 takes the lock, tells the others (put and
+// Quiet) and dies holding it; each of the others, waiting for the lock,
+// ends with ErrPEFailed from SetLock naming PE 2 (or PE 0, the lock's
+// home, when PE 0 failed first, its reason naming PE 2), under any seed.
+func TestLockHolderDies(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		var got [4]error
+		err := sim.Run(4, func(p *shmem.PE) error {
+			l, _ := shmem.Calloc[int64](p, 1)
+			flag, err := shmem.Calloc[int64](p, 1)
+			if err != nil {
+				return err
+			}
+			// PE 2 goes on once every other PE is out of the
+			// allocation's SyncAll (and says so with an atomic add).
+			if p.MyPE() == 2 {
+				if err := shmem.WaitUntil(p, flag, shmem.CmpEQ, 3); err != nil {
+					return err
+				}
+				if err := shmem.SetLock(p, l); err != nil {
+					return err
+				}
+				for _, r := range []int{0, 1, 3} {
+					if err := shmem.P(p, flag, 1, r); err != nil {
+						return err
+					}
+				}
+				if err := p.Quiet(); err != nil {
+					return err
+				}
+				panic("dies holding the lock")
+			}
+			if err := shmem.AtomicAdd(p, flag, 1, 2); err != nil {
+				return err
+			}
+			if err := shmem.WaitUntil(p, flag, shmem.CmpEQ, 1); err != nil {
+				return err
+			}
+			got[p.MyPE()] = shmem.SetLock(p, l)
+			return got[p.MyPE()]
+		}, sim.WithSeed(seed), sim.WithDelivery(sim.Lazy))
+		if err == nil {
+			t.Fatalf("seed %d: a run whose lock holder died succeeded", seed)
+		}
+		for _, r := range []int{0, 1, 3} {
+			if !errors.Is(got[r], shmem.ErrPEFailed) || !contains(got[r].Error(), "SetLock") || !contains(got[r].Error(), "PE 2") {
+				t.Errorf("seed %d: PE %d got %v, want ErrPEFailed from SetLock naming PE 2", seed, r, got[r])
+			}
 		}
 	}
 }

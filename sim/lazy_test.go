@@ -259,7 +259,8 @@ func TestLazyBites(t *testing.T) {
 }
 
 // TestDeadlockReported: a wait that nothing can end fails with an error
-// instead of hanging.
+// instead of hanging, the one Eager mode gives: ErrDeadlock on every PE,
+// listing what each waits in.
 func TestDeadlockReported(t *testing.T) {
 	err := sim.Run(2, func(p *shmem.PE) error {
 		flag, err := shmem.Calloc[int64](p, 1)
@@ -268,8 +269,13 @@ func TestDeadlockReported(t *testing.T) {
 		}
 		return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1) // nobody sets it
 	}, lazy(3)...)
-	if !errors.Is(err, shmem.ErrPEFailed) || !contains(err.Error(), "deadlock") {
-		t.Fatalf("got %v, want a deadlock report matching ErrPEFailed", err)
+	if !errors.Is(err, shmem.ErrDeadlock) || errors.Is(err, shmem.ErrPEFailed) {
+		t.Fatalf("got %v, want a deadlock report matching ErrDeadlock alone", err)
+	}
+	for _, want := range []string{"PE 0: shmem: WaitUntil", "PE 1: shmem: WaitUntil", "PEs 0-1 blocked in WaitUntil on its word"} {
+		if !contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
 	}
 }
 

@@ -80,6 +80,9 @@ type Report struct {
 	// Links is the traffic of every PE pair that exchanged messages,
 	// by source then target.
 	Links []Link
+	// Calls is the time of every collective call (barrier, sync, data
+	// collective, on any team), by when its first member entered it.
+	Calls []Call
 	// Seed is the seed the run used (WithSeed replays it).
 	Seed int64
 	// Steps holds, for MeasureSteps, each step's time: from the moment
@@ -90,6 +93,33 @@ type Report struct {
 
 // Link is the traffic from one PE to another during a Measure.
 type Link = simnet.Link
+
+// Call is one collective call of a Measure, in virtual time from the start
+// of the run.
+type Call struct {
+	Op   string // as its first member named it: BarrierAll, FCollect, Reduce, ...
+	Team string // "world", "shared" or a split team's ID
+	Seq  uint64 // its number among the team's operations
+	PEs  int    // members that returned from it
+	// Start is when its last member entered it, End when its last member
+	// returned.
+	Start, End time.Duration
+	// Time is End - Start: what the call costs once every member is in
+	// it (a member that came earlier waits that much more).
+	Time time.Duration
+	// Skew is how long before Start its first member entered.
+	Skew time.Duration
+}
+
+func callsOf(cs []simnet.Call) []Call {
+	out := make([]Call, len(cs))
+	for i, c := range cs {
+		out[i] = Call{Op: c.Op, Team: c.Team, Seq: c.Seq, PEs: c.PEs,
+			Start: time.Duration(c.LastIn), End: time.Duration(c.LastOut),
+			Time: time.Duration(c.LastOut) - time.Duration(c.LastIn), Skew: time.Duration(c.LastIn) - time.Duration(c.FirstIn)}
+	}
+	return out
+}
 
 // MeasureSteps is Measure for a program in steps that every PE runs in
 // order, and reports each step's time in Report.Steps: how a program times
@@ -145,7 +175,7 @@ func measure(npes int, fn func(p *shmem.PE) error, marker func(func(rank int)), 
 		c.net.model = &m
 	}
 	res, err := runNet(npes, fn, &c, marker)
-	rep := measured{Report: Report{PE: make([]time.Duration, len(res.Clocks)), Ops: res.Ops, Links: res.Links, Seed: int64(res.Seed)}, marks: res.Marks}
+	rep := measured{Report: Report{PE: make([]time.Duration, len(res.Clocks)), Ops: res.Ops, Links: res.Links, Calls: callsOf(res.Calls), Seed: int64(res.Seed)}, marks: res.Marks}
 	for i, ns := range res.Clocks {
 		rep.PE[i] = time.Duration(ns)
 		rep.Elapsed = max(rep.Elapsed, rep.PE[i])

@@ -148,7 +148,9 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 	net := simnet.New(simnet.Config{
 		NPEs: npes, Mode: mode, Seed: seed, FailAfter: c.net.fail, Slow: c.net.slow, Down: c.net.down,
 		Model: c.net.model, NodeOf: c.nodeOf, Trace: c.net.trace,
-		Kill: func(rank int, reason string) { w.Fail(rank, reason) },
+		Kill:     func(rank int, reason string) { w.Fail(rank, reason) },
+		Deadlock: func(ended func(int) bool) { w.Deadlock(ended) },
+		Control:  func() uint64 { return w.Moves() },
 	})
 	if marker != nil {
 		marker(net.Mark)

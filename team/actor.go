@@ -72,9 +72,11 @@ type Actor struct {
 
 // New returns the team actor of the member with world rank self of the team
 // id whose world ranks, in team order, are members, holding slot. A self
-// outside members gives an actor whose MyPE is -1.
+// outside members gives an actor whose MyPE is -1. The actor keeps members
+// without copying it (the PEs of a simulated world share TeamWorld's): the
+// caller must not change it.
 func New(id string, members []int, self, slot int) *Actor {
-	a := &Actor{id: id, members: append([]int(nil), members...), me: -1, slot: slot}
+	a := &Actor{id: id, members: members, me: -1, slot: slot}
 	for i, m := range members {
 		if m == self {
 			a.me = i

@@ -169,6 +169,7 @@ func (t *Team) lockedBegin(op string, a *Args) (uint64, func(), error) {
 	if err := t.number(op, kinds[a.Kind]); err != nil {
 		return 0, t.mu.Unlock, err
 	}
+	t.timeOp(op, false)
 	seq, err := t.begin(op, a)
-	return seq, t.mu.Unlock, err
+	return seq, func() { t.timeOp(op, true); t.mu.Unlock() }, err
 }

@@ -71,6 +71,8 @@ func (t *Team) SyncAs(op string) error {
 	if err := t.number(op, team.KindSync); err != nil {
 		return err
 	}
+	t.timeOp(op, false)
+	defer t.timeOp(op, true)
 	return errs.As(op, t.rt.MyPE(), t.sync(op, syncSync))
 }
 
@@ -91,5 +93,7 @@ func (t *Team) BarrierAs(op string) error {
 	if err := t.number(op, team.KindBarrier); err != nil {
 		return err
 	}
+	t.timeOp(op, false)
+	defer t.timeOp(op, true)
 	return errs.As(op, t.rt.MyPE(), t.sync(op, syncBarrier))
 }

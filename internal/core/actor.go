@@ -11,8 +11,8 @@ import (
 
 // peActor runs the PE's pe.Actor, which owns its failure and exit state:
 // every notice goes through deliver, one Step at a time, and only the
-// effects Step returns write the atomics the hot path reads (state.failed,
-// nFailed, exited). The mailbox of a protoactor actor is one source of
+// effects Step returns write the state the hot path reads (nFailed and
+// exited, atomics; state.failed, read once nFailed says a PE failed). The mailbox of a protoactor actor is one source of
 // notices (peers); this PE's failure detectors are another (NotifyFailed).
 // Both reach the same Step, also after Finalize began, when the
 // protoactor actor is already stopped: a detector may still fire then,
@@ -39,7 +39,7 @@ func (s *state) apply(e any) {
 	switch e := e.(type) {
 	case pe.Failed:
 		reason := e.Reason
-		s.failed[e.Rank].Store(&reason)
+		s.failed.Store(e.Rank, &reason)
 		s.firstFailed.CompareAndSwap(0, int32(e.Rank)+1)
 		s.nFailed.Add(1)
 		if s.agreed.Load() {

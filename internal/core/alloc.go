@@ -98,6 +98,11 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 			return actors.Result(r, g.N, op, p.MyPE())
 		case <-timer.C:
 		}
+		select {
+		case r := <-answer: // both were ready: the answer wins
+			return actors.Result(r, g.N, op, p.MyPE())
+		default:
+		}
 		err := p.waitable(op)
 		var sleep time.Duration
 		if err == nil {

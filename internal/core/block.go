@@ -164,8 +164,16 @@ func (w *longWait) step() (time.Duration, error) {
 		return 0, errs.As(w.op, w.p.MyPE(), *e)
 	}
 	el := time.Since(w.start)
-	if el >= w.check {
+	due := el >= w.check
+	if due {
 		w.check = el + min(max(el, checkFirst), checkMax)
+	}
+	if c := s.checks; c != nil && !w.lock {
+		// A scheduled network says when (a lock's waiter spins through
+		// the schedule instead of waiting, so it keeps real time).
+		due = c.CheckDue()
+	}
+	if due {
 		if err := w.checkPeers(); err != nil {
 			return 0, err
 		}
@@ -189,7 +197,7 @@ func (p *PE) wordCheck(w *longWait) error {
 		if r == p.MyPE() {
 			continue
 		}
-		if p.s.failed[r].Load() != nil {
+		if p.s.nFailed.Load() != 0 && p.s.failed.Load(r) != nil {
 			continue // counted as gone; waitable reports failures itself
 		}
 		ok, err := coll.Left(p, w.op, r)

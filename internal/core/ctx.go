@@ -71,7 +71,7 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 		info.streams = append(info.streams, s)
 		engines = append(engines, s)
 	}
-	n := len(p.s.paths)
+	n := p.s.cfg.NPEs
 	if members != nil {
 		n = len(members)
 	}
@@ -81,7 +81,7 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 		if members != nil {
 			w = members[i]
 		}
-		wp := p.s.paths[w]
+		wp := p.s.path(w)
 		paths[i] = wp
 		// A network path is settled (settle.go): the stream's path to the
 		// same peer is made from the raw one and settled alike.
@@ -99,7 +99,7 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 			}
 		}
 	}
-	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info}
+	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info, npes: len(paths)}
 	p.s.meterCtx(c, members)
 	p.s.ctxMu.Lock()
 	if p.s.ctxs == nil {
@@ -160,7 +160,7 @@ func (p *PE) worldRank(pe int) int {
 // or the context's team.
 func (p *PE) outOfRange(op string, pe int) error {
 	if p.ctx != nil && p.ctx.team != nil {
-		return errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in team %s of %d", pe, p.ctx.team.ID(), len(p.paths))
+		return errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in team %s of %d", pe, p.ctx.team.ID(), p.npes)
 	}
 	return errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "PE %d is not in a world of %d", pe, p.s.cfg.NPEs)
 }

@@ -102,13 +102,41 @@ func (d *detector) snapshot() ([]uint64, bool) {
 }
 
 func (d *detector) abort() {
+	d.w.abortAll(fmt.Sprintf("nothing changed for %v", d.grace), d.grace, func(r int) bool { return d.gone[r].Load() })
+}
+
+// Deadlock ends a world that can never progress, as the deadlock detector
+// does: the simulator's scheduler calls it when every PE still running
+// waits, nothing is in flight and a round of peer checks changed nothing.
+// ended says which PEs have ended (finalized, failed or returned).
+func (w *LocalWorld) Deadlock(ended func(rank int) bool) {
+	w.abortAll("every PE still running waits, and nothing is in flight", time.Duration(1<<63-1), ended)
+}
+
+// Moves returns a number that changes whenever the world's control plane
+// moves: the coordinator handles a message, an agreement's answer reaches
+// a PE, a PE blocks or unblocks. The simulator waits for it to stand
+// still before it decides that no agreement can complete.
+func (w *LocalWorld) Moves() uint64 {
+	m := w.coordMsgs.Load()
+	for _, p := range w.PEs {
+		m += p.s.blocks.gen.Load()
+	}
+	return m
+}
+
+// abortAll fails every blocked and later blocking call of the PEs that
+// have not ended with ErrDeadlock, why and a report of what each PE is
+// blocked in; a PE whose operation timeout is at most stuck (how long the
+// world has been still) gets the ErrTimeout it would have had instead.
+func (w *LocalWorld) abortAll(why string, stuck time.Duration, gone func(rank int) bool) {
 	// PEs blocked in the same call on the same thing are listed together,
 	// so the report stays short in a large world.
 	var order []string
 	by := map[string][]int{}
-	for r, p := range d.w.PEs {
+	for r, p := range w.PEs {
 		what := "has ended"
-		if !d.gone[r].Load() && !p.Finished() {
+		if !gone(r) && !p.Finished() {
 			what = "blocked in " + p.blockedIn()
 		}
 		if _, ok := by[what]; !ok {
@@ -126,11 +154,15 @@ func (d *detector) abort() {
 		}
 	}
 	report := strings.Join(lines, "; ")
-	for r, p := range d.w.PEs {
-		if d.gone[r].Load() || p.Finished() {
+	for r, p := range w.PEs {
+		if gone(r) || p.Finished() {
 			continue
 		}
-		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (nothing changed for %v): %s", d.grace, report))
+		if to := time.Duration(p.s.blocks.opTO.Load()); to > 0 && to <= stuck {
+			p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrTimeout, "the operation timeout (%v) passed while no PE could make progress: %s", to, report))
+			continue
+		}
+		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (%s): %s", why, report))
 	}
 }
 

@@ -208,8 +208,8 @@ func (p *PE) failures(op string) error {
 	}
 	var ranks []int
 	var b strings.Builder
-	for r := range p.s.failed {
-		if why := p.s.failed[r].Load(); why != nil {
+	for _, r := range p.s.failed.Ranks() {
+		if why := p.s.failed.Load(r); why != nil {
 			ranks = append(ranks, r)
 			if b.Len() > 0 {
 				b.WriteString("; ")

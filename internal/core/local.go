@@ -103,7 +103,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		heaps[r] = heap.NewGrowable(reg.Bytes(), int64(cfg.HeapSize))
 		bells[r] = transport.NewLocalBell()
 		if cfg.Net != nil {
-			bells[r] = cfg.Net.Bell(r, bells[r])
+			bells[r] = cfg.Net.Bell(r, bells[r], heaps[r].Bytes())
 		}
 		peers[r] = w.system.NewLocalPID(PEActor(r))
 	}
@@ -118,20 +118,29 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		return nil
 	}
+	kinds := sameKinds(n, cfg.PathKind) // read-only, shared by every PE
+	world := make([]int, n)             // TeamWorld's members, shared likewise
+	for r := range world {
+		world[r] = r
+	}
 	for r := 0; r < n; r++ {
 		reg := w.regions[r]
-		fence := new(atomic.Uint64)
-		paths := make([]transport.Path, n)
 		var shared []int
 		for q := 0; q < n; q++ {
-			same := nodeOf(q) == nodeOf(r)
-			if cfg.Net != nil {
-				paths[q] = cfg.Net.Path(r, q, heaps[q].Bytes(), same)
-			} else {
-				paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, same)
-			}
-			if same {
+			if nodeOf(q) == nodeOf(r) {
 				shared = append(shared, q)
+			}
+		}
+		var paths []transport.Path
+		var pathTo func(int) transport.Path
+		if cfg.Net != nil {
+			// The network makes each path on first use.
+			pathTo = func(q int) transport.Path { return cfg.Net.Path(r, q, nodeOf(q) == nodeOf(r)) }
+		} else {
+			fence := new(atomic.Uint64)
+			paths = make([]transport.Path, n)
+			for q := range paths {
+				paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, nodeOf(q) == nodeOf(r))
 			}
 		}
 		var onFailure func(int, string, int)
@@ -139,12 +148,12 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			onFailure = cfg.OnFailure(r)
 		}
 		p, err := Start(Config{
-			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths,
+			Rank: r, NPEs: n, WorldID: worldID, Heap: heaps[r], Bell: bells[r], Paths: paths, PathTo: pathTo, World: world,
 			Shared: shared, System: w.system, Coordinator: w.coord, Send: w.send(peers),
 			Timeout: cfg.Timeout, Logger: cfg.Logger, Release: release, OnFailure: onFailure,
-			Block:   blockOf(cfg.Net, r),
+			Block: blockOf(cfg.Net, r), TeamOp: teamOpOf(cfg.Net, r),
 			Grow:    func(size int64) error { return reg.Grow(int(size)) },
-			Metrics: cfg.Metrics, PathKinds: sameKinds(n, cfg.PathKind),
+			Metrics: cfg.Metrics, PathKinds: kinds,
 		})
 		if err != nil {
 			w.Close()
@@ -222,6 +231,13 @@ func loggerOr(l *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return l
+}
+
+func teamOpOf(n Net, rank int) func(string, uint64, string, bool) {
+	if n == nil {
+		return nil
+	}
+	return func(team string, seq uint64, op string, end bool) { n.TeamOp(rank, team, seq, op, end) }
 }
 
 func blockOf(n Net, rank int) func() func() {

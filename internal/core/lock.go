@@ -71,7 +71,7 @@ func (p *PE) lockCheck(l *longWait) error {
 		if r == p.MyPE() {
 			continue
 		}
-		if why := p.s.failed[r].Load(); why != nil {
+		if why := p.s.failed.Load(r); why != nil {
 			// Its memory is gone with it: it may have held the lock.
 			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d failed while this PE waits for %s (it may hold it): %s", r, l.waiting(), firstLine(*why))
 		}

@@ -11,7 +11,7 @@ func (p *PE) meter() {
 	}
 	s.meter = newMeter(int(s.pctl.Load()))
 	p.mblock = s.meter.own
-	p.counts = s.meter.newCounts(p.mblock, len(p.paths), s.pathKind)
+	p.counts = s.meter.newCounts(p.mblock, p.npes, s.pathKind)
 }
 
 // pathKind returns the metrics' kind of the path to world rank r.

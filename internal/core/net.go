@@ -8,11 +8,27 @@ import "github.com/goshmem/shmem/transport"
 // something that is neither (a control-plane agreement), so a scheduler
 // that runs one PE at a time can let the others run meanwhile.
 type Net interface {
-	Bell(rank int, b transport.Bell) transport.Bell
-	// Path returns the path from PE from to PE to, whose heap is mem;
-	// mappable says whether Ptr may hand mem out (same node).
-	Path(from, to int, mem []byte, mappable bool) transport.Path
+	// Bell wraps PE rank's bell; mem is its heap. The bell it returns may
+	// be a PeerChecker.
+	Bell(rank int, b transport.Bell, mem []byte) transport.Bell
+	// Path returns the path from PE from to PE to; mappable says whether
+	// Ptr may hand the target's heap out (same node). A PE asks for it at
+	// every call (Config.PathTo), so the network makes paths on first use
+	// and a world of n PEs holds no n² table of them.
+	Path(from, to int, mappable bool) transport.Path
 	// Block is called by PE rank before it blocks outside its paths and
 	// bell; it calls the returned function once it runs again.
 	Block(rank int) (resume func())
+	// TeamOp hears PE rank start (end false) and return from operation
+	// seq of a team (Config.TeamOp).
+	TeamOp(rank int, team string, seq uint64, op string, end bool)
+}
+
+// PeerChecker is a bell whose network, not real time, decides when a PE
+// blocked in a wait reads its peers' state (the simulator's scheduler wakes
+// its waiting PEs for that when no PE can run): the checks then cost
+// nothing while the world progresses, and a seeded run replays them.
+type PeerChecker interface {
+	// CheckDue reports whether the waiting PE checks its peers now.
+	CheckDue() bool
 }

@@ -50,6 +50,16 @@ type Config struct {
 	Bell transport.Bell
 	// Paths holds the data path to every PE, this one included, by rank.
 	Paths []transport.Path
+	// World, if set, is the list 0, 1, ..., NPEs-1 (TeamWorld's members),
+	// which the PE keeps and never changes: the PEs of a LocalWorld share
+	// one instead of n copies of n ranks.
+	World []int
+	// PathTo, if set instead of Paths, returns the path to a PE at each
+	// call: the simulator's network makes its paths on first use, since
+	// n tables of n paths do not fit a world of 16384 PEs (8 GiB). Its
+	// paths' errors are not settled (settle.go): the simulator's never
+	// fail.
+	PathTo func(rank int) transport.Path
 	// Shared lists the world ranks whose heaps Ptr reaches (TeamShared),
 	// ascending, this PE included.
 	Shared []int
@@ -105,6 +115,9 @@ type Config struct {
 	// Block, if set, is called before the PE blocks in a control-plane
 	// agreement, and what it returns when the PE runs on (see Net).
 	Block func() (resume func())
+	// TeamOp, if set, hears when each team operation of the PE starts
+	// and returns (see coll.OpTimer): the simulator times them.
+	TeamOp func(team string, seq uint64, op string, end bool)
 	// Metrics turns on the PE's metrics (meter.go): its operations are
 	// counted per kind and path kind, one in SampleEvery timed. Off, the
 	// hot path is unchanged. Optional.
@@ -129,6 +142,9 @@ type PE struct {
 	ctx     *ctxInfo    // nil for the PE itself
 	mblock  *meterBlock // this handle's metrics and the counts its operations
 	counts  *Counts     // bump; nil without (meter.go)
+	// npes is the number of PEs paths reaches (len(paths) unless the
+	// world's paths come from Config.PathTo, when paths is nil).
+	npes int
 }
 
 // state is what a PE and its contexts share.
@@ -140,6 +156,7 @@ type state struct {
 	local   []byte
 	bell    transport.Bell
 	kick    *pollerKick // nil without SocketWriters
+	checks  PeerChecker // the bell's, under a simulated network
 
 	finalized atomic.Bool
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
@@ -154,7 +171,7 @@ type state struct {
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
-	failed    []atomic.Pointer[string] // reason by rank, nil while alive
+	failed    failedSet // reason by rank (failed.go)
 	// firstFailed is 1 + the rank recorded failed first, 0 before any:
 	// the PE a wait names when several failed, since the later ones are
 	// often PEs that ended because of it.
@@ -181,7 +198,7 @@ func PEActor(rank int) string { return "pe-" + strconv.Itoa(rank) }
 // Start makes the PE that cfg describes and spawns its actors.
 func Start(cfg Config) (*PE, error) {
 	const op = "Init"
-	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || len(cfg.Paths) != cfg.NPEs || cfg.Send == nil {
+	if cfg.NPEs < 1 || cfg.Rank < 0 || cfg.Rank >= cfg.NPEs || (len(cfg.Paths) != cfg.NPEs && (cfg.PathTo == nil || cfg.Paths != nil)) || cfg.Send == nil {
 		return nil, errs.New(op, cfg.Rank, errs.NoPE, errs.ErrInvalidArgument,
 			"rank %d of %d with %d paths (and a Send: %v)", cfg.Rank, cfg.NPEs, len(cfg.Paths), cfg.Send != nil)
 	}
@@ -194,39 +211,50 @@ func Start(cfg Config) (*PE, error) {
 	}
 	s := &state{
 		cfg: cfg, log: log.With("pe", cfg.Rank),
-		local: cfg.Heap.Bytes(), bell: cfg.Bell, failed: make([]atomic.Pointer[string], cfg.NPEs),
+		local: cfg.Heap.Bytes(), bell: cfg.Bell,
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 		exitKnown: make(chan struct{}),
 	}
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
-	s.paths = make([]transport.Path, len(cfg.Paths))
-	for r, path := range cfg.Paths {
-		s.paths[r] = path
-		if !slices.Contains(cfg.Shared, r) {
-			s.paths[r] = settledPath{Path: path, s: s}
+	if cfg.Paths != nil {
+		s.paths = make([]transport.Path, len(cfg.Paths))
+		for r, path := range cfg.Paths {
+			s.paths[r] = path
+			if !slices.Contains(cfg.Shared, r) {
+				s.paths[r] = settledPath{Path: path, s: s}
+			}
 		}
+		s.cfg.Paths = nil // s.paths holds them: one table a PE, not two
 	}
+	s.checks, _ = cfg.Bell.(PeerChecker)
 	s.pctl.Store(1)
 	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {
 		s.kick = newPollerKick()
 	}
 	seen := map[transport.Engine]bool{}
-	for _, p := range cfg.Paths {
+	for _, p := range s.paths {
 		if e := p.Engine(); !seen[e] {
 			seen[e] = true
 			s.engines = append(s.engines, e)
 		}
 	}
-	p := &PE{s: s, paths: s.paths, engines: s.engines}
+	if s.paths == nil {
+		// A network's paths from one PE share its engine.
+		s.engines = []transport.Engine{cfg.PathTo(cfg.Rank).Engine()}
+	}
+	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs}
 	p.meter()
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
-	world := make([]int, cfg.NPEs)
-	for i := range world {
-		world[i] = i
+	world := cfg.World
+	if len(world) != cfg.NPEs {
+		world = make([]int, cfg.NPEs)
+		for i := range world {
+			world[i] = i
+		}
 	}
 	slots := coll.PoolSlots(cfg.NPEs, cfg.Heap.Size())
 	base, err := p.reserve(int(int64(slots) * coll.SlotBytes(cfg.NPEs) / 8))
@@ -264,6 +292,13 @@ func (p *PE) reserve(n int) (uint64, error) {
 	return 0, errs.New("Init", p.s.cfg.Rank, errs.NoPE, errs.ErrBootstrap, "the heap actor made no reservation")
 }
 
+// TeamOp implements coll.OpTimer through Config.TeamOp.
+func (p *PE) TeamOp(team string, seq uint64, op string, end bool) {
+	if f := p.s.cfg.TeamOp; f != nil {
+		f(team, seq, op, end)
+	}
+}
+
 // MyPE returns this PE's rank in the world.
 func (p *PE) MyPE() int { return p.s.cfg.Rank }
 
@@ -298,25 +333,36 @@ func (p *PE) ActorRoot() *actor.RootContext { return p.s.cfg.System.Root }
 // Accessible reports whether pe is a live PE of this world that this PE
 // can reach.
 func (p *PE) Accessible(pe int) bool {
-	return pe >= 0 && pe < len(p.paths) && p.usable() == nil && p.s.failed[p.worldRank(pe)].Load() == nil
+	return pe >= 0 && pe < p.npes && p.usable() == nil && (p.s.nFailed.Load() == 0 || p.s.failed.Load(p.worldRank(pe)) == nil)
 }
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
 // It is the hot path's only check of PE state: a few atomic loads.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
-	if uint(pe) >= uint(len(p.paths)) {
+	if uint(pe) >= uint(p.npes) {
 		return nil, p.outOfRange(op, pe)
 	}
 	if err := p.usable(); err != nil {
 		return nil, p.annotate(err, op, pe)
 	}
 	if p.s.nFailed.Load() != 0 {
-		if r := p.s.failed[p.worldRank(pe)].Load(); r != nil {
+		if r := p.s.failed.Load(p.worldRank(pe)); r != nil {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
 		}
 	}
+	if p.paths == nil {
+		return p.s.cfg.PathTo(pe), nil
+	}
 	return p.paths[pe], nil
+}
+
+// path returns the world's path to world rank r.
+func (s *state) path(r int) transport.Path {
+	if s.paths == nil {
+		return s.cfg.PathTo(r)
+	}
+	return s.paths[r]
 }
 
 // usable returns why this PE can no longer be used, or nil.

@@ -53,7 +53,7 @@ func (s *state) blame(err error) error {
 	if first < 0 || !errors.As(err, &e) || e.Target == first || e.Target == errs.NoPE {
 		return err
 	}
-	why := s.failed[first].Load()
+	why := s.failed.Load(first)
 	if why == nil {
 		return err
 	}

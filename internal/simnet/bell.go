@@ -52,3 +52,6 @@ func (b *bell) Wait(armed uint32, timeout time.Duration) {
 }
 
 func (b *bell) Disarm() { b.p.inner.Disarm() }
+
+// CheckDue implements core.PeerChecker.
+func (b *bell) CheckDue() bool { return b.n.checkDue(b.p) }

@@ -58,6 +58,16 @@ type Config struct {
 	// Kill reports a PE that FailAfter killed to the rest of the world
 	// (LocalWorld.Fail); it runs before any other PE runs again.
 	Kill func(rank int, reason string)
+	// Deadlock ends the world when no PE can progress (LocalWorld
+	// .Deadlock): every PE still running waits, nothing is in flight and
+	// a round of peer checks changed nothing. ended says which PEs have
+	// ended. Without it the lowest waiting PE dies reporting it.
+	Deadlock func(ended func(rank int) bool)
+	// Control, if set, returns a number that changes whenever the
+	// control plane moves (LocalWorld.Moves): a round of peer checks
+	// waits until it stands still (an agreement under way may still
+	// complete).
+	Control func() uint64
 	// Trace, if set, receives one line per scheduling decision and
 	// delivery: the same seed writes the same trace.
 	Trace io.Writer
@@ -90,12 +100,17 @@ type Net struct {
 	// woken is the PE a landing last made ready: it runs next with high
 	// probability, as a PE polling its flag would notice it at once.
 	woken *pe
+	// progress counts what can end a wait (a PE woken by a write, back
+	// from an agreement, ended); checked is its value at the last round
+	// of peer checks, which runs once per still spell (see checkRound).
+	progress, checked uint64
 
 	inflight opHeap // writes and NBI gets issued and not landed
 	opSeq    uint64
 
 	down  map[[2]int]bool
 	stats stats
+	calls map[callKey]*Call // team operations (calls.go)
 }
 
 // New returns the network cfg describes.
@@ -146,16 +161,29 @@ func (n *Net) node(rank int) int {
 // Seed returns the seed the network runs with.
 func (n *Net) Seed() uint64 { return n.cfg.Seed }
 
-// Bell wraps PE rank's bell (pe.Net).
-func (n *Net) Bell(rank int, b transport.Bell) transport.Bell {
+// Bell wraps PE rank's bell, whose heap is mem (core.Net).
+func (n *Net) Bell(rank int, b transport.Bell, mem []byte) transport.Bell {
 	n.pes[rank].inner = b
+	n.pes[rank].mem = mem
 	return &bell{n: n, p: n.pes[rank]}
 }
 
-// Path returns the simulated path from PE from to PE to (pe.Net).
-func (n *Net) Path(from, to int, mem []byte, mappable bool) transport.Path {
-	n.pes[to].mem = mem
-	return &path{p: n.pes[from], to: int32(to), mappable: mappable}
+// Path returns the simulated path from PE from to PE to (core.Net). It is
+// made on first use and kept: a PE holds paths only to the peers it
+// reached, about log2 n in a collective, not n.
+func (n *Net) Path(from, to int, mappable bool) transport.Path {
+	p := n.pes[from]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	pa := p.paths[int32(to)]
+	if pa == nil {
+		if p.paths == nil {
+			p.paths = map[int32]*path{}
+		}
+		pa = &path{p: p, to: int32(to), mappable: mappable}
+		p.paths[int32(to)] = pa
+	}
+	return pa
 }
 
 // Block is called before PE rank blocks in a control-plane agreement: the
@@ -179,7 +207,8 @@ func (n *Net) Block(rank int) (resume func()) {
 		n.outside--
 		p.st = stReturned
 		n.returned = append(n.returned, p)
-		if n.holder == nil && n.outside == 0 {
+		n.progress++
+		if n.holder == nil && (n.outside == 0 || len(n.ready) == 0) {
 			n.schedule()
 		}
 		n.waitTurn(p)

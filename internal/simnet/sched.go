@@ -3,6 +3,7 @@ package simnet
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/transport"
@@ -37,6 +38,11 @@ type pe struct {
 	crowd    float64 // a wake-up's extra cost on an oversubscribed node
 	rung     bool    // a write landed since Arm
 	deadlock bool    // picked to report that every PE waits for nothing
+	// check: asked to check its peers (checkRound); atomic, as the PEs
+	// in an agreement look at it every few milliseconds, all 16384 of
+	// them in a large world, without the scheduler's lock.
+	check atomic.Bool
+	paths map[int32]*path // made on first use (Net.Path)
 
 	epoch uint32 // fences so far
 	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
@@ -82,6 +88,7 @@ func (n *Net) Exit(rank int) {
 	n.dropOut(p)
 	was := p.st
 	p.st = stDone
+	n.progress++
 	switch was {
 	case stReady:
 		n.removeReady(p)
@@ -188,16 +195,10 @@ func (n *Net) schedule() {
 			n.landNext()
 			continue
 		}
-		if len(n.ready) == 0 && n.outside == 0 && len(n.returned) > 0 {
+		if len(n.ready) == 0 && n.outside == 0 {
 			// Everyone else is blocked, so the set of PEs back from
-			// their agreements is complete: rejoin them in rank order,
-			// so that real time does not leak into the schedule.
-			sort.Slice(n.returned, func(i, j int) bool { return n.returned[i].rank < n.returned[j].rank })
-			for _, p := range n.returned {
-				p.st = stReady
-				n.addReady(p)
-			}
-			n.returned = n.returned[:0]
+			// their agreements is complete.
+			n.rejoin()
 		}
 		if len(n.ready) > 0 {
 			p := n.pick()
@@ -208,8 +209,27 @@ func (n *Net) schedule() {
 			p.cond.Broadcast()
 			return
 		}
-		if n.outside > 0 || n.inflight.writes > 0 {
-			return // a PE coming back from outside calls schedule again
+		if n.inflight.writes > 0 {
+			return
+		}
+		if n.checked != n.progress && (n.outside > 0 || n.anyWaiting()) {
+			// No PE can run: the blocked ones check their peers, once
+			// the control plane (an agreement under way, a GlobalExit's
+			// or a failure's notices on its own goroutines) has been
+			// still for a moment.
+			n.armCheck(n.steps)
+			return
+		}
+		if n.outside > 0 {
+			// A PE coming back from outside calls schedule again. PEs
+			// already back wait for it, unless it waits for them (a peer
+			// check ended their agreement while it waits in Finalize's):
+			// after a grace period of real time they rejoin.
+			if len(n.returned) > 0 {
+				epoch := n.steps
+				n.stall = time.AfterFunc(deadlockGrace, func() { n.rejoinLate(epoch) })
+			}
+			return
 		}
 		for _, p := range n.pes {
 			if p.st == stWaiting {
@@ -226,6 +246,30 @@ func (n *Net) schedule() {
 	}
 }
 
+// rejoin makes the PEs back from their agreements ready, in rank order, so
+// that real time does not leak into the schedule.
+func (n *Net) rejoin() {
+	sort.Slice(n.returned, func(i, j int) bool { return n.returned[i].rank < n.returned[j].rank })
+	for _, p := range n.returned {
+		p.st = stReady
+		n.addReady(p)
+	}
+	n.returned = n.returned[:0]
+}
+
+// rejoinLate rejoins the PEs back from agreements while others are still
+// outside, unless the world moved since scheduling step epoch.
+func (n *Net) rejoinLate(epoch uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || len(n.returned) == 0 {
+		return
+	}
+	n.tracef("rejoin late")
+	n.rejoin()
+	n.schedule()
+}
+
 // deadlockGrace is how long a world where every PE waits may stay still
 // before the simulator reports a deadlock.
 const deadlockGrace = 300 * time.Millisecond
@@ -236,6 +280,18 @@ func (n *Net) declareDeadlock(epoch uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || n.outside > 0 {
+		return
+	}
+	if d := n.cfg.Deadlock; d != nil {
+		n.tracef("deadlock")
+		ended := make([]bool, len(n.pes))
+		for r, p := range n.pes {
+			ended[r] = p.st == stDone
+		}
+		// The verdict rings the waiting PEs' bells, which take n.mu.
+		n.mu.Unlock()
+		d(func(r int) bool { return ended[r] })
+		n.mu.Lock()
 		return
 	}
 	for _, p := range n.pes {
@@ -275,6 +331,7 @@ func (n *Net) pick() *pe {
 func (n *Net) ring(p *pe, at float64) {
 	p.rung = true
 	if p.st == stWaiting {
+		n.progress++
 		if n.cfg.Model != nil {
 			p.clock = max(p.clock, at+n.link(p.rank, p.rank).Wake*p.slow+p.crowd)
 		}
@@ -303,6 +360,7 @@ func (n *Net) die(p *pe, reason string) {
 	n.tracef("die %d", p.rank)
 	n.dropOut(p)
 	p.st = stDone
+	n.progress++
 	n.mu.Unlock()
 	if n.cfg.Kill != nil {
 		n.cfg.Kill(p.rank, reason)

@@ -36,6 +36,8 @@ type Result struct {
 	Links []Link
 	// Marks are each PE's clocks at its Mark calls.
 	Marks [][]float64
+	// Calls are the team operations, by first entry.
+	Calls []Call
 	Steps uint64
 	Seed  uint64
 }
@@ -53,6 +55,7 @@ func (n *Net) Result() Result {
 		}
 		r.Ops[i] = p.ops
 	}
+	r.Calls = n.sortedCalls()
 	for _, l := range n.stats.links {
 		r.Links = append(r.Links, *l)
 	}

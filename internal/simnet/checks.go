@@ -1,0 +1,79 @@
+package simnet
+
+import "time"
+
+// Peer checks under the scheduler. A PE blocked in a wait or an agreement
+// learns that a peer called Finalize, died or entered another collective
+// by reading its peers' words (core's peer checks). Real time says nothing
+// here (every wait of a large simulated world is long in real time, and
+// replay must not depend on it), so the scheduler calls a round of checks
+// instead: once per still spell, when no PE can run.
+
+// checkRound has every blocked PE check its peers once, when no PE can run
+// and nothing changed since the last round: a peer that called Finalize,
+// died or entered another collective while they wait is found so. The
+// waiting PEs become ready, in rank order; those in an agreement, outside
+// the schedule, check at their next look.
+func (n *Net) checkRound() {
+	if n.checked == n.progress {
+		return
+	}
+	n.checked = n.progress
+	n.tracef("check round")
+	for _, p := range n.pes {
+		switch p.st {
+		case stOutside:
+			p.check.Store(true)
+		case stWaiting:
+			p.check.Store(true)
+			p.st = stReady
+			n.addReady(p)
+		}
+	}
+}
+
+// checkGrace is how long a world where no PE can run stays still before its
+// waiting PEs check their peers: long against the microseconds an actor
+// takes to deliver a notice, short against a test's patience.
+const checkGrace = 20 * time.Millisecond
+
+func (n *Net) anyWaiting() bool {
+	for _, p := range n.pes {
+		if p.st == stWaiting {
+			return true
+		}
+	}
+	return false
+}
+
+// armCheck runs a round of peer checks after checkGrace unless the world
+// moved since scheduling step epoch; while the control plane moves
+// (Config.Control) it waits again.
+func (n *Net) armCheck(epoch uint64) {
+	var msgs uint64
+	if n.cfg.Control != nil {
+		msgs = n.cfg.Control()
+	}
+	// Answers to an agreement of many PEs take their goroutines a while
+	// to reach: 20 µs more a PE outside.
+	grace := checkGrace + time.Duration(n.outside)*20*time.Microsecond
+	n.stall = time.AfterFunc(grace, func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if n.steps != epoch || n.holder != nil || len(n.ready) > 0 {
+			return
+		}
+		if n.cfg.Control != nil && n.cfg.Control() != msgs {
+			n.armCheck(epoch)
+			return
+		}
+		n.checkRound()
+		n.schedule()
+	})
+}
+
+// checkDue reports whether PE p, blocked in a wait or an agreement, checks
+// its peers now (core.PeerChecker): only when a round of checks asked it
+// to, whatever real time says, so a healthy world of n PEs does not read
+// n² words and a seeded run replays.
+func (n *Net) checkDue(p *pe) bool { return p.check.Swap(false) }
