@@ -203,7 +203,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	_, err = j.p.Agree("Init", "init", 1, worldRanks(c.NPEs), c.Rank, nil)
 	unlock()
 	if err != nil {
-		return j.stopPE(err), err
+		return j.stopPE(err), j.blameInit(err)
 	}
 	_ = j.seg.Unlink()
 	j.seg.SetState(udma.StateAlive)

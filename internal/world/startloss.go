@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -79,13 +80,40 @@ func (l *lossLog) changed() <-chan struct{} {
 // same-host process that has ended; that one is named.
 func (j *joiner) lostErr(rank int, during, why string) error {
 	if strings.Contains(why, lane.AbortReason) {
-		if r, w, ok := j.ctl.loss.firstCause(); ok {
+		if r, w, ok := j.primaryCause(); ok {
 			rank, why = r, w
-		} else if r, ok := j.endedProcess(); ok {
-			rank, why = r, fmt.Sprintf("its process (pid %d) has ended", j.recs[r].PID)
 		}
 	}
 	return errs.New("Init", j.cfg.Rank, rank, errs.ErrPEFailed, "PE %d failed %s: %s", rank, during, why)
+}
+
+// primaryCause is the failure that made PEs close after a failure of
+// their own, if this PE can find it: a PE found failed for a reason of
+// its own, or a same-host process that has ended.
+func (j *joiner) primaryCause() (int, string, bool) {
+	if r, w, ok := j.ctl.loss.firstCause(); ok {
+		return r, w, true
+	}
+	if r, ok := j.endedProcess(); ok {
+		return r, fmt.Sprintf("its process (pid %d) has ended", j.recs[r].PID), true
+	}
+	return 0, "", false
+}
+
+// blameInit renames an Init agreement's ErrPEFailed that names a PE
+// which only closed after a failure of its own (the coordinator aborted
+// the round on its abort, before hearing of the failure that caused it)
+// to the primary cause, when this PE finds one.
+func (j *joiner) blameInit(err error) error {
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || !strings.Contains(e.Detail, lane.AbortReason) {
+		return err
+	}
+	r, why, ok := j.primaryCause()
+	if !ok || r == e.Target {
+		return err
+	}
+	return errs.New("Init", j.cfg.Rank, r, errs.ErrPEFailed, "PE %d failed: %s (then PE %d closed after a failure of its own: %s)", r, why, e.Target, e.Detail)
 }
 
 // endedProcess returns a same-host PE whose process has ended, if any.

@@ -1,8 +1,10 @@
 package world
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/world/internal/lane"
 )
 
@@ -32,5 +34,27 @@ func TestLossLog(t *testing.T) {
 	}
 	if why, ok := l.of(0); !ok || why == "" {
 		t.Fatal("PE 0's loss not kept")
+	}
+}
+
+// TestBlameInit: rank 0's coordinator aborted the route agreement on PE
+// 1's abort (PE 1 closed after a failure of its own) before it heard of
+// PE 2's death, which this PE found: Init names PE 2. An abort with no
+// cause found keeps its name, and other errors are untouched.
+func TestBlameInit(t *testing.T) {
+	j := &joiner{cfg: Config{Rank: 0, HostID: "grouped"}, ctl: &control{}}
+	aborted := errs.New("Init", 0, 1, errs.ErrPEFailed, "route agreement aborted: PE failed: lost the control link to PE 1: "+lane.AbortReason)
+	if err := j.blameInit(aborted); err != aborted {
+		t.Fatalf("no cause known: %v, want the abort unchanged", err)
+	}
+	j.ctl.loss.add(1, "lost the control link to PE 1: "+lane.AbortReason)
+	j.ctl.loss.add(2, "its process (pid 7) ended during start-up")
+	var e *errs.Error
+	if err := j.blameInit(aborted); !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 || e.Op != "Init" {
+		t.Fatalf("with PE 2's death known: %v, want Init's ErrPEFailed naming PE 2", err)
+	}
+	other := errs.New("Init", 0, 1, errs.ErrPEFailed, "killed")
+	if err := j.blameInit(other); err != other {
+		t.Fatalf("a failure of its own: %v, want it unchanged", err)
 	}
 }
