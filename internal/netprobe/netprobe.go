@@ -5,9 +5,12 @@
 package netprobe
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
+	"os"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -32,9 +35,35 @@ func ListenerGone(addr string, within time.Duration) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
-// ProcessGone reports whether the process pid of this host has ended
-// (kill(pid, 0) fails with ESRCH). Only for a process known to run in
-// this PID namespace: elsewhere its pid means nothing here.
+// ProcessGone reports whether the process pid of this host has ended:
+// kill(pid, 0) fails with ESRCH, or the process is a zombie that its
+// parent has not reaped yet (a PE killed a moment ago, whose launcher has
+// not waited for it: signals still reach a zombie). Only for a process
+// known to run in this PID namespace: elsewhere its pid means nothing
+// here.
 func ProcessGone(pid int) bool {
-	return pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		return errors.Is(err, syscall.ESRCH)
+	}
+	return zombie(pid)
+}
+
+// zombie reports whether /proc says pid has exited (state Z or X); false
+// when it cannot tell.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses and
+	// may itself hold spaces and parentheses: it is after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	state := b[i+2]
+	return state == 'Z' || state == 'X'
 }

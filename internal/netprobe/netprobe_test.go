@@ -1,9 +1,12 @@
 package netprobe
 
 import (
+	"bytes"
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -54,4 +57,30 @@ func TestProcessGone(t *testing.T) {
 	if !ProcessGone(cmd.Process.Pid) {
 		t.Fatalf("pid %d of a reaped process reported alive", cmd.Process.Pid)
 	}
+	// Killed and not reaped yet: a zombie, which kill(pid, 0) still
+	// reaches; it has ended all the same.
+	z := exec.Command("sleep", "60")
+	if err := z.Start(); err != nil {
+		t.Skip(err)
+	}
+	if ProcessGone(z.Process.Pid) {
+		t.Fatal("a running process reported gone")
+	}
+	if err := z.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// The kernel makes it a zombie once the signal is handled; poll the
+	// state (no timing is asserted: the loop ends when it is one).
+	for !zombieOrReaped(z.Process.Pid) {
+		runtime.Gosched()
+	}
+	if !ProcessGone(z.Process.Pid) {
+		t.Fatalf("killed, unreaped pid %d reported alive", z.Process.Pid)
+	}
+	z.Wait()
+}
+
+func zombieOrReaped(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err != nil || bytes.Contains(b, []byte(") Z "))
 }
