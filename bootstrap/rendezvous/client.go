@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/internal/netprobe"
 	"github.com/goshmem/shmem/internal/secure"
 )
 
@@ -48,7 +47,7 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 		switch {
 		case ctx.Err() != nil:
 			return nil, stopped(err, "authentication")
-		case !isTimeout(err) && netprobe.ListenerGone(cfg.Addr, goneProbe):
+		case !isTimeout(err) && rank0Gone(cfg.Addr):
 			// Rank 0 refusing this side's secret closes the connection
 			// exactly as its death does; only a dead rank 0's port
 			// refuses new connections.

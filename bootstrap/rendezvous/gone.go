@@ -9,12 +9,29 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/netprobe"
 )
 
-// goneProbe bounds the probe that tells a dead rank 0 from a live one
+// goneProbe bounds one probe that tells a dead rank 0 from a live one
 // that refused this side (netprobe.ListenerGone): a live listener
-// answers a dial at once and then waits for the client's bytes.
-const goneProbe = 250 * time.Millisecond
+// answers a dial at once and then waits for the client's bytes. A
+// process being killed on a loaded host may keep its listener a while:
+// goneProbes probes, so a refusal of the secret costs about a second.
+const (
+	goneProbe  = 250 * time.Millisecond
+	goneProbes = 4
+)
+
+// rank0Gone reports whether rank 0's listener at addr is gone, probing
+// up to goneProbes times.
+func rank0Gone(addr string) bool {
+	for range goneProbes {
+		if netprobe.ListenerGone(addr, goneProbe) {
+			return true
+		}
+	}
+	return false
+}
 
 // rank0Failed is the error of a rank whose connection to rank 0 was cut
 // (when: at which step) because rank 0's process ended. Of a handshake's
