@@ -10,6 +10,7 @@ import (
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
+	"github.com/goshmem/shmem/transport/rdma"
 )
 
 // Option configures Init and GetUniqueID.
@@ -180,8 +181,10 @@ func LoadTLS(caFile, certFile, keyFile, crlFile string) (*tls.Config, error) {
 // lasts at most this long after the last data, halves while unanswered,
 // and rests entirely while the cores are oversubscribed (rdma.pollBudget),
 // so an idle or crowded process does not spin. Measured on 2 cores with
-// two PE processes: get 8 B 16-20 µs polling vs 45-72 µs parked.
-const defaultBusyPoll = 50 * time.Microsecond
+// two PE processes: get 8 B 16-20 µs polling vs 45-72 µs parked. The value
+// lives in rdma so that references measured in the same mode (shmem-perf's
+// tcp_rtt_poll) use the same one.
+const defaultBusyPoll = rdma.DefaultBusyPoll
 
 // resolve applies opts over the environment's settings.
 func resolve(opts []Option) (*options, error) {

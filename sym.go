@@ -56,28 +56,41 @@ func (s Sym[T]) Local(p *PE) []T {
 // check validates an access of count elements of s starting at element
 // first, on behalf of op addressed to PE target, and returns the byte
 // offset of element first. It allocates nothing unless it fails.
+//
+// The accepting case is every check at once, small enough to inline into
+// the operation; a refused access goes to refuse, which names the reason.
+// (A Slice out of range has n 0 and a slot past every table, so Live
+// refuses it.)
 func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error) {
+	if !p.zero() && s.world == p.c.WorldID() && uint(first) <= uint(s.n) && uint(count) <= uint(s.n-first) && p.c.Heap().Live(s.slot, s.gen) {
+		return s.off + uint64(first)*elemSize[T](), nil
+	}
+	return 0, s.refuse(p, op, target, first, count)
+}
+
+// refuse returns why check refused an access.
+func (s Sym[T]) refuse(p *PE, op string, target, first, count int) error {
 	if p.zero() {
-		return 0, zeroPE(op)
+		return zeroPE(op)
 	}
 	if s.world != p.c.WorldID() {
 		if s.world == 0 {
-			return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "zero or invalid Sym")
+			return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "zero or invalid Sym")
 		}
-		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym belongs to another world")
+		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym belongs to another world")
 	}
 	if s.slot == badSlot {
-		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "the Sym is Slice(%d, %d) of a symmetric object of %d elements: out of range",
+		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "the Sym is Slice(%d, %d) of a symmetric object of %d elements: out of range",
 			int32(s.off>>32), int32(uint32(s.off)), s.gen)
 	}
 	if count < 0 || first < 0 || first > s.n || count > s.n-first {
-		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,
+		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,
 			"elements [%d, %d+%d) outside a symmetric object of %d", first, first, count, s.n)
 	}
 	if _, ok := p.c.Heap().Lookup(s.slot, s.gen); !ok {
-		return 0, errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym was freed")
+		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym was freed")
 	}
-	return s.off + uint64(first)*elemSize[T](), nil
+	return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "refused") // check and refuse disagree: a bug
 }
 
 // checkLocal is check for calls that touch only the caller's own heap, which
@@ -94,7 +107,23 @@ func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
 
 // target validates s for count elements from first and returns the path to
 // pe and the byte offset.
+//
+// Its common case (a live PE whose world is untroubled, an object in range)
+// makes no call: core.FastPath and check's conditions inline here, so the
+// operation reads the PE's state word, the Sym's table entry and the path,
+// and nothing it does not own is written. Anything else goes the checked way.
 func (s Sym[T]) target(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
+	if p != nil && p.c != nil {
+		if path := p.c.FastPath(pe); path != nil && s.world == p.c.WorldID() &&
+			uint(first) <= uint(s.n) && uint(count) <= uint(s.n-first) && p.c.Heap().Live(s.slot, s.gen) {
+			return path, s.off + uint64(first)*elemSize[T](), nil
+		}
+	}
+	return s.checkedTarget(p, op, pe, first, count)
+}
+
+// checkedTarget is target's every check in order, each failure named.
+func (s Sym[T]) checkedTarget(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
 	if p.zero() {
 		return nil, 0, zeroPE(op)
 	}

@@ -22,8 +22,10 @@
 #   BENCHES      benches of the shared-memory runs         (default all)
 #   MAXSIZE      largest message of the shared-memory runs (default 4194304)
 #   TCP_BENCHES  benches of the TCP runs   (default put,get,atomic_fetch_add,barrier)
-#                goshmem's TCP runs add tcp_rtt, a plain Go TCP round trip of 8 bytes
-#                between the same two processes: the raw reference of the targets
+#                goshmem's TCP runs add tcp_rtt, plain Go TCP round trips of 8 bytes
+#                between the same two processes: tcp_rtt_poll with reads that poll as
+#                goshmem's lanes do (the raw reference of the targets, same mode) and
+#                tcp_rtt with reads that park at once (listed for comparison)
 #   TCP_MAXSIZE  largest message of the TCP runs           (default 1048576)
 #   NOTES        Markdown appended under the targets       (default bench/NOTES.md)
 #   OUT          the raw CSV                               (default bench/results.csv)

@@ -115,6 +115,13 @@ func (h *Heap) Lookup(slot, gen uint32) (Object, bool) {
 	return o, o.Live && o.Gen == gen
 }
 
+// Live is Lookup's verdict alone, small enough to inline into the hot
+// path's check: it reads two fields of the object, not a copy of it.
+func (h *Heap) Live(slot, gen uint32) bool {
+	objs := h.table.Load().objs
+	return uint(slot) < uint(len(objs)) && objs[slot].Live && objs[slot].Gen == gen
+}
+
 // Kind is a collective heap operation.
 type Kind uint8
 

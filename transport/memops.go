@@ -40,12 +40,7 @@ func atomic32(w *uint32, op AtomicOp, v, cond uint32) uint32 {
 	case AtomicSet, AtomicSwap:
 		return atomic.SwapUint32(w, v)
 	case AtomicCompareSwap:
-		for {
-			old := atomic.LoadUint32(w)
-			if old != cond || atomic.CompareAndSwapUint32(w, old, v) {
-				return old
-			}
-		}
+		return cas32(w, cond, v)
 	case AtomicFetchAdd:
 		return atomic.AddUint32(w, v) - v
 	case AtomicFetchAnd:
@@ -70,12 +65,7 @@ func atomic64(w *uint64, op AtomicOp, v, cond uint64) uint64 {
 	case AtomicSet, AtomicSwap:
 		return atomic.SwapUint64(w, v)
 	case AtomicCompareSwap:
-		for {
-			old := atomic.LoadUint64(w)
-			if old != cond || atomic.CompareAndSwapUint64(w, old, v) {
-				return old
-			}
-		}
+		return CAS64(w, cond, v)
 	case AtomicFetchAdd:
 		return atomic.AddUint64(w, v) - v
 	case AtomicFetchAnd:
@@ -112,4 +102,39 @@ func Load64(mem []byte, off uint64) uint64 {
 // Load32 atomically reads the 4-byte word at mem[off] (checked by the caller).
 func Load32(mem []byte, off uint64) uint32 {
 	return atomic.LoadUint32((*uint32)(unsafe.Pointer(unsafe.SliceData(mem[off : off+4]))))
+}
+
+// CAS64 stores v in *w if it holds cond and returns the value it held. The
+// compare-and-swap comes first, as one locked instruction, like OSHMEM's:
+// reading the word first would fetch a line the peer last wrote twice
+// (shared for the load, then exclusive for the swap). Only when the swap
+// fails is the word read, and the read is the answer unless the word holds
+// cond again by then (then the swap is retried).
+func CAS64(w *uint64, cond, v uint64) uint64 {
+	for {
+		if atomic.CompareAndSwapUint64(w, cond, v) {
+			return cond
+		}
+		if old := atomic.LoadUint64(w); old != cond {
+			return old
+		}
+	}
+}
+
+// cas32 is CAS64 for 4-byte words.
+func cas32(w *uint32, cond, v uint32) uint32 {
+	for {
+		if atomic.CompareAndSwapUint32(w, cond, v) {
+			return cond
+		}
+		if old := atomic.LoadUint32(w); old != cond {
+			return old
+		}
+	}
+}
+
+// Word64 returns the aligned 8-byte word at mem[off] (the caller checked
+// alignment; the slice expression checks the bounds).
+func Word64(mem []byte, off uint64) *uint64 {
+	return (*uint64)(unsafe.Pointer(unsafe.SliceData(mem[off : off+8])))
 }

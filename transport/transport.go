@@ -120,6 +120,15 @@ type Engine interface {
 	Close() error
 }
 
+// Immediate is implemented by an Engine whose paths complete every
+// operation before it returns and order it by its own last step (mapped
+// memory): its Fence and Quiet do nothing. A PE whose every engine is
+// Immediate skips them, so its Quiet costs a load, not calls.
+type Immediate interface {
+	Engine
+	Immediate()
+}
+
 // Bell wakes the goroutines of one PE that wait for its heap to change (the
 // WaitUntil family, signal waits, locks, barriers). Writers ring the target's
 // bell after their data is visible; a ring costs one load when nobody waits.

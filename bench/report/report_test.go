@@ -204,17 +204,18 @@ func FuzzReadCSV(f *testing.F) {
 
 func TestTargetVerdicts(t *testing.T) {
 	stats := map[key]stat{
-		{implGoshmem, "udma", "put", 8}:       {latencyUS: 0.01},
-		{implOshmem, "shm", "put", 8}:         {latencyUS: 0.04},
-		{implGoshmem, "udma", "put", 1 << 20}: {bandwidthMBps: 100},
-		{implOshmem, "shm", "put", 1 << 20}:   {bandwidthMBps: 100},
-		{implGoshmem, "udma", "put", 2 << 20}: {bandwidthMBps: 90},
-		{implOshmem, "shm", "put", 2 << 20}:   {bandwidthMBps: 100},
-		{implGoshmem, "udma", "put", 4 << 20}: {bandwidthMBps: 200},
-		{implOshmem, "shm", "put", 4 << 20}:   {bandwidthMBps: 100},
-		{implGoshmem, "tcp", "get", 8}:        {latencyUS: 30},
-		{implGoshmem, "tcp", "tcp_rtt", 8}:    {latencyUS: 20},
-		{implOshmem, "tcp", "get", 8}:         {latencyUS: 10},
+		{implGoshmem, "udma", "put", 8}:         {latencyUS: 0.01},
+		{implOshmem, "shm", "put", 8}:           {latencyUS: 0.04},
+		{implGoshmem, "udma", "put", 1 << 20}:   {bandwidthMBps: 100},
+		{implOshmem, "shm", "put", 1 << 20}:     {bandwidthMBps: 100},
+		{implGoshmem, "udma", "put", 2 << 20}:   {bandwidthMBps: 90},
+		{implOshmem, "shm", "put", 2 << 20}:     {bandwidthMBps: 100},
+		{implGoshmem, "udma", "put", 4 << 20}:   {bandwidthMBps: 200},
+		{implOshmem, "shm", "put", 4 << 20}:     {bandwidthMBps: 100},
+		{implGoshmem, "tcp", "get", 8}:          {latencyUS: 30},
+		{implGoshmem, "tcp", "tcp_rtt", 8}:      {latencyUS: 60},
+		{implGoshmem, "tcp", "tcp_rtt_poll", 8}: {latencyUS: 20},
+		{implOshmem, "tcp", "get", 8}:           {latencyUS: 10},
 	}
 	for _, tg := range targets() {
 		r, _, _, met, ok := tg.verdict(stats)
@@ -227,9 +228,9 @@ func TestTargetVerdicts(t *testing.T) {
 			if !ok || r != 0.9 || met {
 				t.Errorf("%s: ratio %v met %v ok %v, want the worst size 0.9, not met", tg.what, r, met, ok)
 			}
-		case "get 8 B vs raw Go TCP round trip":
+		case "get 8 B vs raw TCP round trip, same read mode":
 			if tg.goshmem == "tcp" && (!ok || r != 1.5 || met) {
-				t.Errorf("%s: ratio %v met %v ok %v, want 1.5 against goshmem's own tcp_rtt row, not met", tg.what, r, met, ok)
+				t.Errorf("%s: ratio %v met %v ok %v, want 1.5 against goshmem's own tcp_rtt_poll row (not the parked tcp_rtt), not met", tg.what, r, met, ok)
 			}
 		case "get 8 B, TCP":
 			if tg.goshmem == "tcp" && (!ok || r != 3) {
@@ -245,5 +246,25 @@ func TestTargetVerdicts(t *testing.T) {
 	writeTargets(&b, stats)
 	if !strings.Contains(b.String(), "| 0.250 | ≤ 0.500 | yes |") || !strings.Contains(b.String(), "not measured") {
 		t.Errorf("targets table:\n%s", b.String())
+	}
+}
+
+func TestRawRefsStateBothRoundTrips(t *testing.T) {
+	stats := map[key]stat{
+		{implGoshmem, "tcp", "put", 8}:          {latencyUS: 10},
+		{implGoshmem, "tcp", "get", 8}:          {latencyUS: 12},
+		{implGoshmem, "tcp", "tcp_rtt", 8}:      {latencyUS: 40},
+		{implGoshmem, "tcp", "tcp_rtt_poll", 8}: {latencyUS: 8},
+	}
+	var b strings.Builder
+	writeRawRefs(&b, stats)
+	want := "| tcp | 8.000 | 40.00 | 1.250 | 1.500 | 0.250 | 0.300 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("raw references table lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	writeRawRefs(&b, map[key]stat{})
+	if b.Len() != 0 {
+		t.Errorf("no raw rows gave a table:\n%s", b.String())
 	}
 }

@@ -190,7 +190,7 @@ func (r *runner) p2p(name string) error {
 	if err != nil {
 		return err
 	}
-	for size := 1; size <= r.c.max; size *= 2 {
+	for size := r.c.min; size <= r.c.max; size *= 2 {
 		skip, iters := p2pCounts(size)
 		fill := byte(size&0x7f) | 1
 		src, dst := sbuf.Local(p)[:size], rbuf.Local(p)[:size]
@@ -252,7 +252,7 @@ func (r *runner) putMR() error {
 	if err != nil {
 		return err
 	}
-	for size := 1; size <= r.c.max; size *= 2 {
+	for size := r.c.min; size <= r.c.max; size *= 2 {
 		src, dst := sbuf.Local(p)[:size], rbuf.Slice(0, size)
 		perPut, rate, allocs := 0.0, 0.0, 0.0
 		if err := p.BarrierAll(); err != nil {

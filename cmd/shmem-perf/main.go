@@ -16,13 +16,15 @@
 //
 //	-b     comma list of benches or groups ("atomics", "all"; default all)
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
+//	-min   smallest message of put and get in bytes (default 1, as osu.c)
 //	-t     transport label for the CSV, overriding the detected one
 //	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
 //	-bind auto|core|none  with -np: bind PE r to the r-th equal share of the
 //	       allowed CPUs, as oshrun binds its PEs (auto, the default: unless
 //	       SHMEM_BUSY_POLL=0)
-//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt reference, a plain
-//	       Go TCP round trip of 8 bytes (default 127.0.0.1)
+//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt references, a plain
+//	       Go TCP round trip of 8 bytes with parked reads (tcp_rtt) and with
+//	       reads that poll as goshmem's lanes do (tcp_rtt_poll) (default 127.0.0.1)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 //	-metrics  run with shmem.WithMetrics and print every PE's metrics after
@@ -57,6 +59,7 @@ func main() {
 type config struct {
 	sel     []string // bench names, groups expanded
 	max     int      // largest message in bytes
+	min     int      // smallest message of put and get, in bytes
 	label   string   // transport column; "" means detect
 	csv     bool
 	pes     int    // > 0: run in the simulator with this many PEs
@@ -74,6 +77,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	b := fs.String("b", "all", "comma list of benches or groups (atomics, all)")
 	fs.IntVar(&c.max, "m", 4<<20, "largest message in bytes")
+	fs.IntVar(&c.min, "min", 1, "smallest message of put and get in bytes (a power of two; for instruction counts of one size)")
 	fs.StringVar(&c.label, "t", "", "transport label for the CSV (default: detected)")
 	fs.BoolVar(&c.csv, "csv", false, "print CSV rows on stdout (PE 0)")
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
@@ -91,6 +95,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.max < 8 || c.max > 1<<30 {
 		return c, fmt.Errorf("-m %d: want 8 .. 1 GiB", c.max)
+	}
+	if c.min < 1 || c.min > c.max || c.min&(c.min-1) != 0 {
+		return c, fmt.Errorf("-min %d: want a power of two in 1 .. -m", c.min)
 	}
 	if c.pes != 0 && c.np != 0 {
 		return c, fmt.Errorf("-pes and -np are exclusive")

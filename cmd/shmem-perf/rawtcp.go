@@ -4,17 +4,56 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
+	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/transport/rdma"
 )
 
-// rawTCP is the reference the network targets are measured against: an
+// rawTCP measures the references the network targets are compared with: an
 // 8-byte request and an 8-byte answer over a plain Go TCP connection
-// between PE 0 and PE 1 (blocking net.Conn reads, no TLS, no framing), timed
-// like the put and get loops. PE 1 listens on every address and tells PE 0
-// its port; PE 0 dials -rawhost.
+// between PE 0 and PE 1 (no TLS, no framing), timed like the put and get
+// loops, twice:
+//
+//   - tcp_rtt: blocking net.Conn reads, which park in the runtime's poller
+//     at once (a thread wake-up per message);
+//   - tcp_rtt_poll: the same connection with reads that poll the socket
+//     first exactly as goshmem's TCP lanes do (rdma.PollingConn, with
+//     SHMEM_BUSY_POLL's value or goshmem's default). This is the reference
+//     in the same mode as goshmem's own round trips; with SHMEM_BUSY_POLL=0
+//     it parks too and equals tcp_rtt.
+//
+// PE 1 listens on every address and tells PE 0 its port; PE 0 dials -rawhost.
 func (r *runner) rawTCP() error {
+	poll, err := busyPoll()
+	if err != nil {
+		return err
+	}
+	if err := r.roundTrips("tcp_rtt", func(c net.Conn) net.Conn { return c }); err != nil {
+		return err
+	}
+	return r.roundTrips("tcp_rtt_poll", func(c net.Conn) net.Conn { return rdma.PollingConn(c, poll) })
+}
+
+// busyPoll is the poll goshmem's lanes use in this process: SHMEM_BUSY_POLL,
+// which shmem.Init has already validated, or the default.
+func busyPoll() (time.Duration, error) {
+	v := os.Getenv("SHMEM_BUSY_POLL")
+	if v == "" {
+		return rdma.DefaultBusyPoll, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("SHMEM_BUSY_POLL=%q: %w", v, err)
+	}
+	return d, nil
+}
+
+// roundTrips times one connection's round trips (PE 0) and answers them
+// (PE 1); wrap gives both ends their read mode.
+func (r *runner) roundTrips(name string, wrap func(net.Conn) net.Conn) error {
 	p := r.p
 	port, err := shmem.Calloc[int64](p, 1)
 	if err != nil {
@@ -37,10 +76,11 @@ func (r *runner) rawTCP() error {
 	switch r.me {
 	case 0:
 		addr := net.JoinHostPort(r.c.rawHost, strconv.FormatInt(port.Local(p)[0], 10))
-		c, err := net.Dial("tcp", addr)
+		raw, err := net.Dial("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("dialling PE 1 at %s: %w", addr, err)
 		}
+		c := wrap(raw)
 		var b [8]byte
 		lat, _, err := r.timeLoop(p2pSkip, p2pIters, func(int) error {
 			if _, err := c.Write(b[:]); err != nil {
@@ -49,23 +89,24 @@ func (r *runner) rawTCP() error {
 			_, err := io.ReadFull(c, b[:])
 			return err
 		}, nil)
-		c.Close()
+		raw.Close()
 		if err != nil {
 			return err
 		}
-		r.row("tcp_rtt", 8, p2pIters, lat, 8/lat, 0)
+		r.row(name, 8, p2pIters, lat, 8/lat, 0)
 	case 1:
-		c, err := ln.Accept()
+		raw, err := ln.Accept()
 		if err != nil {
 			return err
 		}
+		c := wrap(raw)
 		var b [8]byte
 		for i := 0; i < n && err == nil; i++ {
 			if _, err = io.ReadFull(c, b[:]); err == nil {
 				_, err = c.Write(b[:])
 			}
 		}
-		c.Close()
+		raw.Close()
 		if err != nil {
 			return fmt.Errorf("answering PE 0: %w", err)
 		}

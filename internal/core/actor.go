@@ -42,6 +42,7 @@ func (s *state) apply(e any) {
 		s.failed.Store(e.Rank, &reason)
 		s.firstFailed.CompareAndSwap(0, int32(e.Rank)+1)
 		s.nFailed.Add(1)
+		s.raise()
 		if s.agreed.Load() {
 			s.log.Debug("PE left", "pe_left", e.Rank, "reason", reason)
 		} else {
@@ -55,6 +56,7 @@ func (s *state) apply(e any) {
 		s.bell.Ring()
 	case pe.Exited:
 		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})
+		s.raise()
 		close(s.exitKnown)
 		s.log.Info("global exit", "by", e.Rank, "status", e.Status)
 		s.bell.Ring()

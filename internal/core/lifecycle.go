@@ -53,6 +53,15 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
+	if p.s.quietFree.Load() && !p.isCtx && p.counts == nil {
+		return nil // nothing to complete or count, and nothing has happened
+	}
+	return p.quiet()
+}
+
+// quiet is Quiet past its common case: it counts, checks and completes
+// each engine's work.
+func (p *PE) quiet() error {
 	// Metrics (meter_pe.go): nil without them, and unless this Quiet is
 	// one to time; a Quiet that fails is counted, not timed.
 	timed := p.countLocal(OpQuiet)
@@ -188,6 +197,7 @@ func (p *PE) Finalize() error {
 	if !p.s.finalized.CompareAndSwap(false, true) {
 		return err
 	}
+	p.s.raise()
 	p.s.bell.Ring()
 	root := p.s.cfg.System.Root
 	if p.s.pePID != nil {

@@ -205,6 +205,7 @@ func (w *LocalWorld) Close() error {
 	}
 	for _, p := range w.PEs {
 		p.s.finalized.Store(true)
+		p.s.raise()
 		p.s.bell.Ring()
 	}
 	if w.system != nil {

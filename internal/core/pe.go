@@ -168,6 +168,14 @@ type state struct {
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited atomic.Pointer[exitInfo]
+	// unsettled is non-zero once finalized, exited or any failed rank is
+	// set (raise): the hot path's one load while none is, so an operation
+	// in the common case reads a single word of PE state (see Path).
+	unsettled atomic.Uint32
+	// quietFree: every engine of the PE is transport.Immediate (all its
+	// peers are mapped), so Quiet has nothing to do, and unsettled is 0
+	// (raise clears it), so Quiet has nothing to report either.
+	quietFree atomic.Bool
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
@@ -244,6 +252,13 @@ func Start(cfg Config) (*PE, error) {
 		// A network's paths from one PE share its engine.
 		s.engines = []transport.Engine{cfg.PathTo(cfg.Rank).Engine()}
 	}
+	immediate := true
+	for _, e := range s.engines {
+		if _, ok := e.(transport.Immediate); !ok {
+			immediate = false
+		}
+	}
+	s.quietFree.Store(immediate)
 	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs}
 	p.meter()
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
@@ -338,8 +353,32 @@ func (p *PE) Accessible(pe int) bool {
 
 // Path returns the data path to pe, checking that this PE is usable and pe
 // is a live PE of the world; op names the caller's operation in errors.
-// It is the hot path's only check of PE state: a few atomic loads.
+// It is the hot path's only check of PE state. While nothing has happened
+// to the world (no Finalize, exit or failure: unsettled is 0) that is one
+// load of a word nobody writes, and the call inlines into its caller;
+// otherwise checkedPath reads each state.
 func (p *PE) Path(op string, pe int) (transport.Path, error) {
+	if path := p.FastPath(pe); path != nil {
+		return path, nil
+	}
+	return p.checkedPath(op, pe)
+}
+
+// FastPath is Path's common case alone, small enough to inline into the
+// root package's operations: the path to pe when the world's paths are a
+// table (not Config.PathTo's), pe is in range and nothing has happened to
+// the world (see unsettled) nor to this PE handle (contexts always take
+// the checked way), else nil: the caller must then call Path, which checks
+// every state and names the error.
+func (p *PE) FastPath(pe int) transport.Path {
+	if uint(pe) < uint(len(p.paths)) && p.s.unsettled.Load() == 0 && !p.isCtx {
+		return p.paths[pe]
+	}
+	return nil
+}
+
+// checkedPath is Path past its common case: every state, in order.
+func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 	if uint(pe) >= uint(p.npes) {
 		return nil, p.outOfRange(op, pe)
 	}
@@ -355,6 +394,14 @@ func (p *PE) Path(op string, pe int) (transport.Path, error) {
 		return p.s.cfg.PathTo(pe), nil
 	}
 	return p.paths[pe], nil
+}
+
+// raise records in unsettled that finalized, exited or a failure has just
+// been set, after the store, so that the hot path leaves its fast case and
+// reads them.
+func (s *state) raise() {
+	s.unsettled.Store(1)
+	s.quietFree.Store(false)
 }
 
 // path returns the world's path to world rank r.

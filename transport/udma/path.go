@@ -1,6 +1,7 @@
 package udma
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 
 	"github.com/goshmem/shmem/transport"
@@ -13,6 +14,7 @@ import (
 type Path struct {
 	mem      []byte         // the peer's heap, as mapped here
 	bell     transport.Bell // the peer's bell
+	fb       *FutexBell     // bell, when it is a FutexBell (always, between processes): see ring
 	mappable bool           // whether Ptr may hand the mapping to the user
 	fence    *atomic.Uint64 // a word private to the writing PE (see publish)
 }
@@ -24,7 +26,27 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 	// The capacity is cut to the length: Go's bounds checks compare a
 	// slice expression with the capacity, and memory past a heap's end is
 	// not the peer's heap.
-	return &Path{mem: mem[:len(mem):len(mem)], bell: bell, fence: fence, mappable: mappable}
+	fb, _ := bell.(*FutexBell)
+	return &Path{mem: mem[:len(mem):len(mem)], bell: bell, fb: fb, fence: fence, mappable: mappable}
+}
+
+// ring rings the peer's bell. A FutexBell is called directly, not through
+// the interface, so that its common case (nobody armed: one load) inlines
+// into every operation.
+func (p *Path) ring() {
+	if p.fb != nil && atomic.LoadUint32(p.fb.waiters) == 0 {
+		return
+	}
+	p.ringArmed()
+}
+
+// ringArmed is ring past its common case.
+func (p *Path) ringArmed() {
+	if p.fb != nil {
+		p.fb.wake()
+		return
+	}
+	p.bell.Ring()
 }
 
 // publish makes the preceding plain stores visible before it reads whether
@@ -32,7 +54,7 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 // PE touches, so an arming waiter and this write never miss each other.
 func (p *Path) publish() {
 	p.fence.Add(1)
-	p.bell.Ring()
+	p.ring()
 }
 
 // Put copies src into the peer's heap at off.
@@ -40,8 +62,8 @@ func (p *Path) Put(off uint64, src []byte) error {
 	if len(src) == 8 && off%8 == 0 {
 		// One aligned word, the common flag case: a single atomic store is
 		// both the copy and the barrier.
-		transport.ApplyAtomic(p.mem, transport.AtomicSet, 8, off, le64(src), 0)
-		p.bell.Ring()
+		atomic.StoreUint64(transport.Word64(p.mem, off), le64(src))
+		p.ring()
 		return nil
 	}
 	transport.Copy(p.mem[off:off+uint64(len(src))], src)
@@ -51,6 +73,12 @@ func (p *Path) Put(off uint64, src []byte) error {
 
 // Get copies from the peer's heap at off into dst.
 func (p *Path) Get(dst []byte, off uint64) error {
+	if len(dst) == 8 {
+		// One word, the common small get: a single load and store, as the
+		// copy would do, without its calls.
+		binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(p.mem[off:off+8]))
+		return nil
+	}
 	transport.Copy(dst, p.mem[off:off+uint64(len(dst))])
 	return nil
 }
@@ -60,9 +88,25 @@ func (p *Path) GetNBI(dst []byte, off uint64) error { return p.Get(dst, off) }
 
 // Atomic applies op to the peer's word at off.
 func (p *Path) Atomic(op transport.AtomicOp, width int, off uint64, operand, cond uint64) (uint64, error) {
+	if width == 8 {
+		// The common 8-byte atomics as one instruction each, without
+		// ApplyAtomic's two calls and switch.
+		switch op {
+		case transport.AtomicFetch:
+			return atomic.LoadUint64(transport.Word64(p.mem, off)), nil
+		case transport.AtomicFetchAdd:
+			old := atomic.AddUint64(transport.Word64(p.mem, off), operand) - operand
+			p.ring()
+			return old, nil
+		case transport.AtomicCompareSwap:
+			old := transport.CAS64(transport.Word64(p.mem, off), cond, operand)
+			p.ring()
+			return old, nil
+		}
+	}
 	old := transport.ApplyAtomic(p.mem, op, width, off, operand, cond)
 	if op != transport.AtomicFetch {
-		p.bell.Ring()
+		p.ring()
 	}
 	return old, nil
 }
@@ -70,7 +114,7 @@ func (p *Path) Atomic(op transport.AtomicOp, width int, off uint64, operand, con
 // AtomicPost applies a non-fetching op at once.
 func (p *Path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand uint64) error {
 	transport.ApplyAtomic(p.mem, op, width, off, operand, 0)
-	p.bell.Ring()
+	p.ring()
 	return nil
 }
 
@@ -80,7 +124,7 @@ func (p *Path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op
 	_ = p.mem[sigOff : sigOff+8] // a bad signal offset panics before the data is copied
 	transport.Copy(p.mem[off:off+uint64(len(src))], src)
 	transport.ApplySignal(p.mem, sigOff, value, op)
-	p.bell.Ring()
+	p.ring()
 	return nil
 }
 
@@ -104,6 +148,7 @@ type syncEngine struct{}
 func (syncEngine) Fence() error { return nil }
 func (syncEngine) Quiet() error { return nil }
 func (syncEngine) Close() error { return nil }
+func (syncEngine) Immediate()   {}
 
 func le64(b []byte) uint64 {
 	_ = b[7]
