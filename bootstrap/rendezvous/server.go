@@ -89,11 +89,11 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 		done:       make(chan struct{}),
 		pending:    map[net.Conn]struct{}{},
 	}
-	s.wg.Add(1)
-	go s.accept(ln)
 	tab := newTable(cfg.NPEs)
 	tab.offer(0, uint32(cfg.NPEs), own)
-	s.arrived.Store(1)
+	s.arrived.Store(1) // before the first probe can be answered
+	s.wg.Add(1)
+	go s.accept(ln)
 	res, err := s.loop(tab)
 	ln.Close()
 	s.shut()
