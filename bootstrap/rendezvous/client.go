@@ -3,6 +3,7 @@ package rendezvous
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"time"
 
@@ -43,14 +44,23 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 		c = tls.Client(raw, clientTLS(cfg.ClientTLS, cfg.Addr))
 	}
 	if err := secure.Handshake(c, cfg.Secret, false, deadline); err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return nil, stopped(err, "authentication")
+		case !isTimeout(err) && rank0Gone(cfg.Addr):
+			// Rank 0 refusing this side's secret closes the connection
+			// exactly as its death does; only a dead rank 0's port
+			// refuses new connections.
+			return nil, rank0Failed(cfg, "during the handshake", err)
 		}
 		return nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
 	}
 	c.SetDeadline(deadline)
 	hello := appendFrame(nil, frame{kind: kindHello, rank: uint32(cfg.Rank), npes: uint32(cfg.NPEs), record: record})
 	if _, err := c.Write(hello); err != nil {
+		if ctx.Err() == nil && !isTimeout(err) {
+			return nil, rank0Failed(cfg, "while this rank sent its hello", err)
+		}
 		return nil, stopped(err, "send hello")
 	}
 	// Registered: rank 0, which started before this hello, answers every
@@ -66,9 +76,15 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 	c.SetDeadline(verdict)
 	stopVerdict := context.AfterFunc(parent, func() { raw.Close() })
 	defer stopVerdict()
-	waiting := func(err error) error {
-		if parent.Err() != nil || time.Now().After(verdict) {
+	waiting := func(err error, got int) error {
+		if parent.Err() != nil || time.Now().After(verdict) || isTimeout(err) {
 			return ctxErr(parent, cfg.Rank, 0, "rank 0 at %s sent no table and no verdict within %v of this rank's hello: rank 0 is stuck or its host unreachable", cfg.Addr, cfg.Timeout+replyTimeout)
+		}
+		if isCut(err) {
+			// Rank 0 answers every registered rank before it closes
+			// the connection: a connection cut without an answer is
+			// rank 0's process gone.
+			return rank0Failed(cfg, fmt.Sprintf("while this rank received the table (%d of %d records)", got, cfg.NPEs), err)
 		}
 		return fail(errs.ErrBootstrap, "rank 0 at %s: receive the table: %v", cfg.Addr, err)
 	}
@@ -76,11 +92,14 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 	for i := range out {
 		f, err := readFrame(c)
 		if err != nil {
-			return nil, waiting(err)
+			return nil, waiting(err, i)
 		}
 		switch {
 		case f.kind == kindReject:
 			return nil, fail(errs.ErrBootstrap, "rank 0 at %s refused this rank: %s", cfg.Addr, f.reason)
+		case f.kind == kindFailed && int64(f.rank) < int64(cfg.NPEs):
+			return nil, errs.New("Rendezvous", cfg.Rank, int(f.rank), errs.ErrPEFailed,
+				"PE %d failed before the world formed, as rank 0 at %s saw: %s", f.rank, cfg.Addr, f.reason)
 		case f.kind != kindRecord:
 			return nil, fail(errs.ErrBootstrap, "rank 0 at %s sent frame kind %d, want a record", cfg.Addr, f.kind)
 		case int64(f.rank) != int64(i) || int64(f.npes) != int64(cfg.NPEs):

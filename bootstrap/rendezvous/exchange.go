@@ -68,6 +68,9 @@ type Config struct {
 	// Logger receives the server's reasons for refusing peers; nil
 	// discards them.
 	Logger *slog.Logger
+
+	// grace replaces verdictGrace (tests).
+	grace time.Duration
 }
 
 // bootstrapTimeout is the sentinel pair every timeout of the exchange wraps.
@@ -79,7 +82,12 @@ var bootstrapTimeout = fmt.Errorf("%w: %w", errs.ErrBootstrap, errs.ErrTimeout)
 // retrying until the deadline because rank 0 may start later.
 //
 // Errors: ErrInvalidArgument for a bad Config; ErrTLS when a peer fails
-// authentication; ErrBootstrap for a refused or broken exchange; ErrTimeout
+// authentication; ErrPEFailed naming the rank (the error's Target) when a
+// rank that had registered loses its connection before the world formed,
+// on rank 0 and on every rank waiting for it or arriving within a grace
+// after, and naming PE 0 on a rank whose connection rank 0 cut without an
+// answer (its process ended) or whose handshake it cut with its listener
+// gone; ErrBootstrap for a refused or broken exchange; ErrTimeout
 // (with ErrBootstrap) when the deadline passes, naming the missing ranks on
 // rank 0 and rank 0's address elsewhere; ctx's error (with ErrBootstrap)
 // when ctx is cancelled. No goroutine or socket outlives the call.

@@ -134,17 +134,9 @@ func TestWrongSecretImpostorRefused(t *testing.T) {
 }
 
 func TestDuplicateRankRefused(t *testing.T) {
-	ln := listen(t)
-	logs := newLogSink()
-	cfg := Config{Addr: ln.Addr().String(), NPEs: 3, Secret: secret, Timeout: 20 * time.Second}
-	srv := cfg
-	srv.Listener, srv.Logger = ln, slog.New(logs)
-	server := start(context.Background(), srv, record(0))
+	cfg, _, server, first := rank0And1(t, Config{NPEs: 3, Secret: secret, Timeout: 20 * time.Second})
 	one := cfg
 	one.Rank = 1
-	first := start(context.Background(), one, record(1))
-	logs.waitFor(t, "rank arrived rank=1")
-
 	_, err := Exchange(context.Background(), one, []byte("second rank 1"))
 	if !errors.Is(err, errs.ErrBootstrap) || !strings.Contains(err.Error(), "duplicate rank") {
 		t.Fatalf("duplicate: %v, want ErrBootstrap naming the duplicate", err)
@@ -238,18 +230,32 @@ func TestCancelAbortsPromptly(t *testing.T) {
 	awaitCancelled(t, "dialing client", dialing)
 
 	// A server with one client registered and waiting for the table:
-	// cancelling each must unblock both their connection goroutines.
+	// cancelling the server ends it, and tells the client why.
 	ln = listen(t)
 	logs := newLogSink()
 	sctx, scancel := context.WithCancel(context.Background())
 	server := start(sctx, Config{Listener: ln, NPEs: 3, Secret: secret, Logger: slog.New(logs)}, nil)
+	client := start(context.Background(), Config{Addr: ln.Addr().String(), Rank: 2, NPEs: 3, Secret: secret}, nil)
+	logs.waitFor(t, "rank arrived rank=2")
+	scancel()
+	awaitCancelled(t, "server", server)
+	if r := <-client; !errors.Is(r.err, errs.ErrBootstrap) || !strings.Contains(r.err.Error(), "rank 0 gave up") {
+		t.Fatalf("client of a cancelled server: %v, want ErrBootstrap saying rank 0 gave up", r.err)
+	}
+
+	// A registered client cancelled while it waits: it ends at once; to
+	// rank 0 it is a rank that left (TestRegisteredRankDeath).
+	ln = listen(t)
+	logs = newLogSink()
+	server = start(context.Background(), Config{Listener: ln, NPEs: 3, Secret: secret, Logger: slog.New(logs)}, nil)
 	cctx, ccancel := context.WithCancel(context.Background())
-	client := start(cctx, Config{Addr: ln.Addr().String(), Rank: 2, NPEs: 3, Secret: secret}, nil)
+	client = start(cctx, Config{Addr: ln.Addr().String(), Rank: 2, NPEs: 3, Secret: secret}, nil)
 	logs.waitFor(t, "rank arrived rank=2")
 	ccancel()
 	awaitCancelled(t, "waiting client", client)
-	scancel()
-	awaitCancelled(t, "server", server)
+	if r := <-server; !errors.Is(r.err, errs.ErrPEFailed) || target(r.err) != 2 {
+		t.Fatalf("server after its client was cancelled: %v, want ErrPEFailed naming PE 2", r.err)
+	}
 }
 
 func TestInvalidConfig(t *testing.T) {

@@ -14,9 +14,11 @@ import (
 //	reject payload: a UTF-8 reason
 //	probe payload: 0 (uint32) | 0 (uint32)
 //	probe reply payload: ranks arrived (uint32 BE) | npes (uint32 BE) | rank 0's clock (int64 BE, Unix ns)
+//	failed payload: the failed rank (uint32 BE) | npes (uint32 BE) | a UTF-8 reason
 //
 // A client sends one hello; the server answers with npes record frames in
-// rank order, or with one reject. A diagnostic client (Probe) sends one
+// rank order, or with one reject, or with one failed frame when a rank
+// that had registered died before the world formed. A diagnostic client (Probe) sends one
 // probe instead and gets one probe reply; it is never registered. Every length is checked against its bound
 // before anything is allocated.
 const (
@@ -31,6 +33,7 @@ const (
 	kindReject     = 3
 	kindProbe      = 4
 	kindProbeReply = 5
+	kindFailed     = 6
 	probeClockLen  = 8
 )
 
@@ -39,7 +42,7 @@ type frame struct {
 	rank   uint32
 	npes   uint32
 	record []byte // hello, record
-	reason string // reject
+	reason string // reject, failed
 }
 
 // parseHeader checks a frame header and returns the kind and payload length.
@@ -66,6 +69,8 @@ func parseHeader(h []byte) (kind byte, n int, err error) {
 		min, max = 0, maxReason
 	case kindProbe:
 		min, max = rankHdrLen, rankHdrLen
+	case kindFailed:
+		min, max = rankHdrLen, rankHdrLen+maxReason
 	case kindProbeReply:
 		min, max = rankHdrLen+probeClockLen, rankHdrLen+probeClockLen
 	default:
@@ -87,6 +92,10 @@ func parsePayload(kind byte, p []byte) frame {
 	}
 	f.rank = binary.BigEndian.Uint32(p)
 	f.npes = binary.BigEndian.Uint32(p[4:])
+	if kind == kindFailed {
+		f.reason = string(p[rankHdrLen:])
+		return f
+	}
 	f.record = p[rankHdrLen:]
 	return f
 }
@@ -112,9 +121,12 @@ func readFrame(r io.Reader) (frame, error) {
 // appendFrame appends the encoding of f; the caller has bounded its sizes.
 func appendFrame(b []byte, f frame) []byte {
 	var n int
-	if f.kind == kindReject {
+	switch f.kind {
+	case kindReject:
 		n = len(f.reason)
-	} else {
+	case kindFailed:
+		n = rankHdrLen + len(f.reason)
+	default:
 		n = rankHdrLen + len(f.record)
 	}
 	b = append(b, frameMagic...)
@@ -125,6 +137,9 @@ func appendFrame(b []byte, f frame) []byte {
 	}
 	b = binary.BigEndian.AppendUint32(b, f.rank)
 	b = binary.BigEndian.AppendUint32(b, f.npes)
+	if f.kind == kindFailed {
+		return append(b, f.reason...)
+	}
 	return append(b, f.record...)
 }
 
@@ -134,4 +149,13 @@ func rejectFrame(reason string) frame {
 		reason = reason[:maxReason]
 	}
 	return frame{kind: kindReject, reason: reason}
+}
+
+// failedFrame tells the registered ranks that rank died before the world
+// formed, truncating the reason to its bound.
+func failedFrame(rank, npes int, reason string) frame {
+	if len(reason) > maxReason {
+		reason = reason[:maxReason]
+	}
+	return frame{kind: kindFailed, rank: uint32(rank), npes: uint32(npes), reason: reason}
 }

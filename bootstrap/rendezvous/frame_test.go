@@ -12,6 +12,7 @@ func TestFrameRoundTrip(t *testing.T) {
 		{kind: kindRecord, rank: 0, npes: 1, record: []byte{}},
 		{kind: kindRecord, rank: 65535, npes: 65536, record: bytes.Repeat([]byte{7}, MaxRecord)},
 		{kind: kindReject, reason: "no"},
+		{kind: kindFailed, rank: 2, npes: 4, reason: "rank 2's connection closed"},
 	} {
 		got, err := readFrame(bytes.NewReader(appendFrame(nil, f)))
 		if err != nil {
@@ -23,6 +24,9 @@ func TestFrameRoundTrip(t *testing.T) {
 	}
 	if r := rejectFrame(string(make([]byte, 5000))); len(r.reason) != maxReason {
 		t.Fatalf("reject reason not truncated: %d", len(r.reason))
+	}
+	if r := failedFrame(1, 2, string(make([]byte, 5000))); len(r.reason) != maxReason {
+		t.Fatalf("failed reason not truncated: %d", len(r.reason))
 	}
 }
 
@@ -71,6 +75,7 @@ func TestRankList(t *testing.T) {
 func FuzzReadFrame(f *testing.F) {
 	f.Add(appendFrame(nil, frame{kind: kindHello, rank: 1, npes: 2, record: []byte("r")}))
 	f.Add(appendFrame(nil, rejectFrame("why")))
+	f.Add(appendFrame(nil, failedFrame(2, 4, "gone")))
 	f.Add(appendFrame(nil, frame{kind: kindProbe}))
 	f.Add(appendFrame(nil, frame{kind: kindProbeReply, rank: 1, npes: 2, record: make([]byte, probeClockLen)}))
 	f.Add(header(kindHello, 0xffffffff))

@@ -101,3 +101,21 @@ func (l *logSink) waitFor(t *testing.T, s string) {
 		}
 	}
 }
+
+// rank0And1 starts rank 0 serving base's world on a new listener, and rank
+// 1, and returns once rank 0 has logged rank 1's arrival: base with the
+// address, rank 0's log, and the two ranks' results.
+func rank0And1(t *testing.T, base Config) (Config, *logSink, <-chan result, <-chan result) {
+	t.Helper()
+	ln := listen(t)
+	logs := newLogSink()
+	base.Addr = ln.Addr().String()
+	srv := base
+	srv.Listener, srv.Logger = ln, slog.New(logs)
+	server := start(context.Background(), srv, record(0))
+	one := base
+	one.Rank = 1
+	first := start(context.Background(), one, record(1))
+	logs.waitFor(t, "rank arrived rank=1")
+	return base, logs, server, first
+}

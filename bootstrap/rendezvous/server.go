@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -23,15 +24,30 @@ type arrival struct {
 	reply  chan []byte // encoded table or reject
 }
 
+// departure is a registered rank's connection ending before the loop
+// answered it.
+type departure struct {
+	rank  int
+	cause error
+}
+
+// verdictGrace bounds how long rank 0, after a rank failed, goes on
+// answering late ranks with the verdict (see tell).
+const verdictGrace = time.Second
+
 // server holds what the connection goroutines share with the loop.
 type server struct {
-	cfg      Config
-	addr     string          // where the server listens, for messages
-	ctx      context.Context // the caller's: cancellation closes everything
-	deadline time.Time
-	arrivals chan arrival
-	done     chan struct{} // closed when the loop stops taking arrivals
-	wg       sync.WaitGroup
+	cfg        Config
+	addr       string          // where the server listens, for messages
+	ctx        context.Context // the caller's: cancellation closes everything
+	deadline   time.Time
+	arrivals   chan arrival
+	departures chan departure
+	done       chan struct{} // closed when the loop stops taking arrivals
+	// final is what a connection that authenticates after the loop ended
+	// is told (the verdict, or the table); written before done is closed.
+	final []byte
+	wg    sync.WaitGroup
 
 	mu      sync.Mutex
 	pending map[net.Conn]struct{} // connections not yet handed to the loop
@@ -68,15 +84,16 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 	}
 	s := &server{
 		cfg: cfg, addr: ln.Addr().String(), ctx: ctx, deadline: deadline,
-		arrivals: make(chan arrival),
-		done:     make(chan struct{}),
-		pending:  map[net.Conn]struct{}{},
+		arrivals:   make(chan arrival),
+		departures: make(chan departure),
+		done:       make(chan struct{}),
+		pending:    map[net.Conn]struct{}{},
 	}
-	s.wg.Add(1)
-	go s.accept(ln)
 	tab := newTable(cfg.NPEs)
 	tab.offer(0, uint32(cfg.NPEs), own)
-	s.arrived.Store(1)
+	s.arrived.Store(1) // before the first probe can be answered
+	s.wg.Add(1)
+	go s.accept(ln)
 	res, err := s.loop(tab)
 	ln.Close()
 	s.shut()
@@ -84,14 +101,15 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 	return res, err
 }
 
-// loop collects arrivals until the table is full, the deadline passes or
-// ctx is cancelled, then answers every registered client.
+// loop collects arrivals until the table is full, a registered rank's
+// connection drops, the deadline passes or ctx is cancelled, then answers
+// every registered client with the table or the verdict.
 func (s *server) loop(tab *table) ([][]byte, error) {
 	timer := time.NewTimer(time.Until(s.deadline))
 	defer timer.Stop()
 	var registered []arrival
 	var err error
-	for err == nil && !tab.full() {
+	for err == nil && tab.collecting() {
 		select {
 		case a := <-s.arrivals:
 			if rerr := tab.offer(a.hello.rank, a.hello.npes, a.hello.record); rerr != nil {
@@ -102,17 +120,25 @@ func (s *server) loop(tab *table) ([][]byte, error) {
 			s.cfg.Logger.Debug("rendezvous: rank arrived", "rank", a.hello.rank, "remote", a.remote)
 			s.arrived.Store(int32(tab.n))
 			registered = append(registered, a)
+		case d := <-s.departures:
+			if tab.leave(d.rank) {
+				err = errs.New("Rendezvous", 0, d.rank, errs.ErrPEFailed,
+					"PE %d failed: its connection to the rendezvous at %s closed before every rank arrived (%v)", d.rank, s.addr, d.cause)
+			}
 		case <-timer.C:
 			err = ctxErr(s.ctx, 0, errs.NoPE, "%s never arrived at %s within %v%s", rankList(tab.missing()), s.addr, s.cfg.Timeout, s.authNote())
 		case <-s.ctx.Done():
 			err = ctxErr(s.ctx, 0, errs.NoPE, "%s had not arrived", rankList(tab.missing()))
 		}
 	}
-	close(s.done)
 	var reply []byte
-	if err != nil {
+	switch {
+	case tab.failed >= 0:
+		s.cfg.Logger.Warn("rendezvous: a rank failed before the world formed", "rank", tab.failed, "err", err.Error())
+		reply = appendFrame(nil, failedFrame(tab.failed, len(tab.records), "rank 0's rendezvous: "+err.Error()))
+	case err != nil:
 		reply = appendFrame(nil, rejectFrame("rank 0 gave up: "+err.Error()))
-	} else {
+	default:
 		for r, rec := range tab.records {
 			reply = appendFrame(reply, frame{kind: kindRecord, rank: uint32(r), npes: uint32(len(tab.records)), record: rec})
 		}
@@ -121,10 +147,40 @@ func (s *server) loop(tab *table) ([][]byte, error) {
 	for _, a := range registered {
 		a.reply <- reply
 	}
+	if tab.failed >= 0 {
+		s.tell(tab, reply)
+	}
+	s.final = reply
+	close(s.done)
 	if err != nil {
 		return nil, err
 	}
 	return tab.records, nil
+}
+
+// tell answers the ranks that arrive after a rank failed with that
+// verdict, until every rank has arrived or verdictGrace (or the deadline)
+// passes: ranks start a moment apart, and one that arrives just after the
+// failure learns which PE failed rather than finding rank 0 gone.
+func (s *server) tell(tab *table, verdict []byte) {
+	d := verdictGrace
+	if s.cfg.grace > 0 {
+		d = s.cfg.grace
+	}
+	grace := time.NewTimer(min(d, time.Until(s.deadline)))
+	defer grace.Stop()
+	for !tab.full() {
+		select {
+		case a := <-s.arrivals:
+			_ = tab.offer(a.hello.rank, a.hello.npes, a.hello.record) // told the verdict either way
+			a.reply <- verdict
+		case <-s.departures:
+		case <-grace.C:
+			return
+		case <-s.ctx.Done():
+			return
+		}
+	}
 }
 
 func (s *server) accept(ln net.Listener) {
@@ -221,6 +277,10 @@ func (s *server) handle(raw net.Conn) {
 	if !s.untrack(raw) {
 		return
 	}
+	// From here every write is bounded by replyTimeout and the loop
+	// answers every registered rank, also when ctx is cancelled ("rank 0
+	// gave up"): the connection stays open for that answer.
+	stop()
 	if f.kind == kindProbe {
 		s.write(c, appendFrame(nil, s.probeReply()))
 		return
@@ -229,10 +289,39 @@ func (s *server) handle(raw net.Conn) {
 	select {
 	case s.arrivals <- a:
 	case <-s.done:
-		s.write(c, appendFrame(nil, rejectFrame("the exchange is over")))
+		s.write(c, s.final)
 		return
 	}
-	s.write(c, <-a.reply)
+	s.await(c, a)
+}
+
+// await writes the loop's answer to a registered rank and meanwhile reads
+// its connection. A client sends nothing after its hello, so a read that
+// ends means the rank's process is gone (the kernel closed its socket), or
+// its Init was cancelled: the loop learns it at once as a departure, and
+// ends the exchange naming the rank instead of waiting for the deadline.
+func (s *server) await(c net.Conn, a arrival) {
+	c.SetReadDeadline(time.Time{})
+	gone := make(chan error, 1)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		var b [1]byte
+		_, err := c.Read(b[:])
+		if err == nil {
+			err = errors.New("it sent bytes after its hello")
+		}
+		gone <- err
+	}()
+	select {
+	case reply := <-a.reply:
+		s.write(c, reply)
+	case err := <-gone:
+		select {
+		case s.departures <- departure{rank: int(a.hello.rank), cause: err}:
+		case <-s.done:
+		}
+	}
 }
 
 // probeReply answers a Probe: how far the exchange is, and this host's

@@ -7,16 +7,34 @@ import (
 )
 
 // table is the server's pure state: which ranks have contributed which
-// records. The first registration of a rank wins.
+// records, and the first registered rank that died before the world
+// formed. The first registration of a rank wins.
 type table struct {
 	records [][]byte
 	have    []bool
 	n       int
+	failed  int // a rank that left before the world formed, or -1
 }
 
 func newTable(npes int) *table {
-	return &table{records: make([][]byte, npes), have: make([]bool, npes)}
+	return &table{records: make([][]byte, npes), have: make([]bool, npes), failed: -1}
 }
+
+// leave records that registered rank's connection dropped. Before the
+// world formed that ends the exchange: the first such rank is the one the
+// verdict names, and leave reports true for it. Once the world formed, or
+// after the first, a departure changes nothing.
+func (t *table) leave(rank int) bool {
+	if t.failed >= 0 || t.full() || rank < 0 || rank >= len(t.have) || !t.have[rank] {
+		return false
+	}
+	t.failed = rank
+	return true
+}
+
+// collecting reports whether the exchange still waits for ranks to form
+// the world: neither full nor failed.
+func (t *table) collecting() bool { return t.failed < 0 && !t.full() }
 
 // offer registers rank's record, or says why it is refused.
 func (t *table) offer(rank, npes uint32, record []byte) error {

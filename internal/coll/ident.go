@@ -41,7 +41,7 @@ func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v 
 // publish stores the member's current operation where its peers read it.
 func (t *Team) publish(o team.Op) {
 	t.cur.Store(opWord(o))
-	t.early = time.Time{}
+	t.early, t.left = time.Time{}, time.Time{}
 	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
 }
 
@@ -122,6 +122,15 @@ func (t *Team) CheckPeers(op string) error {
 		err = errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument,
 			"operation %d of team %s: %s (collective calls must come in the same order on every member)",
 			mine.Seq, t.a.ID(), t.callers(at))
+	case len(gone) > 0 && (t.left.IsZero() || time.Since(t.left) < lateWait):
+		// A member that finalized may have done so because another
+		// failed (a kill -9): the notice of that failure, on its way to
+		// this PE, ends the wait naming the PE that failed. Wait for it
+		// a little before blaming the one that finalized.
+		if t.left.IsZero() {
+			t.left = time.Now()
+		}
+		return nil
 	case len(gone) > 0:
 		err = errs.New(op, me, gone[0], errs.ErrPEFailed, "%s called Finalize while this PE waits in %s (operation %d of team %s)",
 			peNames(gone), op, mine.Seq, t.a.ID())

@@ -76,6 +76,9 @@ type Team struct {
 	cur    atomic.Uint64 // opWord of the operation
 	broken error
 	early  time.Time // when a mismatch was first seen with members not there yet
+	// left is when a member that called Finalize was first seen in this
+	// operation (see CheckPeers).
+	left time.Time
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the

@@ -40,6 +40,7 @@ func (s *state) apply(e any) {
 	case pe.Failed:
 		reason := e.Reason
 		s.failed.Store(e.Rank, &reason)
+		s.firstFailed.CompareAndSwap(0, int32(e.Rank)+1)
 		s.nFailed.Add(1)
 		s.raise()
 		if s.agreed.Load() {

@@ -180,8 +180,12 @@ type state struct {
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
 	failed    failedSet // reason by rank (failed.go)
-	actor     peActor
-	blocks    blocks
+	// firstFailed is 1 + the rank recorded failed first, 0 before any:
+	// the PE a wait names when several failed, since the later ones are
+	// often PEs that ended because of it.
+	firstFailed atomic.Int32
+	actor       peActor
+	blocks      blocks
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu

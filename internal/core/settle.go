@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -31,14 +32,35 @@ func (s *state) settle(err error) error {
 		select {
 		case <-s.exitKnown:
 		case <-t.C:
-			return err
+			return s.blame(err)
 		}
 	}
 	p := &PE{s: s}
 	if uerr := p.usable(); uerr != nil {
 		return p.annotate(uerr, "settle", errs.NoPE)
 	}
-	return err
+	return s.blame(err)
+}
+
+// blame renames a data-path error naming a peer to the PE this PE
+// recorded failed first, when that is another: a survivor that saw the
+// failure first and finalized drops its connections too, and an
+// operation under way on one then fails on it (settle's wait gives the
+// failure's notice the time to arrive first).
+func (s *state) blame(err error) error {
+	first := int(s.firstFailed.Load()) - 1
+	var e *errs.Error
+	if first < 0 || !errors.As(err, &e) || e.Target == first || e.Target == errs.NoPE {
+		return err
+	}
+	why := s.failed.Load(first)
+	if why == nil {
+		return err
+	}
+	c := *e
+	c.Target = first
+	c.Detail = fmt.Sprintf("PE %d failed (%s); then the connection to PE %d ended: %s", first, firstLine(*why), e.Target, e.Detail)
+	return &c
 }
 
 // settledPath is a path to a peer across the network: its errors go

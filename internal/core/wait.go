@@ -122,6 +122,11 @@ func (p *PE) waitable(op string) error {
 		return errs.As(op, p.MyPE(), *e)
 	}
 	if p.s.nFailed.Load() != 0 {
+		if r := int(p.s.firstFailed.Load()) - 1; r >= 0 {
+			if why := p.s.failed.Load(r); why != nil {
+				return errs.New(op, p.s.cfg.Rank, r, errs.ErrPEFailed, "%s", *why)
+			}
+		}
 		for _, r := range p.s.failed.Ranks() {
 			if why := p.s.failed.Load(r); why != nil {
 				return errs.New(op, p.s.cfg.Rank, r, errs.ErrPEFailed, "%s", *why)

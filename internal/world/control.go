@@ -46,6 +46,8 @@ type control struct {
 	node    peerFailers
 	started bool        // the PE actor runs: detections go to it
 	early   []detection // detections before it ran
+	// loss keeps every failure this PE detected, for start-up's waits.
+	loss lossLog
 }
 
 type detection struct {
@@ -125,6 +127,7 @@ func (c *control) send(rank int, msg any) bool {
 // so that the start-up agreement fails naming rank, and the PE hears once
 // it runs (started).
 func (c *control) detected(rank int, reason string) {
+	c.loss.add(rank, reason)
 	c.mu.Lock()
 	me, started := c.rank, c.started
 	if !started {

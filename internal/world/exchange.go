@@ -26,7 +26,7 @@ func (j *joiner) exchange(ctx context.Context, mine record) ([]record, error) {
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Timeout: c.Timeout, Logger: j.log,
 	}, b)
 	if err != nil {
-		return nil, err
+		return nil, errs.As("Init", c.Rank, err)
 	}
 	recs, err := decodeRecords(raw)
 	if err != nil {

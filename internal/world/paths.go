@@ -1,6 +1,7 @@
 package world
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -31,7 +32,11 @@ func (j *joiner) makePaths(recs []record, via [][]int) ([]transport.Path, []int,
 			j.log.Info("relaying", "peer", r, "via", v)
 			paths[r] = j.node.RelayPath(r, v, recs[v].Data)
 		case j.sameHost(rec):
-			seg, err := openPeer(j.job, r, int(c.HeapSize), j.heapLimit(), c.Timeout)
+			pid := rec.PID
+			seg, err := openPeer(j.job, r, int(c.HeapSize), j.heapLimit(), c.Timeout, func() error { return j.peerGone(r, pid) })
+			if errors.Is(err, errs.ErrPEFailed) {
+				return nil, nil, err
+			}
 			if err != nil {
 				return nil, nil, j.fail(errs.ErrBootstrap, "mapping the heap of PE %d: %v", r, err)
 			}
@@ -58,8 +63,9 @@ func (j *joiner) makePaths(recs []record, via [][]int) ([]transport.Path, []int,
 
 // openPeer maps a peer's segment, waiting while its owner is still
 // creating it: owners create their segments right after the exchange, so
-// the wait is short.
-func openPeer(job string, rank, size, limit int, timeout time.Duration) (*udma.Segment, error) {
+// the wait is short, unless the owner died first: gone, asked between
+// attempts, says so with its error.
+func openPeer(job string, rank, size, limit int, timeout time.Duration, gone func() error) (*udma.Segment, error) {
 	deadline := time.Now().Add(timeout)
 	for delay := 50 * time.Microsecond; ; delay = min(2*delay, 10*time.Millisecond) {
 		seg, err := udma.Open(job, rank, size)
@@ -70,6 +76,9 @@ func openPeer(job string, rank, size, limit int, timeout time.Duration) (*udma.S
 		// only the deadline tells it from a bad one.
 		if err == nil || time.Now().After(deadline) {
 			return seg, err
+		}
+		if gerr := gone(); gerr != nil {
+			return nil, gerr
 		}
 		time.Sleep(delay)
 	}

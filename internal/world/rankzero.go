@@ -63,8 +63,12 @@ func (j *joiner) routesFailed(recs []record, err error) error {
 		return err
 	}
 	switch {
-	case errors.Is(err, errs.ErrPEFailed):
+	case errors.Is(err, errs.ErrPEFailed) && strings.Contains(e.Detail, rankZeroRule):
+		// rank 0 aborted the round: it cannot reach that PE (abortRoutes).
 		return errs.New("Init", j.cfg.Rank, e.Target, errs.ErrBootstrap, "route agreement aborted: %s", e.Detail)
+	case errors.Is(err, errs.ErrPEFailed):
+		// A PE failed while the routes were agreed: that is its failure.
+		return j.blameInit(errs.New("Init", j.cfg.Rank, e.Target, errs.ErrPEFailed, "route agreement aborted: %s", e.Detail))
 	case errors.Is(err, errs.ErrTimeout):
 		return errs.New("Init", j.cfg.Rank, 0, errs.ErrTimeout, "%s; rank 0 (at %s) did not answer this PE (at %s): %s",
 			e.Detail, recs[0].Control, recs[j.cfg.Rank].Control, rankZeroRule)

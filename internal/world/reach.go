@@ -153,7 +153,7 @@ func (j *joiner) routes(recs []record) (via [][]int, reach [][]bool, err error) 
 		}
 	}
 	g := &actors.Gather{Domain: "reach", Seq: 1, Rank: c.Rank, N: c.NPEs, Members: worldRanks(c.NPEs), Payload: bits}
-	all, err := actors.RunGather(j.ctl.sys.Root, coordinatorPID(), g, c.Timeout, "Init", c.Rank)
+	all, err := j.gatherAtZero(g)
 	if err != nil {
 		return nil, nil, j.routesFailed(recs, err)
 	}

@@ -203,11 +203,26 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	_, err = j.p.Agree("Init", "init", 1, worldRanks(c.NPEs), c.Rank, nil)
 	unlock()
 	if err != nil {
-		return nil, err
+		return j.stopPE(err), j.blameInit(err)
 	}
 	_ = j.seg.Unlink()
 	j.seg.SetState(udma.StateAlive)
 	return nil, nil
+}
+
+// stopPE is the closer of a PE that started but whose Init failed: it
+// ends the PE (its actor, its waits) before the earlier stages release
+// what it uses. Left running, it took a failure notice the lane delivered
+// after the heap segment was unmapped, and rang the bell in that segment:
+// a fault (exit status 2) of one PE in ~200 kills during Init on shared
+// memory. Abort first, so that Finalize's agreement does not wait.
+func (j *joiner) stopPE(cause error) func() error {
+	p := j.p
+	return func() error {
+		p.Abort(cause)
+		_ = p.Finalize() // its error is cause again, or the failures cause names
+		return nil
+	}
 }
 
 // closeSegment returns the closer of this PE's own heap segment.

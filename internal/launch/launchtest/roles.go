@@ -94,8 +94,9 @@ const (
 	FaultAlloc   = "alloc"   // Calloc and Free: agreements through rank 0
 )
 
-// InitPEFailed is the line a PE prints after "INIT FAILED: err" when err
-// wraps ErrPEFailed (Init ended because a peer failed).
+// InitPEFailed starts the line a PE prints after "INIT FAILED: err" when
+// err wraps ErrPEFailed (Init ended because a peer failed): "INIT ERR
+// PEFAILED <unix ns>", the time Init returned.
 const InitPEFailed = "INIT ERR PEFAILED"
 
 // Exit codes of the test PE program, which the tests assert.

@@ -40,9 +40,10 @@ func run(role string) int {
 	}
 	p, err := shmem.Init(context.Background(), opts...)
 	if err != nil {
+		at := time.Now().UnixNano()
 		fmt.Printf("INIT FAILED: %v\n", err)
 		if errors.Is(err, shmem.ErrPEFailed) {
-			fmt.Println(lt.InitPEFailed)
+			fmt.Printf("%s %d\n", lt.InitPEFailed, at)
 		}
 		return lt.ExitInitFailed
 	}

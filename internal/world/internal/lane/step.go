@@ -60,6 +60,11 @@ type Timing struct {
 	Probe int64
 }
 
+// AbortReason is the reason OnLost gives for a peer that closed its link
+// after a failure of its own (its start-up failed): often another PE's
+// failure, which the caller may know better.
+const AbortReason = "it closed after a failure of its own (see its log)"
+
 // maxQueue bounds the messages held while a link comes up.
 const maxQueue = 1024
 
@@ -195,7 +200,7 @@ func (s *peerState) step(now int64, ev any) []any {
 		case s.phase == phaseUp && ev.abort:
 			// It did not finish (its start-up failed): for the PEs that
 			// wait for it, that is a failure.
-			return s.lose(now, "it closed after a failure of its own (see its log)", true)
+			return s.lose(now, AbortReason, true)
 		case s.phase == phaseUp:
 			s.enter(now, phaseLeft)
 			return []any{actClose{ev.conn}, actGone{left: true}}

@@ -1,0 +1,55 @@
+package core
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/pe"
+)
+
+// TestWaitNamesFirstFailure: PE 1 records PE 2's failure, then PE 0's (a
+// PE that ended its start-up because of PE 2's and closed "after a
+// failure of its own"). A wait ends naming PE 2, the first, not the
+// lowest rank (the fault suite saw Init name PE 0 so).
+func TestWaitNamesFirstFailure(t *testing.T) {
+	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p := w.PEs[1]
+	p.s.apply(pe.Failed{Rank: 2, Reason: "killed", Origin: 0})
+	p.s.apply(pe.Failed{Rank: 0, Reason: "it closed after a failure of its own", Origin: 1})
+	err = p.waitable("Init")
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
+		t.Fatalf("wait after PE 2's then PE 0's failure: %v, want ErrPEFailed naming PE 2", err)
+	}
+}
+
+// TestSettleBlamesFirstFailure: over TCP, a survivor (PE 0) that saw PE
+// 2's failure first finalized and dropped its connections; an operation
+// of PE 1 under way on its connection to PE 0 fails naming PE 0. Once PE
+// 1 has recorded PE 2's failure, settle names PE 2 (the fault suite saw
+// "BarrierAll (PE 1 -> PE 0): in Quiet: connection ... lost: EOF").
+func TestSettleBlamesFirstFailure(t *testing.T) {
+	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p := w.PEs[1]
+	p.s.apply(pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 1})
+	lost := errs.New("Quiet", 1, 0, errs.ErrPEFailed, "connection to 127.0.0.1:1 lost: EOF")
+	err = p.s.settle(lost)
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 || e.Op != "Quiet" {
+		t.Fatalf("settle: %v, want Quiet's ErrPEFailed naming PE 2", err)
+	}
+	// A connection to the PE that failed first keeps its name.
+	own := errs.New("Quiet", 1, 2, errs.ErrPEFailed, "connection lost")
+	if err := p.s.settle(own); err != own {
+		t.Fatalf("settle of PE 2's own loss: %v, want it unchanged", err)
+	}
+}
