@@ -52,4 +52,10 @@ func TestSettleBlamesFirstFailure(t *testing.T) {
 	if err := p.s.settle(own); err != own {
 		t.Fatalf("settle of PE 2's own loss: %v, want it unchanged", err)
 	}
+	// A peer recorded failed in its own right keeps the blame (a PE cut
+	// off from every other sees each fail: its operation was to PE 0).
+	p.s.apply(pe.Failed{Rank: 0, Reason: "lost the control link to PE 0", Origin: 1})
+	if err := p.s.settle(lost); err != lost {
+		t.Fatalf("settle of PE 0's loss after PE 0 failed too: %v, want it unchanged", err)
+	}
 }

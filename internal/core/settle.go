@@ -46,11 +46,13 @@ func (s *state) settle(err error) error {
 // recorded failed first, when that is another: a survivor that saw the
 // failure first and finalized drops its connections too, and an
 // operation under way on one then fails on it (settle's wait gives the
-// failure's notice the time to arrive first).
+// failure's notice the time to arrive first). A peer recorded failed in
+// its own right (a PE cut off from every other sees them all fail) keeps
+// the blame: the operation was its.
 func (s *state) blame(err error) error {
 	first := int(s.firstFailed.Load()) - 1
 	var e *errs.Error
-	if first < 0 || !errors.As(err, &e) || e.Target == first || e.Target == errs.NoPE {
+	if first < 0 || !errors.As(err, &e) || e.Target == first || e.Target == errs.NoPE || s.failed.Load(e.Target) != nil {
 		return err
 	}
 	why := s.failed.Load(first)
