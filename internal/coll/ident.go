@@ -122,11 +122,14 @@ func (t *Team) CheckPeers(op string) error {
 		err = errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument,
 			"operation %d of team %s: %s (collective calls must come in the same order on every member)",
 			mine.Seq, t.a.ID(), t.callers(at))
-	case len(gone) > 0 && (t.left.IsZero() || time.Since(t.left) < lateWait):
+	case len(gone) > 0 && !t.scheduledChecks() && (t.left.IsZero() || time.Since(t.left) < lateWait):
 		// A member that finalized may have done so because another
 		// failed (a kill -9): the notice of that failure, on its way to
 		// this PE, ends the wait naming the PE that failed. Wait for it
-		// a little before blaming the one that finalized.
+		// a little before blaming the one that finalized. (Under a
+		// simulated network's scheduler, checks run only once the world
+		// stands still: every notice has arrived, and no later check
+		// would come to blame it.)
 		if t.left.IsZero() {
 			t.left = time.Now()
 		}
@@ -239,4 +242,12 @@ func Ranges(pes []int) string {
 		i = j + 1
 	}
 	return b.String()
+}
+
+// scheduledChecks reports whether the runtime's peer checks are driven by
+// a simulated network's scheduler rather than by real time
+// (core.PeerChecker).
+func (t *Team) scheduledChecks() bool {
+	sc, ok := t.rt.(interface{ ScheduledChecks() bool })
+	return ok && sc.ScheduledChecks()
 }

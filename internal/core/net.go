@@ -32,3 +32,8 @@ type PeerChecker interface {
 	// CheckDue reports whether the waiting PE checks its peers now.
 	CheckDue() bool
 }
+
+// ScheduledChecks reports whether a simulated network's scheduler, not
+// real time, decides when this PE's waits check their peers (PeerChecker):
+// a check then runs only once the world stands still.
+func (p *PE) ScheduledChecks() bool { return p.s.checks != nil }
