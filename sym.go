@@ -62,10 +62,16 @@ func (s Sym[T]) Local(p *PE) []T {
 // (A Slice out of range has n 0 and a slot past every table, so Live
 // refuses it.)
 func (s Sym[T]) check(p *PE, op string, target, first, count int) (uint64, error) {
-	if !p.zero() && s.world == p.c.WorldID() && uint(first) <= uint(s.n) && uint(count) <= uint(s.n-first) && p.c.Heap().Live(s.slot, s.gen) {
+	if !p.zero() && s.fits(p, first, count) {
 		return s.off + uint64(first)*elemSize[T](), nil
 	}
 	return 0, s.refuse(p, op, target, first, count)
+}
+
+// fits is every check of an access at once: s is live in p's world (p is
+// usable) and elements [first, first+count) lie inside it.
+func (s Sym[T]) fits(p *PE, first, count int) bool {
+	return s.world == p.c.WorldID() && uint(first) <= uint(s.n) && uint(count) <= uint(s.n-first) && p.c.Heap().Live(s.slot, s.gen)
 }
 
 // refuse returns why check refused an access.
@@ -113,9 +119,8 @@ func (s Sym[T]) checkLocal(p *PE, op string, first, count int) (uint64, error) {
 // operation reads the PE's state word, the Sym's table entry and the path,
 // and nothing it does not own is written. Anything else goes the checked way.
 func (s Sym[T]) target(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
-	if p != nil && p.c != nil {
-		if path := p.c.FastPath(pe); path != nil && s.world == p.c.WorldID() &&
-			uint(first) <= uint(s.n) && uint(count) <= uint(s.n-first) && p.c.Heap().Live(s.slot, s.gen) {
+	if !p.zero() {
+		if path := p.c.FastPath(pe); path != nil && s.fits(p, first, count) {
 			return path, s.off + uint64(first)*elemSize[T](), nil
 		}
 	}
