@@ -16,6 +16,7 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/launch"
 	lt "github.com/goshmem/shmem/internal/launch/launchtest"
+	"github.com/goshmem/shmem/transport/udma"
 )
 
 // The fault-injection suite: kill -9 of each rank in turn, at a random
@@ -142,6 +143,9 @@ func faultRun(t *testing.T, c faultCase, victim int, delay time.Duration, seed u
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A killed PE cannot unlink its segment: the launcher reaps the job's
+	// (as shmemrun does), or the suite would leave one in /dev/shm a run.
+	t.Cleanup(func() { _, _ = udma.Reap(uid.JobName()) })
 	if !c.atInit {
 		for range faultPEs {
 			select {
