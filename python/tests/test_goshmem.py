@@ -1,5 +1,6 @@
 """goshmem's Python API across real processes, and the start-up rules."""
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -11,11 +12,24 @@ WORKER = os.path.join(HERE, "worker.py")
 
 
 def free_addr():
-    # The port is free now; rank 0 binds it a moment later. The address is
-    # loopback only.
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return "127.0.0.1:%d" % s.getsockname()[1]
+    # The port is free now; rank 0 binds it a moment later. It is taken
+    # below the kernel's ephemeral range, as GetUniqueID does: a port from
+    # that range could go to another rank's own listener (bound to port 0)
+    # before rank 0 binds it. The address is loopback only.
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            lo = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        lo = 32768
+    for _ in range(100):
+        port = random.randrange(10000, max(lo, 10001))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return "127.0.0.1:%d" % port
+    raise RuntimeError("no free port below %d" % lo)
 
 
 def clean_env(**extra):
