@@ -38,6 +38,11 @@ func runScript(t *testing.T, env []string, args ...string) (string, error) {
 		cmd.Env = append(cmd.Env, kv)
 	}
 	cmd.Env = append(cmd.Env, env...)
+	if launchtest.RaceEnabled {
+		// run.sh builds the PE program with go build, which reads GOFLAGS:
+		// under -race the PEs it starts are race-built too.
+		cmd.Env = append(cmd.Env, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -race"))
+	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
