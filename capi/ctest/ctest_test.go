@@ -115,13 +115,24 @@ func TestFamilies(t *testing.T) {
 }
 
 // TestLatencyProgram runs the OSU-style latency program (numbers are for
-// BENCHMARKS.md, not asserted here) and checks it reports every measure.
+// BENCHMARKS.md, not asserted here) on 2 and 4 PEs and checks PE 0 reports
+// every measure, each a number. With 4 PEs, PEs 2 and 3 take part in the
+// barriers only.
 func TestLatencyProgram(t *testing.T) {
 	setup(t)
-	out := shmemrun(t, 2, compile(t, "latency"), "2000")
-	for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "barrier_all"} {
-		if !strings.Contains(out, "[PE 0] "+m+" ") {
-			t.Errorf("no %s line:\n%s", m, out)
+	prog := compile(t, "latency")
+	for _, np := range []int{2, 4} {
+		out := shmemrun(t, np, prog, "2000")
+		for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "barrier_all"} {
+			var v float64
+			i := strings.Index(out, "[PE 0] "+m+" ")
+			if i < 0 {
+				t.Errorf("-np %d: no %s line:\n%s", np, m, out)
+				continue
+			}
+			if _, err := fmt.Sscanf(out[i+len("[PE 0] "+m+" "):], "%g", &v); err != nil || v < 0 {
+				t.Errorf("-np %d: %s is not a latency (%v):\n%s", np, m, err, out)
+			}
 		}
 	}
 }
