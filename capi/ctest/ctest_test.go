@@ -168,3 +168,19 @@ func run(t *testing.T, cmd *exec.Cmd) string {
 	}
 	return buf.String()
 }
+
+// TestMappedPeersSkipGo: puts, gets, atomics, put-with-signal, strided puts,
+// fence and quiet between PEs of one host never go into Go (direct.c reads
+// the flag the Go fallback sets), on 2 and 4 PEs; with TCP forced they do.
+func TestMappedPeersSkipGo(t *testing.T) {
+	setup(t)
+	prog := compile(t, "direct", "-ldl")
+	for _, np := range []int{2, 4} {
+		if out := shmemrun(t, np, prog); strings.Contains(out, "FAIL") || strings.Count(out, "direct ok") != np {
+			t.Fatalf("-np %d: want %d lines %q\n%s", np, np, "direct ok", out)
+		}
+	}
+	if out := shmemrunFlags(t, []string{"-np", "2", "--network"}, prog, "network"); strings.Contains(out, "FAIL") || strings.Count(out, "direct ok") != 2 {
+		t.Fatalf("--network: want 2 lines %q\n%s", "direct ok", out)
+	}
+}
