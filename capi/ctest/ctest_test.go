@@ -140,7 +140,8 @@ func TestLatencyProgram(t *testing.T) {
 // TestStaticLibrary links a program with libgoshmem.a and runs it. The
 // archive is a second build of goshmem and its dependencies (c-archive
 // objects differ from c-shared ones), minutes on a cold 2-core machine, so
-// it runs only with GOSHMEM_CTEST_STATIC=1.
+// it runs only with GOSHMEM_CTEST_STATIC=1, which .ci/run sets in a run
+// of its own.
 func TestStaticLibrary(t *testing.T) {
 	if os.Getenv("GOSHMEM_CTEST_STATIC") != "1" {
 		t.Skip("set GOSHMEM_CTEST_STATIC=1 to build libgoshmem.a and link a program with it")
