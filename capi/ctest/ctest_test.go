@@ -185,3 +185,21 @@ func TestMappedPeersSkipGo(t *testing.T) {
 		t.Fatalf("--network: want 2 lines %q\n%s", "direct ok", out)
 	}
 }
+
+// TestOshccCompileThenLink: oshcc takes cc's usual flags, here -c, -D, -I
+// and -o for an object, then links objects, as makefiles call it.
+func TestOshccCompileThenLink(t *testing.T) {
+	setup(t)
+	dir := t.TempDir()
+	obj, prog := filepath.Join(dir, "rma.o"), filepath.Join(dir, "rma")
+	src := filepath.Join(repoRoot(t), "capi", "testdata", "c", "rma.c")
+	if b, err := exec.Command(tools.oshcc, "-c", "-O2", "-DGOSHMEM_TEST=1", "-I", dir, src, "-o", obj).CombinedOutput(); err != nil {
+		t.Fatalf("oshcc -c: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(tools.oshcc, obj, "-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("oshcc link: %v\n%s", err, b)
+	}
+	if out := shmemrun(t, 2, prog); strings.Count(out, "rma ok") != 2 {
+		t.Fatalf("want 2 lines %q\n%s", "rma ok", out)
+	}
+}
