@@ -71,6 +71,28 @@ def main():
     if me == 0:
         assert ctr[0] == n * (n + 1) // 2, "counter %d" % ctr[0]
 
+    # Every PE races to claim PE 0's word; exactly one wins.
+    claim = goshmem.array(1, "int64")
+    claim[0] = -1
+    goshmem.barrier_all()
+    won = goshmem.atomic_compare_swap(claim, 0, -1, me, pe=0) == -1
+    wins = goshmem.array(1, "int64")
+    mine = goshmem.array(1, "int64")
+    mine[0] = 1 if won else 0
+    goshmem.barrier_all()
+    goshmem.sum_reduce(wins, mine)
+    assert wins[0] == 1, "%d PEs won the compare-swap" % wins[0]
+    goshmem.put(a, np.full(8, 7 + me), pe=right)
+    goshmem.quiet()
+    goshmem.barrier_all()
+    assert (a == 7 + left).all(), a
+    hi = goshmem.array(2, "int32")
+    mine32 = goshmem.array(2, "int32")
+    mine32[:] = [me, -me]
+    goshmem.barrier_all()
+    goshmem.max_reduce(hi, mine32)
+    assert list(hi) == [n - 1, 0], hi
+
     src = goshmem.array(3, "float64")
     src[:] = [me, 2.0 * me, 1.5]
     dst = goshmem.array(3, "float64")
