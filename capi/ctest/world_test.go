@@ -70,6 +70,13 @@ func aclWorld(t *testing.T, prog, tls string) {
 	if strings.Contains(all, "FAIL") || strings.Count(all, "acl ok") != npes || strings.Count(all, "(err <nil>)") != npes-1 {
 		t.Fatalf("want %d PEs to say acl ok:\n%s", npes, all)
 	}
+	// goshmem warns on every PE whose connections are plain TCP: none by
+	// default (TLS on, as for Go programs), every one when turned off.
+	all += errs.String()
+	const off = "TLS is off"
+	if got := strings.Count(all, off); (tls == "default" && got != 0) || (tls == "off" && got != npes) {
+		t.Fatalf("TLS %s: %d PEs say %q:\n%s", tls, got, off, all)
+	}
 }
 
 // TestKilledPEEndsBarrier kills one PE of a C program while the others are
