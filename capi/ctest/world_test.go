@@ -82,6 +82,13 @@ func aclWorld(t *testing.T, prog, tls string) {
 	if out := all.String(); strings.Contains(out, "FAIL") || strings.Count(out, "acl ok") != npes {
 		t.Fatalf("want %d PEs to say acl ok:\n%s", npes, out)
 	}
+	// goshmem warns on every PE whose connections are plain TCP: none by
+	// default (TLS on, as for Go programs), every one when turned off.
+	all += errs.String()
+	const off = "TLS is off"
+	if got := strings.Count(all, off); (tls == "default" && got != 0) || (tls == "off" && got != npes) {
+		t.Fatalf("TLS %s: %d PEs say %q:\n%s", tls, got, off, all)
+	}
 }
 
 // TestKilledPEEndsBarrier kills one PE of a C program while the others are
