@@ -45,6 +45,11 @@ func TestFailureMatrix(t *testing.T) {
 				if c := failcheck.ClassOf(fins[r]); c != sc.Fin(r) {
 					t.Errorf("PE %d: Finalize returned %v (%s), want %s", r, fins[r], c, sc.Fin(r))
 				}
+				if got[r] != nil {
+					if bad := failcheck.OneLine(got[r].Error()); bad != "" {
+						t.Errorf("PE %d: %q %s", r, got[r], bad)
+					}
+				}
 				if sc.Say != nil && got[r] != nil {
 					for _, f := range sc.Say(r) {
 						if !strings.Contains(got[r].Error(), f) {

@@ -70,6 +70,9 @@ func checkPE(t *testing.T, sc failcheck.Scenario, r, code int, out string) {
 	if failcheck.Class(m[2]) != sc.Fin(r) {
 		t.Errorf("PE %d: Finalize returned %s, want %s; output:\n%s", r, m[2], sc.Fin(r), out)
 	}
+	if bad := failcheck.OneLine(msg); bad != "" {
+		t.Errorf("PE %d: %q %s", r, msg, bad)
+	}
 	if sc.Say != nil && msg != "" {
 		for _, f := range sc.Say(r) {
 			if !strings.Contains(msg, f) {
