@@ -162,3 +162,33 @@ func TestMismatchNamesPEAndField(t *testing.T) {
 		return wantErr(err, shmem.ErrInvalidArgument, "Broadcast", "root: PEs 0-1, 3 passed 0, PE 2 passed 1")
 	})
 }
+
+// TestOpTimeoutNamesCallAndPEs: with sim.WithOpTimeout, a BarrierAll that
+// waits longer for a PE busy in its own code (not blocked in goshmem, so
+// no deadlock) fails with ErrTimeout naming the call, the team and its
+// PEs; the late PE and both Finalizes still end.
+func TestOpTimeoutNamesCallAndPEs(t *testing.T) {
+	released := make(chan struct{})
+	var got error
+	err := sim.Run(2, func(p *shmem.PE) error {
+		if p.MyPE() == 1 {
+			<-released // busy in user code until PE 0 gave up
+			_ = p.BarrierAll() // PE 0 arrived, or finalized: either ends it
+			return p.Finalize()
+		}
+		got = p.BarrierAll()
+		close(released)
+		return p.Finalize()
+	}, sim.WithOpTimeout(50*time.Millisecond))
+	// Run returned: the world ended. Its error is not checked: PE 0's
+	// Finalize is bounded too, and a late PE 1 may make it time out.
+	t.Logf("Run: %v", err)
+	if !errors.Is(got, shmem.ErrTimeout) {
+		t.Fatalf("PE 0's BarrierAll: %v, want ErrTimeout", got)
+	}
+	for _, f := range []string{"BarrierAll", "operation timeout", "team world", "PEs 0-1"} {
+		if !strings.Contains(got.Error(), f) {
+			t.Errorf("%q does not say %q", got, f)
+		}
+	}
+}

@@ -86,6 +86,10 @@ func TestAllSucceed(t *testing.T) {
 			t.Errorf("unprefixed stdout line %q", l)
 		}
 	}
+	// PEs that finalized cleanly are not failures to their peers.
+	if strings.Contains(errs, `msg="PE failed"`) {
+		t.Errorf("a clean run logged a failed PE:\n%s", errs)
+	}
 }
 
 // TestOneFails: PE 1 exits with lt.FailStatus; the others ignore SIGTERM,
