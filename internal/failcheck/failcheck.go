@@ -51,10 +51,10 @@ type Scenario struct {
 	Want, Fin func(r int) Class
 	// Say lists what PE r's error must say, if it has one.
 	Say func(r int) []string
-	// SimOnly: only the simulator runs it (deadlock detection, a world of
-	// one PE).
+	// SimOnly: only the simulator runs it (deadlock detection).
 	SimOnly bool
-	// Timeout, if positive, is the WithOpTimeout the PEs run with.
+	// Timeout, if positive, is the WithOpTimeout (sim.WithOpTimeout) the
+	// PEs run with.
 	Timeout int // milliseconds
 }
 
@@ -179,8 +179,8 @@ func Scenarios() []Scenario {
 			Say: func(int) []string {
 				return []string{"WaitUntil", "PEs 0-2 blocked in WaitUntil on its word at heap offset"}
 			}},
-		{Name: "op-timeout", NPEs: 1, Timeout: 30, Body: waitForever,
-			Want: all("Timeout"), Fin: all("nil"),
+		{Name: "op-timeout", NPEs: 2, Timeout: 300, Body: waitTimesOut,
+			Want: but(0, "Timeout", "nil"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"WaitUntil", "operation timeout"} }},
 	}
 }
@@ -292,6 +292,24 @@ func globalExit(p *shmem.PE) error {
 			return err
 		}
 	}
+}
+
+// waitTimesOut: PE 0 waits in WaitUntil for a word nobody sets until the
+// operation timeout ends the wait; then it sets PE 1's flag, which PE 1,
+// busy in its own code (Test, which does not block), polls for. So only
+// PE 0 blocks, and only its call times out.
+func waitTimesOut(p *shmem.PE) error {
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() == 1 {
+		for !shmem.Test(p, flag, shmem.CmpEQ, 1) {
+		}
+		return nil
+	}
+	err = shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+	return errors.Join(err, shmem.P(p, flag, 1, 1), p.Quiet())
 }
 
 func waitForever(p *shmem.PE) error {

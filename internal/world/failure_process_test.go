@@ -24,7 +24,7 @@ func TestFailureMatrixProcesses(t *testing.T) {
 	}
 	for _, net := range []struct{ name, env string }{{"shm", ""}, {"tcp", "SHMEM_TRANSPORT=tcp"}} {
 		for _, sc := range failcheck.Scenarios() {
-			if sc.SimOnly || sc.Timeout > 0 {
+			if sc.SimOnly {
 				continue
 			}
 			t.Run(net.name+"/"+sc.Name, func(t *testing.T) {
