@@ -172,7 +172,7 @@ func TestOpTimeoutNamesCallAndPEs(t *testing.T) {
 	var got error
 	err := sim.Run(2, func(p *shmem.PE) error {
 		if p.MyPE() == 1 {
-			<-released // busy in user code until PE 0 gave up
+			<-released         // busy in user code until PE 0 gave up
 			_ = p.BarrierAll() // PE 0 arrived, or finalized: either ends it
 			return p.Finalize()
 		}
