@@ -192,3 +192,48 @@ func TestOpTimeoutNamesCallAndPEs(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlockListsEachPE: a world stuck in three different calls (PE 0
+// waits for a lock PE 1 holds, PE 1 waits on a word nobody sets, PE 2 in
+// a barrier the others never reach) ends with ErrDeadlock on every PE,
+// the report saying what each is blocked in and on what: the lock and its
+// PE, the word, the team operation and its PEs.
+func TestDeadlockListsEachPE(t *testing.T) {
+	err := sim.Run(3, func(p *shmem.PE) error {
+		lock, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		flag, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 1 {
+			if err := shmem.SetLock(p, lock); err != nil {
+				return err
+			}
+		}
+		if err := p.SyncAll(); err != nil { // PE 1 holds the lock from here
+			return err
+		}
+		switch p.MyPE() {
+		case 0:
+			return shmem.SetLock(p, lock)
+		case 1:
+			return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+		}
+		return p.BarrierAll()
+	})
+	if !errors.Is(err, shmem.ErrDeadlock) {
+		t.Fatalf("Run: %v, want ErrDeadlock", err)
+	}
+	for _, want := range []string{
+		"PE 0 blocked in SetLock on the lock at heap offset", "of PE 0",
+		"PE 1 blocked in WaitUntil on its word at heap offset",
+		"PE 2 blocked in BarrierAll on operation", "of team world with PEs 0-2",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report does not say %q:\n%v", want, err)
+		}
+	}
+}
