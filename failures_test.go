@@ -228,7 +228,7 @@ func TestDeadlockListsEachPE(t *testing.T) {
 		t.Fatalf("Run: %v, want ErrDeadlock", err)
 	}
 	for _, want := range []string{
-		"PE 0 blocked in SetLock on the lock at heap offset", "of PE 0",
+		"PE 0 blocked in SetLock on the lock at heap offset", "of PE 0, held by PE 1",
 		"PE 1 blocked in WaitUntil on its word at heap offset",
 		"PE 2 blocked in BarrierAll on operation", "of team world with PEs 0-2",
 	} {
