@@ -28,7 +28,7 @@ type serverConn struct {
 	bw  *bufio.Writer
 	wdl time.Time
 	ob  [headerSize]byte
-	rec *recordConn // under TLS: gathers a flush's records into one write
+	rec gatherer    // under TLS: gathers a flush's records into few writes
 	lw  *lowWater   // without TLS: large payloads wake the reader once per chunk
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
@@ -64,9 +64,11 @@ func (sc *serverConn) handshake() error {
 	cfg := &sc.n.cfg
 	sc.c = newBusyConn(sc.raw, sc.n.poll)
 	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
+	var tc *tls.Conn
+	var rec *recordConn
 	if cfg.ServerTLS != nil {
-		sc.rec = newRecordConn(sc.c)
-		tc := tls.Server(sc.rec, cfg.ServerTLS)
+		rec = newRecordConn(sc.c)
+		tc = tls.Server(rec, cfg.ServerTLS)
 		if err := tc.Handshake(); err != nil {
 			return err
 		}
@@ -74,6 +76,12 @@ func (sc *serverConn) handshake() error {
 	}
 	if cfg.Authenticate != nil {
 		if err := cfg.Authenticate(sc.c, true); err != nil {
+			return err
+		}
+	}
+	if tc != nil {
+		var err error
+		if sc.c, sc.rec, err = sealTLS(tc, rec, false); err != nil {
 			return err
 		}
 	}
@@ -199,7 +207,7 @@ func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 	if sc.rec != nil {
 		// A large payload passes bw and goes to TLS at once: gather its
 		// records (a small one stays in bw and gathers nothing).
-		sc.rec.hold()
+		sc.rec.Hold()
 	}
 	_, err := sc.bw.Write(sc.ob[:])
 	if err == nil {
@@ -209,7 +217,7 @@ func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 		err = sc.bw.Flush()
 	}
 	if sc.rec != nil {
-		err = sc.rec.release(err)
+		err = sc.rec.Release(err)
 	}
 	if err == nil && !now {
 		sc.dirty = true
@@ -229,8 +237,8 @@ func (sc *serverConn) flushLocked() error {
 	if sc.rec == nil {
 		return sc.bw.Flush()
 	}
-	sc.rec.hold()
-	return sc.rec.release(sc.bw.Flush())
+	sc.rec.Hold()
+	return sc.rec.Release(sc.bw.Flush())
 }
 
 // usable is how many bytes of the heap frames may address now.
