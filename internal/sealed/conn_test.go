@@ -100,9 +100,9 @@ func TestReplayReorderReflectFail(t *testing.T) {
 	wire, p1, _ := twoRecords(t)
 	r1, r2 := wire[:overhead+len(p1)], wire[overhead+len(p1):]
 	cases := map[string][]byte{
-		"replayed": append(bytes.Clone(r1), r1...),
+		"replayed":  append(bytes.Clone(r1), r1...),
 		"reordered": append(bytes.Clone(r2), r1...),
-		"dropped":  bytes.Clone(r2),
+		"dropped":   bytes.Clone(r2),
 	}
 	for name, stream := range cases {
 		_, recv := pair(t, &bytes.Buffer{}, bytes.NewBuffer(stream))

@@ -25,11 +25,11 @@ type lane struct {
 	autoAck bool // the peer acknowledges counted frames unasked (flagAck)
 	addr    string
 
-	mu   sync.Mutex  // serialises connect and every write
-	conn net.Conn    // guarded by mu; nil until connected
-	wdl  time.Time   // write deadline currently set on conn
-	wbuf []byte      // header plus small payloads, so a frame is one write
-	rec  gatherer    // under TLS: gathers a frame's records into few writes
+	mu   sync.Mutex // serialises connect and every write
+	conn net.Conn   // guarded by mu; nil until connected
+	wdl  time.Time  // write deadline currently set on conn
+	wbuf []byte     // header plus small payloads, so a frame is one write
+	rec  gatherer   // under TLS: gathers a frame's records into few writes
 
 	slots *slotTable // set once by connect, before the reader starts
 

@@ -28,8 +28,8 @@ type serverConn struct {
 	bw  *bufio.Writer
 	wdl time.Time
 	ob  [headerSize]byte
-	rec gatherer    // under TLS: gathers a flush's records into few writes
-	lw  *lowWater   // without TLS: large payloads wake the reader once per chunk
+	rec gatherer  // under TLS: gathers a flush's records into few writes
+	lw  *lowWater // without TLS: large payloads wake the reader once per chunk
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
