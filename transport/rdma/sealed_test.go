@@ -1,0 +1,93 @@
+package rdma
+
+import (
+	"bytes"
+	"crypto/tls"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/internal/sealed"
+	"github.com/goshmem/shmem/internal/secure"
+)
+
+// connsOf returns the frame connections of rank 0's lanes to rank 1 and of
+// rank 1's accepted connections, once both lanes carried a frame.
+func connsOf(t *testing.T, w *world) (lanes, accepted []net.Conn) {
+	t.Helper()
+	p := w.path(0, 1).(*path)
+	for _, l := range p.lanes {
+		l.mu.Lock()
+		lanes = append(lanes, l.conn)
+		l.mu.Unlock()
+	}
+	n := w.nodes[1]
+	n.mu.Lock()
+	for sc := range n.servers {
+		accepted = append(accepted, sc.c)
+	}
+	n.mu.Unlock()
+	return lanes, accepted
+}
+
+// useBothLanes puts and reads back a small and a bulk payload.
+func useBothLanes(t *testing.T, w *world) {
+	t.Helper()
+	p := w.path(0, 1)
+	for _, n := range []int{8, 300 << 10} {
+		src := pattern(n, byte(n))
+		if err := p.Put(0, src); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, n)
+		if err := p.Get(got, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, src) {
+			t.Fatalf("%d bytes differ after put and get", n)
+		}
+	}
+}
+
+// TestTLS13SwitchesToSealedRecords: under the job's TLS 1.3 both ends of
+// both lanes carry frames in sealed records, after the job-secret
+// authentication ran over TLS.
+func TestTLS13SwitchesToSealedRecords(t *testing.T) {
+	srv, cli, err := secure.JobConfigs([]byte("a job secret long enough for the key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := []byte("a job secret long enough for the key")
+	w := newWorld(t, 2, 1<<20, func(c *Config) {
+		c.ServerTLS, c.ClientTLS = srv, cli
+		c.Authenticate = func(conn net.Conn, server bool) error {
+			return secure.Handshake(conn, secret, server, time.Now().Add(30*time.Second))
+		}
+	})
+	useBothLanes(t, w)
+	lanes, accepted := connsOf(t, w)
+	if len(accepted) != 2 {
+		t.Fatalf("%d accepted connections, want 2", len(accepted))
+	}
+	for _, c := range append(lanes, accepted...) {
+		if _, ok := c.(*sealed.Conn); !ok {
+			t.Errorf("a frame connection is %T, want *sealed.Conn", c)
+		}
+	}
+}
+
+// TestTLS12KeepsTLSRecords: a session that cannot switch (TLS 1.2) keeps
+// crypto/tls's records on both ends and still carries frames intact.
+func TestTLS12KeepsTLSRecords(t *testing.T) {
+	srv, cli := selfSigned(t)
+	srv.MinVersion, srv.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
+	cli.MinVersion, cli.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
+	w := newWorld(t, 2, 1<<20, func(c *Config) { c.ServerTLS, c.ClientTLS = srv, cli })
+	useBothLanes(t, w)
+	lanes, accepted := connsOf(t, w)
+	for _, c := range append(lanes, accepted...) {
+		if _, ok := c.(*tls.Conn); !ok {
+			t.Errorf("a TLS 1.2 frame connection is %T, want *tls.Conn", c)
+		}
+	}
+}
