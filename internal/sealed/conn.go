@@ -193,6 +193,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Buffered is how many bytes have been read from the socket and not yet
+// returned (opened plaintext and records not yet opened): while it is
+// above zero, more input is already here.
+func (c *Conn) Buffered() int { return len(c.plain) + c.wr - c.rd }
+
 // next reads and opens one record in place; any failure is final.
 func (c *Conn) next() error {
 	if c.rerr != nil {

@@ -42,9 +42,14 @@ func TestHoldGathersUntilRelease(t *testing.T) {
 	if want := 6 + 13 + 2*overhead; wire.Len() != want {
 		t.Fatalf("after Release %d bytes on the wire, want %d", wire.Len(), want)
 	}
-	got, _ := io.ReadAll(io.LimitReader(recv, 19))
-	if string(got) != "headersmall payload" {
-		t.Fatalf("read %q", got)
+	got := make([]byte, 3)
+	recv.Read(got)
+	if want := 3 + 13 + overhead; recv.Buffered() != want {
+		t.Fatalf("Buffered = %d after reading 3 bytes, want %d (the rest of the first record and the second)", recv.Buffered(), want)
+	}
+	rest, _ := io.ReadAll(io.LimitReader(recv, 16))
+	if string(got)+string(rest) != "headersmall payload" || recv.Buffered() != 0 {
+		t.Fatalf("read %q, %d bytes left buffered", string(got)+string(rest), recv.Buffered())
 	}
 	// A whole record leaves at once even while held, so the receiver can
 	// open it while the next is sealed.

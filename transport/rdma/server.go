@@ -28,8 +28,11 @@ type serverConn struct {
 	bw  *bufio.Writer
 	wdl time.Time
 	ob  [headerSize]byte
-	rec gatherer  // under TLS: gathers a flush's records into few writes
-	lw  *lowWater // without TLS: large payloads wake the reader once per chunk
+	rec gatherer // under TLS: gathers a flush's records into few writes
+	// below, under sealed records, tells what the connection holds
+	// beyond br: it opens one record per read.
+	below interface{ Buffered() int }
+	lw    *lowWater // without TLS: large payloads wake the reader once per chunk
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
@@ -84,6 +87,7 @@ func (sc *serverConn) handshake() error {
 		if sc.c, sc.rec, err = sealTLS(tc, rec, false); err != nil {
 			return err
 		}
+		sc.below, _ = sc.c.(interface{ Buffered() int })
 	}
 	return sc.raw.SetDeadline(time.Time{})
 }
@@ -130,7 +134,7 @@ func (sc *serverConn) loop() error {
 			}
 			asked = h.flags&flagAck != 0
 		}
-		ack, flush := acks.frame(asked, sc.br.Buffered() == 0)
+		ack, flush := acks.frame(asked, sc.inputDry())
 		if ack != 0 {
 			r := header{op: opAck, src: uint32(n.cfg.Rank), dst: h.src, operand: ack}
 			if err := sc.respond(&r, nil, false); err != nil {
@@ -239,6 +243,15 @@ func (sc *serverConn) flushLocked() error {
 	}
 	sc.rec.Hold()
 	return sc.rec.Release(sc.bw.Flush())
+}
+
+// inputDry reports whether no more input is buffered: in br, nor below it
+// in a sealed connection (which opens one record per read).
+func (sc *serverConn) inputDry() bool {
+	if sc.br.Buffered() > 0 {
+		return false
+	}
+	return sc.below == nil || sc.below.Buffered() == 0
 }
 
 // usable is how many bytes of the heap frames may address now.
