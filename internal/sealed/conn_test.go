@@ -51,12 +51,12 @@ func TestHoldGathersUntilRelease(t *testing.T) {
 	if string(got)+string(rest) != "headersmall payload" || recv.Buffered() != 0 {
 		t.Fatalf("read %q, %d bytes left buffered", string(got)+string(rest), recv.Buffered())
 	}
-	// A whole record leaves at once even while held, so the receiver can
-	// open it while the next is sealed.
+	// flushAt bytes leave even while held, so a long frame streams.
+	wire.Reset()
 	send.Hold()
-	send.Write(make([]byte, MaxRecord))
-	if wire.Len() < MaxRecord {
-		t.Fatalf("a full record waited for Release (%d bytes on the wire)", wire.Len())
+	send.Write(make([]byte, flushAt))
+	if want := flushAt + flushAt/MaxRecord*overhead; wire.Len() != want {
+		t.Fatalf("held %d bytes: %d on the wire, want all %d", flushAt, wire.Len(), want)
 	}
 	if err := send.Release(errors.New("earlier")); err == nil || err.Error() != "earlier" {
 		t.Fatalf("Release kept %v, want the caller's earlier error", err)
