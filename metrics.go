@@ -48,6 +48,14 @@ type Metrics struct {
 	// HeapSize is the usable symmetric heap in bytes; HeapInUse the bytes
 	// requested by its live objects (goshmem's own team slots included).
 	HeapSize, HeapInUse int64
+	// Connections is how many connections this PE dialled to its peers
+	// (TCP; none on shared memory or in the simulator). Redials is how many
+	// of those dials repeated one that had failed, to a peer not listening
+	// yet or a handshake cut short. goshmem never reconnects a connection
+	// that broke once established (its writes may be lost, so the peer
+	// counts as failed): a Redials that keeps rising names a peer that is
+	// late or unreachable.
+	Connections, Redials uint64
 }
 
 // OpMetrics is the counts of one operation kind on one path kind.
@@ -102,7 +110,8 @@ func (p *PE) Metrics() (Metrics, bool) {
 	if !ok {
 		return Metrics{PE: p.c.MyPE(), World: p.c.WorldID()}, false
 	}
-	m := Metrics{PE: p.c.MyPE(), World: p.c.WorldID(), Level: s.Level, FailedPEs: s.FailedPEs, HeapSize: s.HeapSize, HeapInUse: s.HeapInUse}
+	m := Metrics{PE: p.c.MyPE(), World: p.c.WorldID(), Level: s.Level, FailedPEs: s.FailedPEs, HeapSize: s.HeapSize, HeapInUse: s.HeapInUse,
+		Connections: s.Conns.Connects, Redials: s.Conns.Redials}
 	for _, o := range s.Ops {
 		m.Ops = append(m.Ops, OpMetrics{Op: o.Op.String(), Path: o.Path.String(),
 			Count: o.Ops, Bytes: o.Bytes, Latency: histogram(o)})

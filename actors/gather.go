@@ -16,8 +16,8 @@ import (
 //
 // Coordinator is a pure state machine: Step takes one message and returns
 // the replies to send, touching nothing else. The zero value is ready.
-// It is not safe for concurrent use; its actor (NewCoordinator) feeds it
-// one message at a time.
+// It is not safe for concurrent use; its actor
+// (internal/actorsys.NewCoordinator) feeds it one message at a time.
 type Coordinator struct {
 	rounds map[roundKey]*round
 	failed map[int]string // world rank -> reason

@@ -216,28 +216,38 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team) {
 int shmem_team_my_pe(shmem_team_t team) { return goshmem_team_query((uintptr_t)team, 0); }
 int shmem_team_n_pes(shmem_team_t team) { return goshmem_team_query((uintptr_t)team, 1); }
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config) {
-  if (goshmem_team_query((uintptr_t)team, 1) < 0) return -1;
-  if (config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS)) config->num_contexts = 0;
+  int nctx = goshmem_team_num_contexts((uintptr_t)team);
+  if (nctx < 0) return -1;
+  if (config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS)) config->num_contexts = nctx;
   return 0;
+}
+/* A config counts only with its field named in the mask, as the spec says;
+ * then num_contexts goes with the new team (and must agree between PEs). */
+static int team_num_contexts(const shmem_team_config_t *config, long mask, int *given) {
+  if (!config || !(mask & SHMEM_TEAM_NUM_CONTEXTS)) return 0;
+  *given = 1;
+  return config->num_contexts;
 }
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
   return goshmem_team_translate((uintptr_t)src_team, src_pe, (uintptr_t)dest_team);
 }
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team) {
-  (void)config;
-  (void)config_mask;
+  int given = 0, nctx = team_num_contexts(config, config_mask, &given);
   uintptr_t t = 0;
-  int rc = goshmem_team_split_strided(OP("shmem_team_split_strided"), (uintptr_t)parent_team, start, stride, size, &t);
+  int rc = goshmem_team_split_strided(OP("shmem_team_split_strided"), (uintptr_t)parent_team, start, stride, size,
+                                      given, nctx, &t);
   *new_team = (shmem_team_t)t;
   return rc;
 }
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
                         long xaxis_mask, shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                         long yaxis_mask, shmem_team_t *yaxis_team) {
-  (void)xaxis_config, (void)xaxis_mask, (void)yaxis_config, (void)yaxis_mask;
+  int given = 0;
+  int xctx = team_num_contexts(xaxis_config, xaxis_mask, &given);
+  int yctx = team_num_contexts(yaxis_config, yaxis_mask, &given);
   uintptr_t x = 0, y = 0;
-  int rc = goshmem_team_split_2d(OP("shmem_team_split_2d"), (uintptr_t)parent_team, xrange, &x, &y);
+  int rc = goshmem_team_split_2d(OP("shmem_team_split_2d"), (uintptr_t)parent_team, xrange, given, xctx, yctx, &x, &y);
   *xaxis_team = (shmem_team_t)x;
   *yaxis_team = (shmem_team_t)y;
   return rc;

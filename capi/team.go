@@ -40,6 +40,27 @@ func goshmem_team_query(t C.uintptr_t, npes C.int) C.int {
 	return C.int(tm.MyPE())
 }
 
+// goshmem_team_num_contexts is the num_contexts the team was made with
+// (0 for the predefined teams), or -1 for an invalid team.
+//
+//export goshmem_team_num_contexts
+func goshmem_team_num_contexts(t C.uintptr_t) C.int {
+	defer guard(nil)
+	s := cur.Load()
+	if s == nil {
+		return -1
+	}
+	tm := s.team(t)
+	if tm == nil {
+		return -1
+	}
+	cfg, err := tm.GetConfig()
+	if err != nil {
+		return -1
+	}
+	return C.int(cfg.NumContexts)
+}
+
 //export goshmem_team_translate
 func goshmem_team_translate(src C.uintptr_t, pe C.int, dst C.uintptr_t) C.int {
 	defer guard(nil)
@@ -61,15 +82,30 @@ func newTeam(t *shmem.Team) C.uintptr_t {
 	return C.uintptr_t(teamTab.add(t))
 }
 
+// teamConfigs turns the C side's configs (numContexts[i] for each of n
+// teams, present when given is nonzero) into the split's optional configs:
+// none when the program gave none, so that the split is the same call as
+// without them.
+func teamConfigs(given C.int, numContexts ...C.int) []shmem.TeamConfig {
+	if given == 0 {
+		return nil
+	}
+	cfg := make([]shmem.TeamConfig, len(numContexts))
+	for i, n := range numContexts {
+		cfg[i].NumContexts = int(n)
+	}
+	return cfg
+}
+
 //export goshmem_team_split_strided
-func goshmem_team_split_strided(op *C.char, parent C.uintptr_t, start, stride, size C.int, out *C.uintptr_t) C.int {
+func goshmem_team_split_strided(op *C.char, parent C.uintptr_t, start, stride, size, given, numContexts C.int, out *C.uintptr_t) C.int {
 	defer guard(op)
 	*out = 0
 	_, tm, err := teamOf(op, parent)
 	if err != nil {
 		return fail(op, err)
 	}
-	nt, err := tm.SplitStrided(int(start), int(stride), int(size))
+	nt, err := tm.SplitStrided(int(start), int(stride), int(size), teamConfigs(given, numContexts)...)
 	if err != nil {
 		return fail(op, err)
 	}
@@ -78,14 +114,14 @@ func goshmem_team_split_strided(op *C.char, parent C.uintptr_t, start, stride, s
 }
 
 //export goshmem_team_split_2d
-func goshmem_team_split_2d(op *C.char, parent C.uintptr_t, xrange C.int, x, y *C.uintptr_t) C.int {
+func goshmem_team_split_2d(op *C.char, parent C.uintptr_t, xrange, given, xContexts, yContexts C.int, x, y *C.uintptr_t) C.int {
 	defer guard(op)
 	*x, *y = 0, 0
 	_, tm, err := teamOf(op, parent)
 	if err != nil {
 		return fail(op, err)
 	}
-	xt, yt, err := tm.Split2D(int(xrange))
+	xt, yt, err := tm.Split2D(int(xrange), teamConfigs(given, xContexts, yContexts)...)
 	if err != nil {
 		return fail(op, err)
 	}

@@ -23,7 +23,7 @@ import (
 
 // descs are the descriptions of the series a Collector reports.
 type descs struct {
-	ops, bytes, latency, coll, collTime, failed, heapUsed, heapFree, level, enabled *prometheus.Desc
+	ops, bytes, latency, coll, collTime, failed, conns, redials, heapUsed, heapFree, level, enabled *prometheus.Desc
 }
 
 // newDescs describes every series; each Collector has its own, so
@@ -44,6 +44,10 @@ func newDescs() descs {
 			"Time spent in collective calls, per kind.", []string{"world", "pe", "kind"}, nil),
 		failed: prometheus.NewDesc("shmem_pe_failures_detected_total",
 			"PEs this PE has recorded as failed.", peLabels, nil),
+		conns: prometheus.NewDesc("shmem_connections_total",
+			"Connections this PE dialled to its peers (TCP; none on shared memory).", peLabels, nil),
+		redials: prometheus.NewDesc("shmem_reconnects_total",
+			"Dials repeated after a failed dial or handshake to the same peer (a connection that broke once established is never reconnected: its peer counts as failed).", peLabels, nil),
 		heapUsed: prometheus.NewDesc("shmem_heap_in_use_bytes",
 			"Symmetric heap bytes requested by live objects (goshmem's team slots included).", peLabels, nil),
 		heapFree: prometheus.NewDesc("shmem_heap_free_bytes",
@@ -75,7 +79,7 @@ func NewCollector(pes ...*shmem.PE) *Collector {
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	d := &c.d
 	for _, desc := range []*prometheus.Desc{d.ops, d.bytes, d.latency, d.coll, d.collTime,
-		d.failed, d.heapUsed, d.heapFree, d.level, d.enabled} {
+		d.failed, d.conns, d.redials, d.heapUsed, d.heapFree, d.level, d.enabled} {
 		ch <- desc
 	}
 }
@@ -100,6 +104,8 @@ func collectPE(ch chan<- prometheus.Metric, d *descs, p *shmem.PE) {
 	ch <- prometheus.MustNewConstMetric(d.enabled, prometheus.GaugeValue, 1, world, pe)
 	ch <- prometheus.MustNewConstMetric(d.level, prometheus.GaugeValue, float64(m.Level), world, pe)
 	ch <- prometheus.MustNewConstMetric(d.failed, prometheus.CounterValue, float64(m.FailedPEs), world, pe)
+	ch <- prometheus.MustNewConstMetric(d.conns, prometheus.CounterValue, float64(m.Connections), world, pe)
+	ch <- prometheus.MustNewConstMetric(d.redials, prometheus.CounterValue, float64(m.Redials), world, pe)
 	ch <- prometheus.MustNewConstMetric(d.heapUsed, prometheus.GaugeValue, float64(m.HeapInUse), world, pe)
 	ch <- prometheus.MustNewConstMetric(d.heapFree, prometheus.GaugeValue, float64(max(m.HeapSize-m.HeapInUse, 0)), world, pe)
 	for _, o := range m.Ops {

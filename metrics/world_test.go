@@ -65,6 +65,17 @@ func TestCollectorOnRealPaths(t *testing.T) {
 			}); err != nil {
 				t.Error(err)
 			}
+			// One lane each way (PE 0's puts, PE 1's barrier signal), no
+			// dial repeated; none on shared memory.
+			conns := map[string]float64{"shm": 0, "tcp": 1}[c.path]
+			if err := expect(got, map[string]float64{
+				`shmem_connections_total{pe=0}`: conns,
+				`shmem_connections_total{pe=1}`: conns,
+				`shmem_reconnects_total{pe=0}`:  0,
+				`shmem_reconnects_total{pe=1}`:  0,
+			}); err != nil {
+				t.Error(err)
+			}
 			if _, ok := got[`shmem_ops_total{op=put,path=`+c.path+`,pe=1}`]; ok {
 				t.Error("PE 1 counted puts it did not make")
 			}

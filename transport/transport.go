@@ -120,6 +120,21 @@ type Engine interface {
 	Close() error
 }
 
+// ConnCounter is implemented by an Engine whose paths dial connections
+// (TCP): it reports how many it made, for metrics.
+type ConnCounter interface {
+	ConnStats() ConnStats
+}
+
+// ConnStats counts an engine's connections. An established connection that
+// breaks is never reconnected (the writes it carried may be lost, so its
+// peer counts as failed); Redials counts the dials repeated after a dial or
+// handshake that failed, such as to a peer not listening yet.
+type ConnStats struct {
+	Connects uint64 // connections dialled and authenticated
+	Redials  uint64 // dials after a failed dial or handshake to the same peer
+}
+
 // Immediate is implemented by an Engine whose paths complete every
 // operation before it returns and order it by its own last step (mapped
 // memory): its Fence and Quiet do nothing. A PE whose every engine is

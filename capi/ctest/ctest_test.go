@@ -97,7 +97,7 @@ func shmemrunFlags(t *testing.T, flags []string, prog string, args ...string) st
 // peer is mapped and every C call takes the Go path.
 func TestFamilies(t *testing.T) {
 	setup(t)
-	for _, name := range []string{"rma", "amo", "wait", "misc", "team", "activeset", "generic"} {
+	for _, name := range []string{"rma", "amo", "amo_all", "wait", "wait_all", "misc", "team", "activeset", "reduce_all", "rma_all", "rest", "generic"} {
 		t.Run(name, func(t *testing.T) {
 			prog := compile(t, name)
 			for _, np := range []int{2, 4} {
@@ -115,13 +115,24 @@ func TestFamilies(t *testing.T) {
 }
 
 // TestLatencyProgram runs the OSU-style latency program (numbers are for
-// BENCHMARKS.md, not asserted here) and checks it reports every measure.
+// BENCHMARKS.md, not asserted here) on 2 and 4 PEs and checks PE 0 reports
+// every measure, each a number. With 4 PEs, PEs 2 and 3 take part in the
+// barriers only.
 func TestLatencyProgram(t *testing.T) {
 	setup(t)
-	out := shmemrun(t, 2, compile(t, "latency"), "2000")
-	for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "barrier_all"} {
-		if !strings.Contains(out, "[PE 0] "+m+" ") {
-			t.Errorf("no %s line:\n%s", m, out)
+	prog := compile(t, "latency")
+	for _, np := range []int{2, 4} {
+		out := shmemrun(t, np, prog, "2000")
+		for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "barrier_all"} {
+			var v float64
+			i := strings.Index(out, "[PE 0] "+m+" ")
+			if i < 0 {
+				t.Errorf("-np %d: no %s line:\n%s", np, m, out)
+				continue
+			}
+			if _, err := fmt.Sscanf(out[i+len("[PE 0] "+m+" "):], "%g", &v); err != nil || v < 0 {
+				t.Errorf("-np %d: %s is not a latency (%v):\n%s", np, m, err, out)
+			}
 		}
 	}
 }
@@ -129,7 +140,8 @@ func TestLatencyProgram(t *testing.T) {
 // TestStaticLibrary links a program with libgoshmem.a and runs it. The
 // archive is a second build of goshmem and its dependencies (c-archive
 // objects differ from c-shared ones), minutes on a cold 2-core machine, so
-// it runs only with GOSHMEM_CTEST_STATIC=1.
+// it runs only with GOSHMEM_CTEST_STATIC=1, which .ci/run sets in a run
+// of its own.
 func TestStaticLibrary(t *testing.T) {
 	if os.Getenv("GOSHMEM_CTEST_STATIC") != "1" {
 		t.Skip("set GOSHMEM_CTEST_STATIC=1 to build libgoshmem.a and link a program with it")
@@ -156,4 +168,38 @@ func run(t *testing.T, cmd *exec.Cmd) string {
 		t.Fatalf("%s: %v\n%s", cmd.Path, err, buf.String())
 	}
 	return buf.String()
+}
+
+// TestMappedPeersSkipGo: puts, gets, atomics, put-with-signal, strided puts,
+// fence and quiet between PEs of one host never go into Go (direct.c reads
+// the flag the Go fallback sets), on 2 and 4 PEs; with TCP forced they do.
+func TestMappedPeersSkipGo(t *testing.T) {
+	setup(t)
+	prog := compile(t, "direct", "-ldl")
+	for _, np := range []int{2, 4} {
+		if out := shmemrun(t, np, prog); strings.Contains(out, "FAIL") || strings.Count(out, "direct ok") != np {
+			t.Fatalf("-np %d: want %d lines %q\n%s", np, np, "direct ok", out)
+		}
+	}
+	if out := shmemrunFlags(t, []string{"-np", "2", "--network"}, prog, "network"); strings.Contains(out, "FAIL") || strings.Count(out, "direct ok") != 2 {
+		t.Fatalf("--network: want 2 lines %q\n%s", "direct ok", out)
+	}
+}
+
+// TestOshccCompileThenLink: oshcc takes cc's usual flags, here -c, -D, -I
+// and -o for an object, then links objects, as makefiles call it.
+func TestOshccCompileThenLink(t *testing.T) {
+	setup(t)
+	dir := t.TempDir()
+	obj, prog := filepath.Join(dir, "rma.o"), filepath.Join(dir, "rma")
+	src := filepath.Join(repoRoot(t), "capi", "testdata", "c", "rma.c")
+	if b, err := exec.Command(tools.oshcc, "-c", "-O2", "-DGOSHMEM_TEST=1", "-I", dir, src, "-o", obj).CombinedOutput(); err != nil {
+		t.Fatalf("oshcc -c: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(tools.oshcc, obj, "-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("oshcc link: %v\n%s", err, b)
+	}
+	if out := shmemrun(t, 2, prog); strings.Count(out, "rma ok") != 2 {
+		t.Fatalf("want 2 lines %q\n%s", "rma ok", out)
+	}
 }

@@ -1,16 +1,17 @@
 package ctest
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/launch"
 )
 
 // TestACLStartup starts a world the CANN SHMEM way, without shmemrun: rank
@@ -26,49 +27,67 @@ func TestACLStartup(t *testing.T) {
 }
 
 // aclWorld runs the acl program as a world of 3; tls "off" makes every
-// rank call aclshmemx_set_conf_store_tls(false, ...) first.
+// rank call aclshmemx_set_conf_store_tls(false, ...) first. The ranks are
+// started by the one launcher library, but as a user of the ACL API
+// starts them: no rank or size in the environment (each program gets its
+// own on the command line), rank 0 first, the others once it has printed
+// the unique ID.
 func aclWorld(t *testing.T, prog, tls string) {
 	const npes = 3
 	env := append(cleanEnv(), "SHMEM_UID_SESSION_ID=127.0.0.1:0", "ACL_TEST_TLS="+tls) // loopback only
-	first := exec.Command(prog, "0", fmt.Sprint(npes))
-	first.Env = env
-	stdout, err := first.StdoutPipe()
+	uid := make(chan string, 1)
+	cfg := launch.Config{Program: prog, NPEs: npes, NoRank: true, Env: env, Capture: true, Timeout: 5 * time.Minute}
+	first := cfg
+	first.Ranks = []int{0}
+	first.Command = func(_ int, name string, _ ...string) *exec.Cmd { return exec.Command(name, "0", fmt.Sprint(npes)) }
+	first.OnLine = func(_ int, line string) {
+		if tok, ok := strings.CutPrefix(line, "UID "); ok {
+			select {
+			case uid <- tok:
+			default:
+			}
+		}
+	}
+	j0, err := launch.Start(first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errs bytes.Buffer
-	first.Stderr = &errs
-	if err := first.Start(); err != nil {
+	defer j0.Kill()
+	var token string
+	select {
+	case token = <-uid:
+	case <-j0.Done():
+		t.Fatalf("rank 0 ended without printing its unique ID (%v):\n%s", j0.PE(0).End(), j0.PE(0).Output())
+	}
+	rest := cfg
+	rest.Ranks = []int{1, 2}
+	rest.Command = func(rank int, name string, _ ...string) *exec.Cmd {
+		return exec.Command(name, fmt.Sprint(rank), fmt.Sprint(npes), token)
+	}
+	j1, err := launch.Start(rest)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer first.Process.Kill()
-	lines := bufio.NewScanner(stdout)
-	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "UID ") {
-		t.Fatalf("rank 0 printed %q, stderr:\n%s", lines.Text(), errs.String())
+	res0, res := j0.Wait(), j1.Wait()
+	if err := res0.Err(); err != nil {
+		t.Errorf("rank 0: %v", err)
 	}
-	token := strings.TrimPrefix(lines.Text(), "UID ")
-	results := make(chan string, npes)
-	for r := 1; r < npes; r++ {
-		cmd := exec.Command(prog, fmt.Sprint(r), fmt.Sprint(npes), token)
-		cmd.Env = env
-		go func() {
-			out, err := cmd.CombinedOutput()
-			results <- fmt.Sprintf("%s(err %v)", out, err)
-		}()
+	if err := res.Err(); err != nil {
+		t.Errorf("ranks 1, 2: %v", err)
 	}
-	var rest strings.Builder
-	for lines.Scan() {
-		rest.WriteString(lines.Text() + "\n")
+	var all strings.Builder
+	for _, p := range append(j0.Procs(), j1.Procs()...) {
+		fmt.Fprintf(&all, "PE %d (%v):\n%s", p.Rank(), p.End(), p.Output())
 	}
-	if err := first.Wait(); err != nil {
-		t.Errorf("rank 0: %v\n%s%s", err, rest.String(), errs.String())
+	out := all.String() // every PE's stdout and stderr
+	if strings.Contains(out, "FAIL") || strings.Count(out, "acl ok") != npes {
+		t.Fatalf("want %d PEs to say acl ok:\n%s", npes, out)
 	}
-	all := rest.String()
-	for r := 1; r < npes; r++ {
-		all += <-results
-	}
-	if strings.Contains(all, "FAIL") || strings.Count(all, "acl ok") != npes || strings.Count(all, "(err <nil>)") != npes-1 {
-		t.Fatalf("want %d PEs to say acl ok:\n%s", npes, all)
+	// goshmem warns on every PE whose connections are plain TCP: none by
+	// default (TLS on, as for Go programs), every one when turned off.
+	const off = "TLS is off"
+	if got := strings.Count(out, off); (tls == "default" && got != 0) || (tls == "off" && got != npes) {
+		t.Fatalf("TLS %s: %d PEs say %q:\n%s", tls, got, off, out)
 	}
 }
 
@@ -93,35 +112,27 @@ func killedWorld(t *testing.T, prog, mode, call string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type result struct {
-		rank int
-		out  string
-		err  error
+	j, err := launch.Start(launch.Config{Program: prog, Args: []string{mode}, NPEs: npes, Env: cleanEnv(),
+		UniqueID: uid.String(), Capture: true, Timeout: 5 * time.Minute,
+		RankEnv: func(int) []string { return []string{"SHMEM_INIT_TIMEOUT=60s"} }})
+	if err != nil {
+		t.Fatal(err)
 	}
-	results := make(chan result, npes)
-	for r := 0; r < npes; r++ {
-		cmd := exec.Command(prog, mode)
-		cmd.Env = append(cleanEnv(), fmt.Sprintf("SHMEM_RANK=%d", r), fmt.Sprintf("SHMEM_NPES=%d", npes),
-			"SHMEM_UNIQUE_ID="+uid.String(), "SHMEM_INIT_TIMEOUT=60s")
-		go func(r int) {
-			out, err := cmd.CombinedOutput()
-			results <- result{r, string(out), err}
-		}(r)
+	if res := j.Wait(); res.TimedOut {
+		t.Fatalf("the job ran out of time: %v", res.Err())
 	}
-	for i := 0; i < npes; i++ {
-		res := <-results
-		var ee *exec.ExitError
-		if !errors.As(res.err, &ee) {
-			t.Errorf("PE %d: %v\n%s", res.rank, res.err, res.out)
+	for _, p := range j.Procs() {
+		end, out := p.End(), p.Output()
+		if p.Rank() == npes-1 {
+			if end.Signal != syscall.SIGKILL {
+				t.Errorf("PE %d: %v, want killed by SIGKILL:\n%s", p.Rank(), end, out)
+			}
 			continue
 		}
-		if res.rank == npes-1 {
-			continue // killed
+		if end.Code != 1 || !strings.Contains(out, "goshmem: "+call+": ") || strings.Contains(out, "FAIL") {
+			t.Errorf("PE %d: %v, want exit status 1 and the abort message naming %s:\n%s", p.Rank(), end, call, out)
 		}
-		if ee.ExitCode() != 1 || !strings.Contains(res.out, "goshmem: "+call+": ") || strings.Contains(res.out, "FAIL") {
-			t.Errorf("PE %d: exit %d, want 1 and the abort message naming %s:\n%s", res.rank, ee.ExitCode(), call, res.out)
-		}
-		t.Logf("PE %d: %s", res.rank, strings.TrimSpace(res.out))
+		t.Logf("PE %d: %s", p.Rank(), strings.TrimSpace(out))
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/bootstrap"
-	"github.com/goshmem/shmem/bootstrap/rendezvous"
+	"github.com/goshmem/shmem/internal/rendezvous"
 	"github.com/goshmem/shmem/internal/secure"
 	"github.com/goshmem/shmem/transport/udma"
 )

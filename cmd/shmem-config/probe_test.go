@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
-	"github.com/goshmem/shmem/bootstrap/rendezvous"
+	"github.com/goshmem/shmem/internal/rendezvous"
 	"github.com/goshmem/shmem/internal/secure"
 )
 

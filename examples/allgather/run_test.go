@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/goshmem/shmem/internal/launch"
+	"github.com/goshmem/shmem/internal/launch/launchtest"
 )
 
 // freeAddr is a loopback address with a port nothing listens on now, so
@@ -34,6 +38,11 @@ func runScript(t *testing.T, env []string, args ...string) (string, error) {
 		cmd.Env = append(cmd.Env, kv)
 	}
 	cmd.Env = append(cmd.Env, env...)
+	if launchtest.RaceEnabled {
+		// run.sh builds the PE program with go build, which reads GOFLAGS:
+		// under -race the PEs it starts are race-built too.
+		cmd.Env = append(cmd.Env, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -race"))
+	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -110,32 +119,33 @@ func TestRunScriptNeedsSecretOrSwitch(t *testing.T) {
 
 // CANN SHMEM's binary arguments without run.sh: -ipport, -rank, -fpe,
 // -gnpus, one process per PE, with ranks given by -fpe as two "hosts".
+// The processes are started by the one launcher library, without rank or
+// size in their environment: the flags alone place each PE.
 func TestIPPortFlags(t *testing.T) {
-	bin := t.TempDir() + "/allgather"
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	bin, err := launchtest.BuildLauncher(t.TempDir(), "github.com/goshmem/shmem/examples/allgather")
+	if err != nil {
+		t.Fatal(err)
 	}
 	addr := "tcp://" + freeAddr(t)
 	dir := t.TempDir()
-	var cmds []*exec.Cmd
-	var outs []*strings.Builder
-	for _, host := range []struct{ fpe, idx int }{{0, 0}, {0, 1}, {2, 0}, {2, 1}} {
-		c := exec.Command(bin, "-ipport", addr, "-pes", "4", "-gnpus", "2", "-fpe", strconv.Itoa(host.fpe), "-rank", strconv.Itoa(host.idx),
-			"-type", "bfloat16_t", "-iters", "11", "-out", dir+"/result.csv")
-		c.Env = append(os.Environ(), "SHMEM_JOB_SECRET=flags-test")
-		var b strings.Builder
-		c.Stdout, c.Stderr = &b, &b
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		cmds, outs = append(cmds, c), append(outs, &b)
+	const npes, gnpus = 4, 2
+	j, err := launch.Start(launch.Config{Program: bin, NPEs: npes, NoRank: true, Capture: true, Timeout: 5 * time.Minute,
+		Env: append(os.Environ(), "SHMEM_JOB_SECRET=flags-test"),
+		Command: func(rank int, name string, _ ...string) *exec.Cmd {
+			fpe, idx := rank/gnpus*gnpus, rank%gnpus // host rank/gnpus, its GPU idx
+			return exec.Command(name, "-ipport", addr, "-pes", strconv.Itoa(npes), "-gnpus", strconv.Itoa(gnpus),
+				"-fpe", strconv.Itoa(fpe), "-rank", strconv.Itoa(idx), "-type", "bfloat16_t", "-iters", "11", "-out", dir+"/result.csv")
+		}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, c := range cmds {
-		if err := c.Wait(); err != nil {
-			t.Errorf("process %d: %v\n%s", i, err, outs[i])
+	if err := j.Wait().Err(); err != nil {
+		for _, p := range j.Procs() {
+			t.Logf("PE %d (%v):\n%s", p.Rank(), p.End(), p.Output())
 		}
+		t.Fatal(err)
 	}
-	if !strings.Contains(outs[0].String(), "all results match the golden data (bfloat16, 4 PEs)") {
-		t.Errorf("PE 0's output: %s", outs[0])
+	if out := j.PE(0).Output(); !strings.Contains(out, "all results match the golden data (bfloat16, 4 PEs)") {
+		t.Errorf("PE 0's output: %s", out)
 	}
 }

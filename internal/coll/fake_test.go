@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/fakenet"
 	"github.com/goshmem/shmem/transport"
@@ -168,5 +169,5 @@ func (f *fakeRT) AgreeChecked(op, domain string, seq uint64, members []int, me i
 	}
 	ch := make(chan *actors.GatherReply, 1)
 	f.w.deliver(f.w.step(ch, &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}))
-	return actors.Result(<-ch, len(members), op, f.me)
+	return actorsys.Result(<-ch, len(members), op, f.me)
 }

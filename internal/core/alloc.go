@@ -6,6 +6,7 @@ import (
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
@@ -80,7 +81,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		defer block()()
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
-	answer, stop, err := actors.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, func() { p.s.blocks.gen.Add(1) })
+	answer, stop, err := actorsys.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, func() { p.s.blocks.gen.Add(1) })
 	if err != nil {
 		return nil, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "%v", err)
 	}
@@ -95,12 +96,12 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 	for {
 		select {
 		case r := <-answer:
-			return actors.Result(r, g.N, op, p.MyPE())
+			return actorsys.Result(r, g.N, op, p.MyPE())
 		case <-timer.C:
 		}
 		select {
 		case r := <-answer: // both were ready: the answer wins
-			return actors.Result(r, g.N, op, p.MyPE())
+			return actorsys.Result(r, g.N, op, p.MyPE())
 		default:
 		}
 		err := p.waitable(op)
@@ -114,7 +115,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		if err != nil {
 			select {
 			case r := <-answer:
-				if all, aerr := actors.Result(r, g.N, op, p.MyPE()); aerr == nil {
+				if all, aerr := actorsys.Result(r, g.N, op, p.MyPE()); aerr == nil {
 					return all, nil // completed meanwhile
 				}
 			default:

@@ -11,8 +11,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/fakenet"
 	"github.com/goshmem/shmem/transport"
@@ -34,8 +34,8 @@ func newFakeWorld(t *testing.T, n int) *fakeWorld { return newFakeWorldWith(t, n
 func newFakeWorldWith(t *testing.T, n int, tweak func(*Config)) *fakeWorld {
 	t.Helper()
 	w := &fakeWorld{nw: fakenet.New(n, 4<<20), failures: make([]atomic.Int32, n)}
-	sys := actors.NewSystem(nil)
-	coord := sys.Root.Spawn(actors.NewCoordinator())
+	sys := actorsys.NewSystem(nil)
+	coord := sys.Root.Spawn(actorsys.NewCoordinator())
 	peers := make([]*actor.PID, n)
 	all := make([]int, n)
 	for r := range peers {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/udma"
@@ -77,10 +78,10 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	if nodeOf == nil {
 		nodeOf = func(int) int { return 0 }
 	}
-	w := &LocalWorld{system: actors.NewSystem(cfg.Logger)}
+	w := &LocalWorld{system: actorsys.NewSystem(cfg.Logger)}
 	// The deadlock detector counts the coordinator's messages: an
 	// agreement under way is progress even while every PE waits in it.
-	props := actors.NewCoordinator().Configure(actor.WithReceiverMiddleware(
+	props := actorsys.NewCoordinator().Configure(actor.WithReceiverMiddleware(
 		func(next actor.ReceiverFunc) actor.ReceiverFunc {
 			return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 				w.coordMsgs.Add(1) // odd while a message is handled

@@ -1,6 +1,10 @@
 package core
 
-import "time"
+import (
+	"time"
+
+	"github.com/goshmem/shmem/transport"
+)
 
 // MeterSnapshot is a PE's metrics at one moment (PE.Meter).
 type MeterSnapshot struct {
@@ -15,6 +19,9 @@ type MeterSnapshot struct {
 	// HeapSize is the usable symmetric heap; HeapInUse the bytes its live
 	// objects take (heap.Heap.InUse).
 	HeapSize, HeapInUse int64
+	// Conns sums the connections of the PE's engines that dial them
+	// (transport.ConnCounter): zero on shared memory and the simulator.
+	Conns transport.ConnStats
 }
 
 // MeterOps is the counters of one operation kind on one path kind.
@@ -53,6 +60,13 @@ func (p *PE) Meter() (MeterSnapshot, bool) {
 	m.mu.Unlock()
 	h := p.s.cfg.Heap
 	snap := MeterSnapshot{Level: p.PcontrolLevel(), FailedPEs: int(p.s.nFailed.Load()), HeapSize: h.Size(), HeapInUse: h.InUse()}
+	for _, e := range p.s.engines {
+		if c, ok := e.(transport.ConnCounter); ok {
+			st := c.ConnStats()
+			snap.Conns.Connects += st.Connects
+			snap.Conns.Redials += st.Redials
+		}
+	}
 	for k := range sum.cells {
 		for o := range sum.cells[k] {
 			c := &sum.cells[k][o]

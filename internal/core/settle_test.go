@@ -8,6 +8,7 @@ import (
 
 	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/udma"
@@ -34,7 +35,7 @@ func (p droppedPath) Put(uint64, []byte) error {
 func TestExitWinsOverDroppedConnection(t *testing.T) {
 	for _, exit := range []bool{true, false} {
 		t.Run(map[bool]string{true: "exit", false: "failure"}[exit], func(t *testing.T) {
-			sys := actors.NewSystem(nil)
+			sys := actorsys.NewSystem(nil)
 			defer sys.Shutdown()
 			reg, err := heap.NewRegion(1 << 20)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/world/internal/lane"
@@ -58,7 +59,7 @@ type detection struct {
 // startControl starts the actor system, the coordinator and the lane on
 // ln, which it owns from then on, also on error.
 func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, clientTLS *tls.Config, failAfter time.Duration) (*control, error) {
-	c := &control{log: log, sys: actors.NewSystem(log), rank: -1}
+	c := &control{log: log, sys: actorsys.NewSystem(log), rank: -1}
 	c.post = func(to int, m *actors.PEFailed) {
 		if to == coordinatorTarget {
 			c.sys.Root.Send(coordinatorPID(), m)
@@ -77,7 +78,7 @@ func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, c
 	// Every process runs a coordinator, though only rank 0's is used: ranks
 	// may be assigned after start-up (gossip), and a PE must never send to
 	// a coordinator that does not exist yet.
-	if c.coord, err = c.sys.Root.SpawnNamed(actors.NewCoordinator(), coordinatorName); err != nil {
+	if c.coord, err = c.sys.Root.SpawnNamed(actorsys.NewCoordinator(), coordinatorName); err != nil {
 		_ = c.close(true)
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "spawning the coordinator: %v", err)
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"github.com/goshmem/shmem/bootstrap/rendezvous"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/rendezvous"
 )
 
 // exchange gives every PE every PE's record: through the rank-0

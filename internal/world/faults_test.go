@@ -188,6 +188,16 @@ func faultRun(t *testing.T, c faultCase, victim int, delay time.Duration, seed u
 			detect = append(detect, time.Unix(0, d).Sub(killed))
 		}
 	}
+	// Survivors leave no name of the job in /dev/shm, the victim's
+	// included: after Init every PE unlinks every name it mapped, and a
+	// failed Init reaps the job's (the cleanup above is for failures).
+	if left, err := udma.List(uid.JobName()); err != nil || len(left) > 0 {
+		names := make([]string, len(left))
+		for i, s := range left {
+			names[i] = s.Name
+		}
+		t.Errorf("%s: left in /dev/shm after every PE ended: %v (%v)", what, names, err)
+	}
 	return detect, inInit
 }
 

@@ -105,6 +105,13 @@ func Join(ctx context.Context, cfg Config) (*core.PE, error) {
 	if err != nil {
 		j.aborted = true
 		_ = j.release()
+		if j.job != "" {
+			// No PE of a job whose Init failed here can start, so none
+			// needs its name: remove every one left on this host, a peer
+			// killed after creating its segment included (it cannot
+			// unlink its own). Mappings stay valid; Reap removes names only.
+			_, _ = udma.Reap(j.job)
+		}
 		return nil, err
 	}
 	return p, nil

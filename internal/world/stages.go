@@ -205,7 +205,16 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	if err != nil {
 		return j.stopPE(err), j.blameInit(err)
 	}
+	// Every PE unlinks every same-host name it mapped, not only its own:
+	// a PE killed between the agreement and its own Unlink would leave
+	// its name. Unlink checks the file's identity, so a name already gone
+	// or reused is left alone.
 	_ = j.seg.Unlink()
+	for _, s := range j.peers {
+		if s != nil {
+			_ = s.Unlink()
+		}
+	}
 	j.seg.SetState(udma.StateAlive)
 	return nil, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/netprobe"
 	"github.com/goshmem/shmem/internal/world/internal/lane"
@@ -149,7 +150,7 @@ const (
 // link is up is found by watch.
 func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 	c := &j.cfg
-	answer, stop, err := actors.StartGather(j.ctl.sys.Root, coordinatorPID(), g, nil)
+	answer, stop, err := actorsys.StartGather(j.ctl.sys.Root, coordinatorPID(), g, nil)
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "%v", err)
 	}
@@ -183,14 +184,14 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 			defer grace.Stop()
 			select {
 			case r := <-answer:
-				return actors.Result(r, g.N, "Init", c.Rank)
+				return actorsys.Result(r, g.N, "Init", c.Rank)
 			case <-grace.C:
 			}
 			return nil, j.lostErr(0, "while this PE waited for its "+g.Domain+" agreement", why)
 		}
 		select {
 		case r := <-answer:
-			return actors.Result(r, g.N, "Init", c.Rank)
+			return actorsys.Result(r, g.N, "Init", c.Rank)
 		case <-lost:
 		case <-timer.C:
 			return nil, errs.New("Init", c.Rank, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", c.Timeout)

@@ -34,10 +34,14 @@ def _status(fn, *args):
 
 def set_conf_store_tls(enable, tls_info=""):
     """enable False turns TLS off (say so on every PE); True with empty
-    info is goshmem's default, "ca=...;cert=...;key=..." a PKI."""
+    info is goshmem's default, "ca=...;cert=...;key=..." a PKI. Before the
+    unique ID and init only: once the world runs it is refused (nonzero)."""
     global _tls
-    _tls = False if not enable else (tls_info or True)
-    return ACLSHMEM_SUCCESS
+    want = False if not enable else (tls_info or True)
+    status = _status(_g._set_tls, want)
+    if status == ACLSHMEM_SUCCESS:
+        _tls = want
+    return status
 
 
 def aclshmem_get_unique_id():

@@ -101,6 +101,30 @@ def test_unique_id_start(tmp_path):
         assert rc == 0 and "PE %d of 3 ok" % r in out, out
 
 
+@pytest.mark.parametrize("tls", ["on", "off"])
+def test_cann_names(tls):
+    """import shmem as CANN SHMEM's scripts do: set_conf_store_tls (off on
+    every rank, or left alone: TLS on), rank 0's aclshmem_get_unique_id
+    handed to the others, aclshmem_init_using_unique_id, malloc, putmem,
+    my_pe, pe_count, finalize; set_conf_store_tls refused after init."""
+    n = 3
+    env = clean_env(SHMEM_UID_SOCK_IFNAME="lo")
+    first = subprocess.Popen([sys.executable, WORKER, "cann", "0", str(n), tls], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = first.stdout.readline()
+        assert line.startswith("UID "), line + first.stdout.read()
+        uid = line.split()[1]
+        res = run_job(n - 1, lambda r: env, args=lambda r: ["cann", str(r + 1), str(n), tls, uid])
+        res.insert(0, (first.wait(timeout=120), line + first.stdout.read()))
+    finally:
+        first.kill()
+    for r, (rc, out) in enumerate(res):
+        assert rc == 0 and "PE %d of %d ok" % (r, n) in out, out
+        assert ("TLS is off" in out) == (tls == "off"), out
+        assert "aclshmemx_set_conf_store_tls" in out, out  # the refusal after init says why
+
+
 def test_not_symmetric_is_refused():
     import numpy as np
     import goshmem

@@ -8,8 +8,43 @@ import numpy as np
 import goshmem
 
 
+def cann():
+    """CANN SHMEM's names (import shmem), as its scripts use them; argv:
+    rank, npes, "on"/"off" (TLS), and for ranks but 0 the unique ID, which
+    rank 0 prints first."""
+    import ctypes
+    import shmem as ash
+    rank, npes, tls = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    if tls == "off":
+        assert ash.set_conf_store_tls(False, "") == 0
+    if rank == 0:
+        uid = ash.aclshmem_get_unique_id()
+        assert uid is not None
+        print("UID " + uid, flush=True)
+    else:
+        uid = sys.argv[5]
+    assert ash.aclshmem_init_using_unique_id(rank, npes, 16 << 20, uid) == 0
+    # TLS is fixed once the world runs.
+    assert ash.set_conf_store_tls(False, "") != 0
+    me, n = ash.my_pe(), ash.pe_count()
+    assert (me, n) == (rank, npes)
+    ptr = ash.aclshmem_malloc(8)
+    assert ptr is not None
+    val = ctypes.c_int64(500 + me)
+    assert ash.aclshmem_putmem(ptr, ctypes.addressof(val), 8, (me + 1) % n) == 0
+    assert ash.aclshmem_barrier_all() == 0
+    got = ctypes.c_int64.from_address(ptr).value
+    assert got == 500 + (me - 1) % n, got
+    assert ash.aclshmem_free(ptr) == 0
+    print("PE %d of %d ok" % (me, n), flush=True)
+    assert ash.aclshmem_finalize() == 0
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else "env"
+    if mode == "cann":
+        cann()
+        return
     if mode == "uid":  # argv: uid token file, rank, npes
         path, rank, npes = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
         with open(path) as f:
@@ -35,6 +70,28 @@ def main():
     goshmem.barrier_all()
     if me == 0:
         assert ctr[0] == n * (n + 1) // 2, "counter %d" % ctr[0]
+
+    # Every PE races to claim PE 0's word; exactly one wins.
+    claim = goshmem.array(1, "int64")
+    claim[0] = -1
+    goshmem.barrier_all()
+    won = goshmem.atomic_compare_swap(claim, 0, -1, me, pe=0) == -1
+    wins = goshmem.array(1, "int64")
+    mine = goshmem.array(1, "int64")
+    mine[0] = 1 if won else 0
+    goshmem.barrier_all()
+    goshmem.sum_reduce(wins, mine)
+    assert wins[0] == 1, "%d PEs won the compare-swap" % wins[0]
+    goshmem.put(a, np.full(8, 7 + me), pe=right)
+    goshmem.quiet()
+    goshmem.barrier_all()
+    assert (a == 7 + left).all(), a
+    hi = goshmem.array(2, "int32")
+    mine32 = goshmem.array(2, "int32")
+    mine32[:] = [me, -me]
+    goshmem.barrier_all()
+    goshmem.max_reduce(hi, mine32)
+    assert list(hi) == [n - 1, 0], hi
 
     src = goshmem.array(3, "float64")
     src[:] = [me, 2.0 * me, 1.5]

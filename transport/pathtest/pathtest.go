@@ -1,9 +1,13 @@
 // Package pathtest is the conformance suite every transport.Path provider
 // passes: the same checks, with real values, of the Path, Engine and Bell
 // contract for udma, the TCP lanes (rdma, with and without TLS), the
-// libfabric provider and the simulator's paths. A provider's test file
-// supplies a Provider whose NewWorld builds PEs of that provider in the test
-// process and calls Run:
+// libfabric provider and the simulator's paths (internal/core's in-process
+// world, which sim.Run runs on; the scheduled network of internal/simnet,
+// behind sim's delivery, seed, model and fault options, is not run here:
+// its paths may only be called by PEs under its scheduler; sim's tests of
+// Lazy delivery, replay and faults check it instead). A provider's test
+// file supplies a Provider whose NewWorld builds PEs of that provider in
+// the test process and calls Run:
 //
 //	func TestPath(t *testing.T) {
 //		pathtest.Run(t, pathtest.Provider{NewWorld: newPathWorld, Thresholds: []int{8 << 10}})

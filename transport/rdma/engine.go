@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
 )
 
 // engine completes the operations of every path of one node.
@@ -23,6 +24,16 @@ import (
 type engine struct {
 	n  *Node
 	st *stream // nil for the node's own engine
+}
+
+// ConnStats reports the node's lane connections (transport.ConnCounter).
+// A stream's engine reports none: its lanes are counted by the node's, so
+// that a PE summing its engines counts each once.
+func (e *engine) ConnStats() transport.ConnStats {
+	if e.st != nil {
+		return transport.ConnStats{}
+	}
+	return transport.ConnStats{Connects: e.n.connects.Load(), Redials: e.n.redials.Load()}
 }
 
 // list returns the paths the engine completes: the node's, or its stream's.

@@ -3,14 +3,15 @@ package rdma
 import (
 	"errors"
 	"net"
-	"syscall"
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/netprobe"
 )
 
-// gonePeerProbe bounds the dial that tells a peer that died during a
-// handshake from one that refused it: a live listener answers at once.
+// gonePeerProbe bounds the probe that tells a peer that died during a
+// handshake from one that refused it (netprobe.ListenerGone): a dead
+// listener refuses or resets at once; a live one stays silent this long.
 const gonePeerProbe = time.Second
 
 // goneNoticeWait bounds how long a failed handshake waits for the control
@@ -37,7 +38,7 @@ func (l *lane) handshakeErr(op, what string, err error) error {
 	}
 	var ne net.Error
 	if !(errors.As(err, &ne) && ne.Timeout()) {
-		if listenerGone(l.addr) {
+		if netprobe.ListenerGone(l.addr, gonePeerProbe) {
 			return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed,
 				"PE %d's process ended during the data-lane handshake with %s (%s: %v; its port now refuses connections)", l.p.peer, l.addr, what, err)
 		}
@@ -50,16 +51,4 @@ func (l *lane) handshakeErr(op, what string, err error) error {
 		}
 	}
 	return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "%s with %s: %v", what, l.addr, err)
-}
-
-// listenerGone reports whether addr refuses a TCP connection outright
-// (ECONNREFUSED): nothing listens there any more. A dial that connects or
-// times out says the listener may be alive.
-func listenerGone(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, gonePeerProbe)
-	if err == nil {
-		c.Close()
-		return false
-	}
-	return errors.Is(err, syscall.ECONNREFUSED)
 }

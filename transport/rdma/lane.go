@@ -43,6 +43,7 @@ type lane struct {
 	orphans atomic.Int32  // pending relayed and detached requests
 	wake    chan struct{} // tells the reader goroutine that orphans rose
 	rtimer  *time.Timer   // fails the lane when a reading caller waits too long
+	tries   int           // dials so far; guarded by mu
 
 	// Frames are numbered on a lane in the order written (sent counts
 	// them); the peer applies them in that order, so one number says how
@@ -128,6 +129,9 @@ func (l *lane) ready(op string) error {
 		return nil
 	}
 	n := l.p.n
+	if l.tries++; l.tries > 1 {
+		n.redials.Add(1)
+	}
 	timeout := n.cfg.OpTimeout
 	raw, err := l.dial(timeout)
 	if err != nil {
@@ -178,6 +182,7 @@ func (l *lane) ready(op string) error {
 	n.wg.Add(1)
 	l.stMu.Unlock()
 	l.conn = conn
+	n.connects.Add(1)
 	go l.readLoop()
 	return nil
 }

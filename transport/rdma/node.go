@@ -64,6 +64,11 @@ type Node struct {
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
+
+	// connects counts lanes connected (dial and handshake done), redials
+	// the dials of a lane whose earlier dial or handshake failed: an
+	// operator's sign of peers that were late or unreachable (ConnStats).
+	connects, redials atomic.Uint64
 }
 
 // Listen validates cfg, listens on cfg.ListenAddr and starts serving the

@@ -26,14 +26,14 @@ func BuildPE(dir string, tags ...string) (string, error) {
 	if len(tags) > 0 {
 		name += "-" + strings.Join(tags, "-")
 	}
-	return build(dir, name, PEPackage, raceEnabled, tags)
+	return build(dir, name, PEPackage, RaceEnabled, tags)
 }
 
 // BuildLauncher builds the launcher command pkg (shmemrun, say) into dir
 // and returns its path. It runs no PE, so it is built with -race whenever
 // this binary has the race detector.
 func BuildLauncher(dir, pkg string) (string, error) {
-	return build(dir, filepath.Base(pkg), pkg, raceEnabled, nil)
+	return build(dir, filepath.Base(pkg), pkg, RaceEnabled, nil)
 }
 
 func build(dir, name, pkg string, race bool, tags []string) (string, error) {

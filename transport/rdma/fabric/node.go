@@ -54,6 +54,9 @@ type Node struct {
 	mu      sync.Mutex
 	paths   []*path // by rank; nil until Connect
 	failed  []bool
+	// anyFailed is the first PeerFailed's error: a post refused for a full
+	// queue gives up with it (see path.again).
+	anyFailed atomic.Pointer[error]
 	watched chan struct{} // closed when the OnRemoteWrite watcher has stopped; nil without one
 
 	slots []slot
@@ -289,8 +292,10 @@ func (n *Node) PeerFailed(peer int) {
 		hit = append(hit, p)
 	}
 	n.mu.Unlock()
+	err := errs.New("PeerFailed", n.rank(), peer, errs.ErrPEFailed, "PE %d marked failed", peer)
+	n.anyFailed.CompareAndSwap(nil, &err)
 	for _, p := range hit {
-		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d marked failed", peer)
+		p.failWith(err)
 	}
 }
 

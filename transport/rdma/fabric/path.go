@@ -115,8 +115,8 @@ func (p *path) noteWrite() {
 }
 
 // again handles FI_EAGAIN (provider queue full): leave libfabric, let the
-// progress goroutine drain completions, and retry until OpTimeout or until
-// the path fails.
+// progress goroutine drain completions, and retry until OpTimeout, until
+// the path fails, or for queueHeldGrace once any peer has failed.
 func (p *path) again(deadline *time.Time, op string) error {
 	p.n.exit()
 	if e := p.failed.Load(); e != nil {
@@ -130,9 +130,22 @@ func (p *path) again(deadline *time.Time, op string) error {
 	} else if now.After(*deadline) {
 		return errs.New(op, p.n.rank(), p.peer, errs.ErrTimeout, "provider queue full for %v", p.n.cfg.OpTimeout)
 	}
+	if e := p.n.anyFailed.Load(); e != nil && now.After(deadline.Add(queueHeldGrace-p.n.cfg.OpTimeout)) {
+		// The endpoint's queue is shared by every peer: operations to a
+		// dead one that the provider keeps retrying (the sockets
+		// provider's manual progress, rxm's reconnects) can hold it full
+		// for a live peer too. The world has a failure to report; waiting
+		// out OpTimeout would only hide it.
+		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "provider queue held full after a peer failed", Err: *e}
+	}
 	runtime.Gosched()
 	return p.e.enter(op, p.peer)
 }
+
+// queueHeldGrace is how long a post refused for a full queue keeps
+// retrying once some peer has failed: long enough for a queue that drains
+// by itself (a burst of puts), short against OpTimeout.
+const queueHeldGrace = 100 * time.Millisecond
 
 // retry calls post until libfabric takes the operation, waiting out a full
 // queue for at most OpTimeout, and leaves the node's section (n.exit)

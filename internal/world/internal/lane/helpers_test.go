@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/secure"
 )
 
@@ -76,7 +77,7 @@ func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*no
 	nodes := make([]*node, n)
 	addrs := make([]string, n)
 	for r := range nodes {
-		nd := &node{sys: actors.NewSystem(nil), got: make(chan any, 1000), lost: make(chan int, 100)}
+		nd := &node{sys: actorsys.NewSystem(nil), got: make(chan any, 1000), lost: make(chan int, 100)}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)

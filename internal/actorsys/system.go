@@ -1,13 +1,11 @@
-// Package actors holds what crosses between PEs' control planes: the
-// versioned msgpack messages PEs exchange (Gather, GatherReply, PEFailed,
-// GlobalExit) and the agreement coordinator, which gathers one contribution
-// from every member of a group (the agreement behind collective
-// allocation, team creation and finalize) as a pure state machine
-// (Coordinator.Step). Its protoactor-go glue (the actor system, the
-// coordinator's actor, RunGather) is here too; it reaches no world by
-// itself: a live world's actor system and PIDs never leave internal
-// packages. Nothing on the data path passes through here.
-package actors
+// Package actorsys is goshmem's protoactor-go glue: the actor system a
+// PE's control plane runs in, the actor that feeds the agreement
+// coordinator (actors.Coordinator) its messages, and the calls that take
+// part in an agreement (RunGather, StartGather). The messages and the
+// coordinator's rules are package actors'; this package only delivers
+// messages to them and their replies back. It is internal so that no
+// importer of goshmem reaches a world's actor plumbing.
+package actorsys
 
 import (
 	"context"

@@ -1,10 +1,11 @@
-package actors
+package actorsys
 
 import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 )
 
@@ -14,18 +15,18 @@ import (
 // own system messages).
 func control(m any) any {
 	switch m.(type) {
-	case *Gather, *GatherReply, *PEFailed, *GlobalExit:
+	case *actors.Gather, *actors.GatherReply, *actors.PEFailed, *actors.GlobalExit:
 		return m
 	}
 	return nil
 }
 
-// NewCoordinator returns the props of the actor that runs a Coordinator:
-// it feeds each Gather (with its sender) and PEFailed to Step and sends
-// the replies.
+// NewCoordinator returns the props of the actor that runs an
+// actors.Coordinator: it feeds each Gather (with its sender) and PEFailed
+// to Step and sends the replies.
 func NewCoordinator() *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		var c Coordinator
+		var c actors.Coordinator
 		return Func(func(ctx actor.Context) {
 			m := control(ctx.Message())
 			if m == nil {
@@ -44,12 +45,12 @@ func NewCoordinator() *actor.Props {
 
 // RunGather contributes g to its round at the coordinator and returns every
 // member's payload. op and me name the caller in errors.
-func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
+func RunGather(root *actor.RootContext, coord *actor.PID, g *actors.Gather, timeout time.Duration, op string, me int) ([][]byte, error) {
 	res, err := root.RequestFuture(coord, g, timeout).Result()
 	if err != nil {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v (%v)", timeout, err)
 	}
-	reply, ok := res.(*GatherReply)
+	reply, ok := res.(*actors.GatherReply)
 	if !ok {
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "coordinator answered %T", res)
 	}
@@ -63,8 +64,8 @@ func RunGather(root *actor.RootContext, coord *actor.PID, g *Gather, timeout tim
 // reader), the receiver is an actor of its own that stop ends. arrived,
 // if set, runs when a message reaches the receiver, before it is decoded
 // (the simulator's deadlock detector counts it as progress).
-func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, arrived func()) (answer <-chan *GatherReply, stop func(), err error) {
-	ch := make(chan *GatherReply, 1)
+func StartGather(root *actor.RootContext, coord *actor.PID, g *actors.Gather, arrived func()) (answer <-chan *actors.GatherReply, stop func(), err error) {
+	ch := make(chan *actors.GatherReply, 1)
 	pid := root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch c.Message().(type) {
 		case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
@@ -73,7 +74,7 @@ func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, arrived f
 		if arrived != nil {
 			arrived()
 		}
-		if r, ok := c.Message().(*GatherReply); ok {
+		if r, ok := c.Message().(*actors.GatherReply); ok {
 			select {
 			case ch <- r:
 			default:
@@ -87,7 +88,7 @@ func StartGather(root *actor.RootContext, coord *actor.PID, g *Gather, arrived f
 // Result turns the coordinator's reply to a round of n members into the
 // payloads, or into the error every member of an aborted round returns:
 // ErrPEFailed naming the failed PE, else ErrInvalidArgument.
-func Result(reply *GatherReply, n int, op string, me int) ([][]byte, error) {
+func Result(reply *actors.GatherReply, n int, op string, me int) ([][]byte, error) {
 	if reply.Err != "" {
 		if reply.Failed >= 0 {
 			return nil, errs.New(op, me, reply.Failed, errs.ErrPEFailed, "%s", reply.Err)

@@ -1,10 +1,11 @@
-package actors
+package actorsys
 
 import (
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 )
 
@@ -16,8 +17,8 @@ func TestCoordinatorActor(t *testing.T) {
 	defer sys.Shutdown()
 	coord := sys.Root.Spawn(NewCoordinator())
 	const timeout = time.Minute // a hang guard: the round completes at once
-	decoded := sys.Root.RequestFuture(coord, &Gather{Domain: "d", Seq: 1, Rank: 0, N: 2, Members: []int{0, 1}, Payload: []byte("a")}, timeout)
-	all, err := RunGather(sys.Root, coord, &Gather{Domain: "d", Seq: 1, Rank: 1, N: 2, Members: []int{0, 1}, Payload: []byte("b")}, timeout, "Test", 1)
+	decoded := sys.Root.RequestFuture(coord, &actors.Gather{Domain: "d", Seq: 1, Rank: 0, N: 2, Members: []int{0, 1}, Payload: []byte("a")}, timeout)
+	all, err := RunGather(sys.Root, coord, &actors.Gather{Domain: "d", Seq: 1, Rank: 1, N: 2, Members: []int{0, 1}, Payload: []byte("b")}, timeout, "Test", 1)
 	if err != nil || len(all) != 2 || string(all[0]) != "a" || string(all[1]) != "b" {
 		t.Fatalf("RunGather = %q, %v", all, err)
 	}
@@ -25,18 +26,18 @@ func TestCoordinatorActor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reply, ok := res.(*GatherReply)
+	reply, ok := res.(*actors.GatherReply)
 	if !ok || len(reply.Payloads) != 2 || string(reply.Payloads[0]) != "a" || string(reply.Payloads[1]) != "b" {
 		t.Fatalf("decoded member got %#v", res)
 	}
 
-	pending := sys.Root.RequestFuture(coord, &Gather{Domain: "d", Seq: 2, Rank: 0, N: 2, Members: []int{0, 1}}, timeout)
-	sys.Root.Send(coord, &PEFailed{Rank: 1, Reason: "test"})
+	pending := sys.Root.RequestFuture(coord, &actors.Gather{Domain: "d", Seq: 2, Rank: 0, N: 2, Members: []int{0, 1}}, timeout)
+	sys.Root.Send(coord, &actors.PEFailed{Rank: 1, Reason: "test"})
 	res, err = pending.Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Result(res.(*GatherReply), 2, "Test", 0)
+	_, err = Result(res.(*actors.GatherReply), 2, "Test", 0)
 	var e *errs.Error
 	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 1 {
 		t.Fatalf("aborted round: %v, want ErrPEFailed naming PE 1", err)
