@@ -210,6 +210,7 @@ func SignalFetch(p *PE, sig Sym[uint64]) uint64 {
 	if err != nil {
 		return 0
 	}
+	p.c.Poll() // polled in loops, as Test is
 	return transport.Load64(p.c.Local(), off)
 }
 

@@ -28,8 +28,20 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 // Test reports whether the caller's ivar element 0 compares true with v
 // (shmem_test); false for invalid arguments.
 func Test[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) bool {
-	off, err := waitArgs(p, "Test", ivar, cmp, 1, nil)
+	off, err := testArgs(p, "Test", ivar, cmp, 1, nil)
 	return err == nil && compare(loadLocal[T](p, off), cmp, v)
+}
+
+// testArgs is waitArgs for the Test forms, which programs call in a loop:
+// under the simulator's scheduler each call is also a scheduling point
+// (core.PE.Poll), so that a PE spinning on Test lets the others run and
+// the writes it waits for land.
+func testArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status []bool) (uint64, error) {
+	off, err := waitArgs(p, op, ivars, cmp, n, status)
+	if err == nil {
+		p.c.Poll()
+	}
+	return off, err
 }
 
 func waitArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status []bool) (uint64, error) {

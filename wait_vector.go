@@ -115,7 +115,7 @@ func waitSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp,
 }
 
 func testAll[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, v T, vals []T) bool {
-	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
+	off, err := testArgs(p, op, ivars, cmp, ivars.n, status)
 	if err != nil {
 		return false
 	}
@@ -124,7 +124,7 @@ func testAll[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 }
 
 func testAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, v T, vals []T) (int, bool) {
-	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
+	off, err := testArgs(p, op, ivars, cmp, ivars.n, status)
 	if err != nil {
 		return -1, false
 	}
@@ -136,7 +136,7 @@ func testAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 }
 
 func testSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, v T, vals []T) []int {
-	off, err := waitArgs(p, op, ivars, cmp, ivars.n, status)
+	off, err := testArgs(p, op, ivars, cmp, ivars.n, status)
 	if err != nil {
 		return nil
 	}

@@ -168,9 +168,8 @@ func (w *longWait) step() (time.Duration, error) {
 	if due {
 		w.check = el + min(max(el, checkFirst), checkMax)
 	}
-	if c := s.checks; c != nil && !w.lock {
-		// A scheduled network says when (a lock's waiter spins through
-		// the schedule instead of waiting, so it keeps real time).
+	if c := s.checks; c != nil {
+		// A scheduled network says when.
 		due = c.CheckDue()
 	}
 	if due {

@@ -111,6 +111,7 @@ type Net struct {
 	down  map[[2]int]bool
 	stats stats
 	calls map[callKey]*Call // team operations (calls.go)
+	polled time.Time // the last check round a polling PE ran (bell.Poll)
 }
 
 // New returns the network cfg describes.

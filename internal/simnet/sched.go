@@ -36,7 +36,12 @@ type pe struct {
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
 	crowd    float64 // a wake-up's extra cost on an oversubscribed node
-	rung     bool    // a write landed since Arm
+	rung     bool    // a write landed since Arm (in its heap, or in watched's)
+	// watched is the PE whose heap this PE's waits also watch (bell.Watch,
+	// a lock's waiter watching the lock's home), or nil; watchers are the
+	// PEs watching this one's heap.
+	watched  *pe
+	watchers []*pe
 	deadlock bool    // picked to report that every PE waits for nothing
 	// check: asked to check its peers (checkRound); atomic, as the PEs
 	// in an agreement look at it every few milliseconds, all 16384 of
@@ -327,8 +332,18 @@ func (n *Net) pick() *pe {
 	}
 }
 
-// ring marks p's heap changed: a waiting p becomes ready.
+// ring marks p's heap changed: a waiting p, and a waiting PE watching
+// p's heap, become ready.
 func (n *Net) ring(p *pe, at float64) {
+	for _, q := range p.watchers {
+		n.wake(q, at)
+	}
+	n.wake(p, at)
+}
+
+// wake marks that a write landed that p waits for: p becomes ready if
+// it waits.
+func (n *Net) wake(p *pe, at float64) {
 	p.rung = true
 	if p.st == stWaiting {
 		n.progress++
