@@ -25,6 +25,10 @@ func (b *bell) Arm() uint32 {
 func (b *bell) Wait(armed uint32, timeout time.Duration) {
 	n, p := b.n, b.p
 	n.mu.Lock()
+	if n.cfg.Unscheduled {
+		b.waitUnscheduled(armed, timeout)
+		return
+	}
 	if p.st == stReady {
 		n.waitTurn(p) // another goroutine of p yielded: run with it
 		n.mu.Unlock()
@@ -55,3 +59,22 @@ func (b *bell) Disarm() { b.p.inner.Disarm() }
 
 // CheckDue implements core.PeerChecker.
 func (b *bell) CheckDue() bool { return b.n.checkDue(b.p) }
+
+// waitUnscheduled is Wait in an Unscheduled network, called with n.mu
+// held: nobody else may call again, so the network delivers to the waiter
+// what it holds in flight to it, one write a wake-up in fence order, and
+// waits only when there is none; a write issued meanwhile wakes it to
+// land that one (issue). It returns with n.mu free.
+func (b *bell) waitUnscheduled(armed uint32, timeout time.Duration) {
+	n, p := b.n, b.p
+	if n.landTo(p) {
+		n.mu.Unlock() // the landing rang: the caller looks again
+		return
+	}
+	p.waiting++
+	n.mu.Unlock()
+	p.inner.Wait(armed, timeout)
+	n.mu.Lock()
+	p.waiting--
+	n.mu.Unlock()
+}

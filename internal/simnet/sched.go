@@ -43,6 +43,9 @@ type pe struct {
 	// them in a large world, without the scheduler's lock.
 	check atomic.Bool
 	paths map[int32]*path // made on first use (Net.Path)
+	// waiting counts the goroutines blocked on this PE's bell in an
+	// Unscheduled network: a write issued to it wakes them to land it.
+	waiting int
 
 	epoch uint32 // fences so far
 	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
@@ -116,13 +119,20 @@ func (n *Net) Returned(rank int) {
 }
 
 // enter is the scheduling point at the start of every call of PE p on a
-// path or its engine. A PE may have several goroutines: one that calls
-// while another is parked for its turn waits for that turn too; one that
-// calls while another waits on the bell or sits in an agreement, or while
-// the world is being built, runs at once, unscheduled (replay does not
-// hold for such PEs). enter may kill p (FailAfter), in which case it
-// unlocks n.mu and panics.
+// path or its engine; it reports whether p runs scheduled, holding the
+// baton. A PE may have several goroutines: one that calls while another
+// is parked for its turn waits for that turn too; one that calls while
+// another waits on the bell or sits in an agreement, or while the world
+// is being built, runs at once, unscheduled (replay does not hold for
+// such PEs). In an Unscheduled network every call is a step that lands
+// the Lazy writes whose delay has passed. enter may kill p (FailAfter),
+// in which case it unlocks n.mu and panics.
 func (n *Net) enter(p *pe) bool {
+	if n.cfg.Unscheduled {
+		n.steps++
+		n.landSome()
+		return false
+	}
 	if p.st == stReady {
 		n.waitTurn(p)
 	}
