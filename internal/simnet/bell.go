@@ -46,6 +46,7 @@ func (b *bell) Wait(armed uint32, timeout time.Duration) {
 	}
 	n.tracef("wait %d", p.rank)
 	p.st = stWaiting
+	p.cond.Broadcast() // p's goroutines parked for its turn run aside
 	n.holder = nil
 	n.schedule()
 	n.waitTurn(p)

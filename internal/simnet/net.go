@@ -207,6 +207,7 @@ func (n *Net) Block(rank int) (resume func()) {
 	}
 	n.tracef("outside %d", rank)
 	p.st = stOutside
+	p.cond.Broadcast() // p's goroutines parked for its turn run aside
 	n.outside++
 	n.holder = nil
 	n.schedule()

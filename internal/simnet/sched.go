@@ -134,7 +134,7 @@ func (n *Net) enter(p *pe) bool {
 		return false
 	}
 	if p.st == stReady {
-		n.waitTurn(p)
+		n.waitTurnOrAside(p)
 	}
 	if p.st != stRunning || n.holder != p {
 		return false
@@ -156,7 +156,7 @@ func (n *Net) yield(p *pe) {
 	n.addReady(p)
 	n.holder = nil
 	n.schedule()
-	n.waitTurn(p)
+	n.waitTurnOrAside(p)
 }
 
 // keeps reports whether, with a model, the scheduler would pick p again
@@ -183,6 +183,17 @@ func (n *Net) keeps(p *pe) bool {
 // waits for it runs then) or is done.
 func (n *Net) waitTurn(p *pe) {
 	for n.holder != p && p.st != stDone {
+		p.cond.Wait()
+	}
+}
+
+// waitTurnOrAside is waitTurn for a goroutine of p that yielded or found
+// p ready: it also returns once another goroutine of p parks on the bell
+// or in an agreement (which broadcast p.cond), and the caller runs on
+// unscheduled, as enter says. Waiting on for p's turn would strand it: the
+// write that ends the other goroutine's wait may be its own to make.
+func (n *Net) waitTurnOrAside(p *pe) {
+	for n.holder != p && p.st != stDone && p.st != stWaiting && p.st != stOutside {
 		p.cond.Wait()
 	}
 }
