@@ -10,7 +10,8 @@ import (
 )
 
 // TestPathConformance runs the provider conformance suite over the paths
-// of the in-process world the simulator runs on.
+// of the in-process world the simulator runs on without its network
+// (Eager delivery, no seed, model or faults: mapped memory).
 func TestPathConformance(t *testing.T) {
 	pathtest.Run(t, pathtest.Provider{NewWorld: newSimWorld, Thresholds: []int{512 << 10}, Bounds: pathtest.BoundsPanic})
 }
