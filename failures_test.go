@@ -45,6 +45,11 @@ func TestFailureMatrix(t *testing.T) {
 				if c := failcheck.ClassOf(fins[r]); c != sc.Fin(r) {
 					t.Errorf("PE %d: Finalize returned %v (%s), want %s", r, fins[r], c, sc.Fin(r))
 				}
+				if got[r] != nil {
+					if bad := failcheck.OneLine(got[r].Error()); bad != "" {
+						t.Errorf("PE %d: %q %s", r, got[r], bad)
+					}
+				}
 				if sc.Say != nil && got[r] != nil {
 					for _, f := range sc.Say(r) {
 						if !strings.Contains(got[r].Error(), f) {
@@ -156,4 +161,79 @@ func TestMismatchNamesPEAndField(t *testing.T) {
 		err = shmem.Broadcast(p.TeamWorld(), dst, src, root)
 		return wantErr(err, shmem.ErrInvalidArgument, "Broadcast", "root: PEs 0-1, 3 passed 0, PE 2 passed 1")
 	})
+}
+
+// TestOpTimeoutNamesCallAndPEs: with sim.WithOpTimeout, a BarrierAll that
+// waits longer for a PE busy in its own code (not blocked in goshmem, so
+// no deadlock) fails with ErrTimeout naming the call, the team and its
+// PEs; the late PE and both Finalizes still end.
+func TestOpTimeoutNamesCallAndPEs(t *testing.T) {
+	released := make(chan struct{})
+	var got error
+	err := sim.Run(2, func(p *shmem.PE) error {
+		if p.MyPE() == 1 {
+			<-released         // busy in user code until PE 0 gave up
+			_ = p.BarrierAll() // PE 0 arrived, or finalized: either ends it
+			return p.Finalize()
+		}
+		got = p.BarrierAll()
+		close(released)
+		return p.Finalize()
+	}, sim.WithOpTimeout(50*time.Millisecond))
+	// Run returned: the world ended. Its error is not checked: PE 0's
+	// Finalize is bounded too, and a late PE 1 may make it time out.
+	t.Logf("Run: %v", err)
+	if !errors.Is(got, shmem.ErrTimeout) {
+		t.Fatalf("PE 0's BarrierAll: %v, want ErrTimeout", got)
+	}
+	for _, f := range []string{"BarrierAll", "operation timeout", "team world", "PEs 0-1"} {
+		if !strings.Contains(got.Error(), f) {
+			t.Errorf("%q does not say %q", got, f)
+		}
+	}
+}
+
+// TestDeadlockListsEachPE: a world stuck in three different calls (PE 0
+// waits for a lock PE 1 holds, PE 1 waits on a word nobody sets, PE 2 in
+// a barrier the others never reach) ends with ErrDeadlock on every PE,
+// the report saying what each is blocked in and on what: the lock and its
+// PE, the word, the team operation and its PEs.
+func TestDeadlockListsEachPE(t *testing.T) {
+	err := sim.Run(3, func(p *shmem.PE) error {
+		lock, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		flag, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 1 {
+			if err := shmem.SetLock(p, lock); err != nil {
+				return err
+			}
+		}
+		if err := p.SyncAll(); err != nil { // PE 1 holds the lock from here
+			return err
+		}
+		switch p.MyPE() {
+		case 0:
+			return shmem.SetLock(p, lock)
+		case 1:
+			return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+		}
+		return p.BarrierAll()
+	})
+	if !errors.Is(err, shmem.ErrDeadlock) {
+		t.Fatalf("Run: %v, want ErrDeadlock", err)
+	}
+	for _, want := range []string{
+		"PE 0 blocked in SetLock on the lock at heap offset", "of PE 0, held by PE 1",
+		"PE 1 blocked in WaitUntil on its word at heap offset",
+		"PE 2 blocked in BarrierAll on operation", "of team world with PEs 0-2",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the report does not say %q:\n%v", want, err)
+		}
+	}
 }

@@ -16,7 +16,8 @@ import (
 
 // TestInitMistakes: a bad SHMEM_SYMMETRIC_SIZE is named and ignored when
 // WithHeapSize is given; a heap too small for the world states the
-// minimum; a required launcher that is missing fails Init.
+// minimum; Init without a launcher logs its one-PE world at INFO, and a
+// required launcher that is missing fails Init.
 func TestInitMistakes(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("SHMEM_SYMMETRIC_SIZE", "garbage")
@@ -36,6 +37,22 @@ func TestInitMistakes(t *testing.T) {
 	_, err = shmem.Init(ctx, shmem.WithHeapSize(4096))
 	if !errors.Is(err, shmem.ErrOutOfMemory) || !strings.Contains(err.Error(), "give at least") {
 		t.Errorf("Init with a 4 KiB heap: %v, want ErrOutOfMemory stating the minimum", err)
+	}
+
+	// Without a launcher Init makes a world of one PE, and says so at INFO.
+	var logged syncBuffer
+	p, err = shmem.Init(ctx, shmem.WithHeapSize(1<<20), shmem.WithLogger(slog.New(slog.NewTextHandler(&logged, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.NPEs() != 1 {
+		t.Errorf("Init without a launcher: %d PEs, want 1", p.NPEs())
+	}
+	if err := p.Finalize(); err != nil {
+		t.Fatal(err)
+	}
+	if out := logged.String(); !strings.Contains(out, "level=INFO") || !strings.Contains(out, "world of one PE") {
+		t.Errorf("Init without a launcher did not log the one-PE world at INFO:\n%s", out)
 	}
 
 	_, err = shmem.Init(ctx, shmem.WithRequireLauncher())

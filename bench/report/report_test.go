@@ -204,19 +204,23 @@ func FuzzReadCSV(f *testing.F) {
 
 func TestTargetVerdicts(t *testing.T) {
 	stats := map[key]stat{
-		{implGoshmem, "udma", "put", 8}:         {latencyUS: 0.01},
-		{implOshmem, "shm", "put", 8}:           {latencyUS: 0.04},
-		{implGoshmem, "udma", "put", 1 << 20}:   {bandwidthMBps: 100},
-		{implOshmem, "shm", "put", 1 << 20}:     {bandwidthMBps: 100},
-		{implGoshmem, "udma", "put", 2 << 20}:   {bandwidthMBps: 90},
-		{implOshmem, "shm", "put", 2 << 20}:     {bandwidthMBps: 100},
-		{implGoshmem, "udma", "put", 4 << 20}:   {bandwidthMBps: 200},
-		{implOshmem, "shm", "put", 4 << 20}:     {bandwidthMBps: 100},
-		{implGoshmem, "tcp", "get", 8}:          {latencyUS: 30},
-		{implGoshmem, "tcp", "tcp_rtt", 8}:      {latencyUS: 60},
-		{implGoshmem, "tcp", "tcp_rtt_poll", 8}: {latencyUS: 20},
-		{implOshmem, "tcp", "get", 8}:           {latencyUS: 10},
+		{implGoshmem, "udma", "put", 8}:                 {latencyUS: 0.01},
+		{implOshmem, "shm", "put", 8}:                   {latencyUS: 0.04},
+		{implGoshmem, "udma", "put", 1 << 20}:           {bandwidthMBps: 100},
+		{implOshmem, "shm", "put", 1 << 20}:             {bandwidthMBps: 100},
+		{implGoshmem, "udma", "put", 2 << 20}:           {bandwidthMBps: 90},
+		{implOshmem, "shm", "put", 2 << 20}:             {bandwidthMBps: 100},
+		{implGoshmem, "udma", "put", 4 << 20}:           {bandwidthMBps: 200},
+		{implOshmem, "shm", "put", 4 << 20}:             {bandwidthMBps: 100},
+		{implGoshmem, "tcp", "get", 8}:                  {latencyUS: 30},
+		{implGoshmem, "tcp", "tcp_rtt", 8}:              {latencyUS: 60},
+		{implGoshmem, "tcp", "tcp_rtt_poll", 8}:         {latencyUS: 20},
+		{implOshmem, "tcp", "get", 8}:                   {latencyUS: 10},
+		{implGoshmem, "tcp-tls", "atomic_fetch_add", 8}: {latencyUS: 9},
+		{implGoshmem, "tcp", "atomic_fetch_add", 8}:     {latencyUS: 12},
+		{implOshmem, "tcp", "atomic_fetch_add", 8}:      {latencyUS: 10},
 	}
+	fetchAdd := map[string]bool{}
 	for _, tg := range targets() {
 		r, _, _, met, ok := tg.verdict(stats)
 		switch tg.what {
@@ -236,11 +240,20 @@ func TestTargetVerdicts(t *testing.T) {
 			if tg.goshmem == "tcp" && (!ok || r != 3) {
 				t.Errorf("%s: ratio %v ok %v, want 3 against OSHMEM", tg.what, r, ok)
 			}
+		case "fetch-add, TCP":
+			fetchAdd[tg.goshmem] = true
+			want := map[string]float64{"tcp": 1.2, "tcp-tls": 0.9}[tg.goshmem]
+			if tg.goshmem != "tcp-park" && (!ok || r != want || met != (want <= 1)) {
+				t.Errorf("%s over %s: ratio %v met %v ok %v, want %v against OSHMEM's TCP fetch-add", tg.what, tg.goshmem, r, met, ok, want)
+			}
 		case "get 8 B, shared memory":
 			if ok {
 				t.Errorf("%s: no data but ok", tg.what)
 			}
 		}
+	}
+	if !fetchAdd["tcp"] || !fetchAdd["tcp-tls"] {
+		t.Errorf("fetch-add over TCP targets for %v, want tcp and tcp-tls", fetchAdd)
 	}
 	var b strings.Builder
 	writeTargets(&b, stats)

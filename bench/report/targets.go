@@ -38,6 +38,7 @@ func targets() []target {
 		t = append(t,
 			target{"put+quiet 8 B, TCP", g, "tcp", "put", []int64{8}, false, 1.0, ""},
 			target{"get 8 B, TCP", g, "tcp", "get", []int64{8}, false, 1.0, ""},
+			target{"fetch-add, TCP", g, "tcp", "atomic_fetch_add", []int64{8}, false, 1.0, ""},
 			target{"put bandwidth 1 MiB, TCP", g, "tcp", "put", []int64{mib}, true, 3.0, ""},
 			target{"put+quiet 8 B vs raw TCP round trip, same read mode", g, g, "put", []int64{8}, false, 1.3, "tcp_rtt_poll"},
 			target{"get 8 B vs raw TCP round trip, same read mode", g, g, "get", []int64{8}, false, 1.3, "tcp_rtt_poll"})

@@ -86,6 +86,10 @@ func TestAllSucceed(t *testing.T) {
 			t.Errorf("unprefixed stdout line %q", l)
 		}
 	}
+	// PEs that finalized cleanly are not failures to their peers.
+	if strings.Contains(errs, `msg="PE failed"`) {
+		t.Errorf("a clean run logged a failed PE:\n%s", errs)
+	}
 }
 
 // TestOneFails: PE 1 exits with lt.FailStatus; the others ignore SIGTERM,
@@ -113,6 +117,39 @@ func TestQuitterNamed(t *testing.T) {
 	}
 	if !strings.Contains(errs, "PE 1 had exited with status 0 while the others ran") {
 		t.Errorf("shmemrun does not name the PE that left early:\n%s", errs)
+	}
+}
+
+// TestPanicNamed: under shmemrun PE 2 panics while the others wait in
+// BarrierAll (the failure table's "panic" scenario). The job exits with
+// the panicking PE's status and shmemrun names it; PE 2's stack reaches
+// stderr under its prefix, while each survivor's BarrierAll and Finalize
+// fail with ErrPEFailed naming PE 2 in one line, without the stack.
+func TestPanicNamed(t *testing.T) {
+	st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleScenario+"panic")
+	const goPanicStatus = 2 // what the Go runtime exits with on a panic
+	if st != goPanicStatus {
+		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, goPanicStatus, out, errs)
+	}
+	if !strings.Contains(errs, "shmemrun: job failed: PE 2 exited with status 2") {
+		t.Errorf("shmemrun does not name PE 2 as the PE that failed:\n%s", errs)
+	}
+	if !strings.Contains(errs, "[PE 2] panic: expert table corrupt") || !strings.Contains(errs, "[PE 2] goroutine ") {
+		t.Errorf("PE 2's panic and stack are not on stderr under its prefix:\n%s", errs)
+	}
+	for r := 0; r < 2; r++ {
+		m := regexp.MustCompile(fmt.Sprintf(`(?m)^\[PE %d\] RESULT body=(\S+) fin=(\S+) err=(".*")$`, r)).FindStringSubmatch(out)
+		if m == nil {
+			t.Errorf("no result from PE %d:\n%s", r, out)
+			continue
+		}
+		msg, _ := strconv.Unquote(m[3])
+		if m[1] != "PEFailed" || m[2] != "PEFailed" || !strings.Contains(msg, "BarrierAll") || !strings.Contains(msg, "PE 2") {
+			t.Errorf("PE %d got body=%s fin=%s %q, want ErrPEFailed from BarrierAll and Finalize naming PE 2", r, m[1], m[2], msg)
+		}
+		if strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine") || strings.Contains(msg, "expert table corrupt\n") {
+			t.Errorf("PE %d's error carries more than one line of reason: %q", r, msg)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
 )
 
 // DefaultDeadlockGrace is how long every live PE of a local world must stay
@@ -137,7 +138,7 @@ func (w *LocalWorld) abortAll(why string, stuck time.Duration, gone func(rank in
 	for r, p := range w.PEs {
 		what := "has ended"
 		if !gone(r) && !p.Finished() {
-			what = "blocked in " + p.blockedIn()
+			what = "blocked in " + p.blockedIn() + w.lockHolder(p)
 		}
 		if _, ok := by[what]; !ok {
 			order = append(order, what)
@@ -164,6 +165,22 @@ func (w *LocalWorld) abortAll(why string, stuck time.Duration, gone func(rank in
 		}
 		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (%s): %s", why, report))
 	}
+}
+
+// lockHolder names, for a PE waiting for a lock, the PE that records
+// holding it (HoldLock): every PE's memory is in this process, so the
+// report can say what a waiter on another PE could not read in one step.
+func (w *LocalWorld) lockHolder(p *PE) string {
+	lw := p.s.blocks.last.Load()
+	if lw == nil || !lw.lock {
+		return ""
+	}
+	for r, q := range w.PEs {
+		if q.s.pool != nil && transport.Load64(q.s.local, q.s.pool.HeldWord()) == lw.off+1 {
+			return fmt.Sprintf(", held by PE %d", r)
+		}
+	}
+	return ", held by no PE"
 }
 
 func equal(a, b []uint64) bool {

@@ -9,6 +9,7 @@ package failcheck
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goshmem/shmem"
 )
@@ -50,11 +51,21 @@ type Scenario struct {
 	Want, Fin func(r int) Class
 	// Say lists what PE r's error must say, if it has one.
 	Say func(r int) []string
-	// SimOnly: only the simulator runs it (deadlock detection, a world of
-	// one PE).
+	// SimOnly: only the simulator runs it (deadlock detection).
 	SimOnly bool
-	// Timeout, if positive, is the WithOpTimeout the PEs run with.
+	// Timeout, if positive, is the WithOpTimeout (sim.WithOpTimeout) the
+	// PEs run with.
 	Timeout int // milliseconds
+}
+
+// OneLine returns a complaint when msg, the error a PE got, is not one
+// line or quotes a goroutine stack (a failed PE's panic must reach the
+// others as one line of reason), "" when it is fine.
+func OneLine(msg string) string {
+	if strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine ") {
+		return fmt.Sprintf("is not one line of reason (%d bytes)", len(msg))
+	}
+	return ""
 }
 
 func all(c Class) func(int) Class { return func(int) Class { return c } }
@@ -147,8 +158,14 @@ func Scenarios() []Scenario {
 		{Name: "malloc-vs-barrier", NPEs: 4, Body: split(1, "Malloc", "BarrierAll"),
 			Want: all("InvalidArgument"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"called Barrier", "PE 1 Alloc"} }},
+		{Name: "alltoall-remainder", NPEs: 4, Body: alltoallRemainder,
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"Alltoall", "6 elements is not a multiple of the team's 4 PEs"} }},
 		{Name: "lock-holder-leaves", NPEs: 3, Body: lockHolderLeaves,
 			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},
+		{Name: "lock-holder-dies", NPEs: 3, Body: lockHolderDies,
+			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},
 		{Name: "exit-without-finalize", NPEs: 3, Body: dies,
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
@@ -162,10 +179,24 @@ func Scenarios() []Scenario {
 			Say: func(int) []string {
 				return []string{"WaitUntil", "PEs 0-2 blocked in WaitUntil on its word at heap offset"}
 			}},
-		{Name: "op-timeout", NPEs: 1, Timeout: 30, Body: waitForever,
-			Want: all("Timeout"), Fin: all("nil"),
+		{Name: "op-timeout", NPEs: 2, Timeout: 300, Body: waitTimesOut,
+			Want: but(0, "Timeout", "nil"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"WaitUntil", "operation timeout"} }},
 	}
+}
+
+// alltoallRemainder: every PE passes Alltoall a source of 6 elements over
+// 4 PEs, which would leave a remainder of 2.
+func alltoallRemainder(p *shmem.PE) error {
+	src, err := shmem.Malloc[int64](p, 6)
+	if err != nil {
+		return err
+	}
+	dst, err := shmem.Malloc[int64](p, 8)
+	if err != nil {
+		return err
+	}
+	return shmem.Alltoall(p.TeamWorld(), dst, src)
 }
 
 // lockHolderLeaves: PE 1 takes the lock and finalizes holding it; the
@@ -180,6 +211,39 @@ func lockHolderLeaves(p *shmem.PE) error {
 			return err
 		}
 		return p.SyncAll()
+	}
+	if err := p.SyncAll(); err != nil {
+		return err
+	}
+	return shmem.SetLock(p, l)
+}
+
+// lockHolderDies: PE 1 takes the lock and dies holding it (without
+// Finalize) once every other PE has taken its ticket, so that they all
+// wait in SetLock when it dies.
+func lockHolderDies(p *shmem.PE) error {
+	l, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() == 1 {
+		if err := shmem.SetLock(p, l); err != nil {
+			return err
+		}
+		if err := p.SyncAll(); err != nil {
+			return err
+		}
+		// The lock word's high half counts the tickets handed out (see
+		// SetLock); one a PE means every PE is in SetLock.
+		for {
+			v, err := shmem.AtomicFetch(p, l, 0)
+			if err != nil {
+				return err
+			}
+			if int(uint64(v)>>32) == p.NPEs() {
+				Die(p)
+			}
+		}
 	}
 	if err := p.SyncAll(); err != nil {
 		return err
@@ -228,6 +292,24 @@ func globalExit(p *shmem.PE) error {
 			return err
 		}
 	}
+}
+
+// waitTimesOut: PE 0 waits in WaitUntil for a word nobody sets until the
+// operation timeout ends the wait; then it sets PE 1's flag, which PE 1,
+// busy in its own code (Test, which does not block), polls for. So only
+// PE 0 blocks, and only its call times out.
+func waitTimesOut(p *shmem.PE) error {
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() == 1 {
+		for !shmem.Test(p, flag, shmem.CmpEQ, 1) {
+		}
+		return nil
+	}
+	err = shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+	return errors.Join(err, shmem.P(p, flag, 1, 1), p.Quiet())
 }
 
 func waitForever(p *shmem.PE) error {

@@ -96,6 +96,12 @@ type Config struct {
 	// on a failure and Result.TimedOut is set. Default 0: none; tests set
 	// one so a hang fails the test instead of stalling it.
 	Timeout time.Duration
+	// QuitOnTimeout sends SIGQUIT first when Timeout stops the job, and
+	// the stop follows quitWait later: a Go PE then prints every
+	// goroutine's stack (or, with SHMEM_HANG_REPORT, its hang report) into
+	// its output, so a test that hangs says where. Default false: a
+	// launcher's users get the stop at once.
+	QuitOnTimeout bool
 	// Signals are forwarded to every running PE's process group; a second
 	// one while stopping kills them. SIGQUIT is passed on and stops
 	// nothing: it asks each PE for its hang report (SHMEM_HANG_REPORT).

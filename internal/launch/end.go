@@ -107,7 +107,10 @@ func (r Result) EarlyNote() string {
 	for i, e := range r.LeftEarly {
 		ranks[i] = strconv.Itoa(e.Rank)
 	}
-	return fmt.Sprintf(" (PE %s had exited with status 0 while the others ran: a PE that returns without Finalize, or finalizes early, fails the others' collectives)",
+	// The exits of a PE that left early and of the PE its leaving failed
+	// can be heard in either order (the settle window), so the note says
+	// what may have happened, not what did.
+	return fmt.Sprintf(" (PE %s had exited with status 0 while the others ran, or as the failure began: a PE that returns without Finalize, or finalizes early, fails the others' collectives)",
 		strings.Join(ranks, ", "))
 }
 

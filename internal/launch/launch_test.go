@@ -133,6 +133,28 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// TestQuitOnTimeout: at the timeout the PEs get SIGQUIT first, so that
+// a hung Go PE prints its stacks into the captured output before the stop.
+func TestQuitOnTimeout(t *testing.T) {
+	cfg := sh(2, `trap 'echo stacks of $SHMEM_RANK; exit 7' QUIT; sleep 3600 & wait`)
+	// The timeout leaves the shell time to set its trap (a QUIT before
+	// it would end the shell by the default action).
+	cfg.Timeout, cfg.QuitOnTimeout, cfg.Capture = time.Second, true, true
+	j, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := j.Wait()
+	if !res.TimedOut {
+		t.Fatalf("result %+v, want timed out", res)
+	}
+	for r, e := range res.Ends {
+		if out := j.PE(r).Output(); e.Code != 7 || !strings.Contains(out, "stacks of "+strconv.Itoa(r)) {
+			t.Errorf("PE %d: %v with output %q, want exit 7 from its QUIT handler", r, e, out)
+		}
+	}
+}
+
 func TestKillAndSignals(t *testing.T) {
 	j, err := Start(sh(2, `exec sleep 3600`))
 	if err != nil {

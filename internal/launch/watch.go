@@ -14,6 +14,9 @@ import (
 // window that are clean (status 0) name the PEs that left early (tally).
 const settleWindow = 200 * time.Millisecond
 
+// quitWait is how long QuitOnTimeout gives PEs to print their stacks.
+const quitWait = 2 * time.Second
+
 // watch collects the PEs' ends, forwarding signals, stopping the others
 // settleWindow after the first failure (KillOnFailure), at the timeout or
 // on Kill, and
@@ -23,7 +26,7 @@ func (j *Job) watch(ends <-chan End) Result {
 	c := &j.cfg
 	var res Result
 	t := tally{n: len(j.procs)}
-	var grace, timeout, settled <-chan time.Time
+	var grace, timeout, settled, quit <-chan time.Time
 	if c.Timeout > 0 {
 		tm := time.NewTimer(c.Timeout)
 		defer tm.Stop()
@@ -85,7 +88,18 @@ func (j *Job) watch(ends <-chan End) Result {
 		case <-timeout:
 			timeout = nil
 			res.TimedOut = true
+			if c.QuitOnTimeout {
+				j.logf("job still running after %v: asking its PEs for their stacks (SIGQUIT)", c.Timeout)
+				for _, p := range j.procs {
+					_ = p.signal(syscall.SIGQUIT)
+				}
+				quit = time.After(quitWait)
+				continue
+			}
 			j.logf("job still running after %v: stopping its PEs", c.Timeout)
+			stop(syscall.SIGTERM)
+		case <-quit:
+			quit = nil
 			stop(syscall.SIGTERM)
 		case <-killc:
 			killc = nil

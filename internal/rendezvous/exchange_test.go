@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,11 +187,24 @@ func TestMissingRanksNamed(t *testing.T) {
 	if !strings.Contains(res.err.Error(), "ranks 2,5 never arrived") {
 		t.Fatalf("server error does not name ranks 2,5: %v", res.err)
 	}
-	// Ranks that arrived before the deadline are told why the world failed;
-	// a rank still dialing when the listener closed fails on its own.
-	for _, ch := range clients {
-		if r := <-ch; !errors.Is(r.err, errs.ErrBootstrap) {
-			t.Fatalf("client: %v, want ErrBootstrap", r.err)
+	// Ranks that arrived before the deadline (rank 0 logged them) are
+	// told why the world failed, naming the missing ranks rather than
+	// timing out on their own; a rank still dialing when the listener
+	// closed fails on its own.
+	logs.mu.Lock()
+	lines := slices.Clone(logs.lines)
+	logs.mu.Unlock()
+	for i, ch := range clients {
+		rank := []int{1, 3, 4}[i]
+		r := <-ch
+		if !errors.Is(r.err, errs.ErrBootstrap) {
+			t.Fatalf("client %d: %v, want ErrBootstrap", rank, r.err)
+		}
+		arrived := slices.ContainsFunc(lines, func(l string) bool {
+			return strings.Contains(l, "rank arrived") && strings.Contains(l, fmt.Sprintf("rank=%d ", rank))
+		})
+		if arrived && !strings.Contains(r.err.Error(), "ranks 2,5 never arrived") {
+			t.Errorf("rank %d registered but its error does not name ranks 2,5: %v", rank, r.err)
 		}
 	}
 }

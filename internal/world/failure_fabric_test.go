@@ -16,7 +16,7 @@ func TestFailureMatrixFabric(t *testing.T) {
 	needProvider(t, "tcp;ofi_rxm")
 	bin := fabricBinary(t)
 	for _, sc := range failcheck.Scenarios() {
-		if sc.SimOnly || sc.Timeout > 0 {
+		if sc.SimOnly {
 			continue
 		}
 		t.Run(sc.Name, func(t *testing.T) {

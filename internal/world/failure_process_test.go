@@ -24,7 +24,7 @@ func TestFailureMatrixProcesses(t *testing.T) {
 	}
 	for _, net := range []struct{ name, env string }{{"shm", ""}, {"tcp", "SHMEM_TRANSPORT=tcp"}} {
 		for _, sc := range failcheck.Scenarios() {
-			if sc.SimOnly || sc.Timeout > 0 {
+			if sc.SimOnly {
 				continue
 			}
 			t.Run(net.name+"/"+sc.Name, func(t *testing.T) {
@@ -69,6 +69,9 @@ func checkPE(t *testing.T, sc failcheck.Scenario, r, code int, out string) {
 	}
 	if failcheck.Class(m[2]) != sc.Fin(r) {
 		t.Errorf("PE %d: Finalize returned %s, want %s; output:\n%s", r, m[2], sc.Fin(r), out)
+	}
+	if bad := failcheck.OneLine(msg); bad != "" {
+		t.Errorf("PE %d: %q %s", r, msg, bad)
 	}
 	if sc.Say != nil && msg != "" {
 		for _, f := range sc.Say(r) {

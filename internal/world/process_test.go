@@ -92,7 +92,7 @@ const procTimeout = 90 * time.Second
 // every PE's exit code and output.
 func runPEsOf(t *testing.T, bin string, cfg launch.Config) ([]int, []string) {
 	t.Helper()
-	cfg.Program, cfg.Capture, cfg.Timeout = bin, true, procTimeout
+	cfg.Program, cfg.Capture, cfg.Timeout, cfg.QuitOnTimeout = bin, true, procTimeout, true
 	j, err := launch.Start(cfg)
 	if err != nil {
 		t.Fatal(err)

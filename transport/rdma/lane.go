@@ -25,11 +25,11 @@ type lane struct {
 	autoAck bool // the peer acknowledges counted frames unasked (flagAck)
 	addr    string
 
-	mu   sync.Mutex  // serialises connect and every write
-	conn net.Conn    // guarded by mu; nil until connected
-	wdl  time.Time   // write deadline currently set on conn
-	wbuf []byte      // header plus small payloads, so a frame is one write
-	rec  *recordConn // under TLS: gathers a frame's records into one write
+	mu   sync.Mutex // serialises connect and every write
+	conn net.Conn   // guarded by mu; nil until connected
+	wdl  time.Time  // write deadline currently set on conn
+	wbuf []byte     // header plus small payloads, so a frame is one write
+	rec  gatherer   // under TLS: gathers a frame's records into few writes
 
 	slots *slotTable // set once by connect, before the reader starts
 
@@ -150,17 +150,25 @@ func (l *lane) ready(op string) error {
 	l.stMu.Unlock()
 	conn := newBusyConn(raw, n.poll)
 	raw.SetDeadline(time.Now().Add(timeout))
+	var tc *tls.Conn
+	var rec *recordConn
 	if n.cfg.ClientTLS != nil {
-		rec := newRecordConn(conn)
-		tc := tls.Client(rec, n.cfg.ClientTLS)
+		rec = newRecordConn(conn)
+		tc = tls.Client(rec, n.cfg.ClientTLS)
 		if err := tc.Handshake(); err != nil {
 			return l.dropRaw(raw, op, l.handshakeErr(op, "TLS handshake", err))
 		}
-		conn, l.rec = tc, rec
+		conn = tc
 	}
 	if n.cfg.Authenticate != nil {
 		if err := n.cfg.Authenticate(conn, false); err != nil {
 			return l.dropRaw(raw, op, l.handshakeErr(op, "authenticating", err))
+		}
+	}
+	if tc != nil {
+		var err error
+		if conn, l.rec, err = sealTLS(tc, rec, true); err != nil {
+			return l.dropRaw(raw, op, l.handshakeErr(op, "switching to sealed records", err))
 		}
 	}
 	raw.SetDeadline(time.Time{})
@@ -234,7 +242,7 @@ func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) e
 		l.conn.SetWriteDeadline(l.wdl)
 	}
 	if l.rec != nil {
-		l.rec.hold()
+		l.rec.Hold()
 	}
 	seq := l.sent.Add(1)
 	var err error
@@ -251,7 +259,7 @@ func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) e
 		}
 	}
 	if l.rec != nil {
-		err = l.rec.release(err)
+		err = l.rec.Release(err)
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {

@@ -28,26 +28,26 @@ func TestRecordConnGathersHeldWrites(t *testing.T) {
 	if c.writes != 1 {
 		t.Fatalf("an unheld write made %d writes, want 1", c.writes)
 	}
-	r.hold()
+	r.Hold()
 	for _, p := range []string{"rec1", "rec2", "rec3"} {
 		r.Write([]byte(p))
 	}
 	if c.writes != 1 {
 		t.Fatalf("held writes reached the socket: %d writes", c.writes)
 	}
-	if err := r.release(nil); err != nil {
+	if err := r.Release(nil); err != nil {
 		t.Fatal(err)
 	}
 	if c.writes != 2 || c.got.String() != "handshakerec1rec2rec3" {
 		t.Fatalf("after release: %d writes carrying %q, want 2 carrying everything in order", c.writes, c.got.String())
 	}
-	if err := r.release(nil); err != nil || c.writes != 2 {
+	if err := r.Release(nil); err != nil || c.writes != 2 {
 		t.Fatalf("an empty release wrote: %d writes, %v", c.writes, err)
 	}
 	earlier := errors.New("earlier")
-	r.hold()
+	r.Hold()
 	r.Write([]byte("x"))
-	if err := r.release(earlier); err != earlier {
+	if err := r.Release(earlier); err != earlier {
 		t.Fatalf("release returned %v, want the caller's earlier error", err)
 	}
 }
@@ -73,9 +73,9 @@ func TestRecordConnUnderTLS(t *testing.T) {
 	want := pattern(1<<20+5, 9)
 	errc := make(chan error, 1)
 	go func() {
-		rc.hold()
+		rc.Hold()
 		_, err := client.Write(want)
-		errc <- rc.release(err)
+		errc <- rc.Release(err)
 	}()
 	got := make([]byte, len(want))
 	if _, err := io.ReadFull(server, got); err != nil {

@@ -28,8 +28,11 @@ type serverConn struct {
 	bw  *bufio.Writer
 	wdl time.Time
 	ob  [headerSize]byte
-	rec *recordConn // under TLS: gathers a flush's records into one write
-	lw  *lowWater   // without TLS: large payloads wake the reader once per chunk
+	rec gatherer // under TLS: gathers a flush's records into few writes
+	// below, under sealed records, tells what the connection holds
+	// beyond br: it opens one record per read.
+	below interface{ Buffered() int }
+	lw    *lowWater // without TLS: large payloads wake the reader once per chunk
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
@@ -64,9 +67,11 @@ func (sc *serverConn) handshake() error {
 	cfg := &sc.n.cfg
 	sc.c = newBusyConn(sc.raw, sc.n.poll)
 	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
+	var tc *tls.Conn
+	var rec *recordConn
 	if cfg.ServerTLS != nil {
-		sc.rec = newRecordConn(sc.c)
-		tc := tls.Server(sc.rec, cfg.ServerTLS)
+		rec = newRecordConn(sc.c)
+		tc = tls.Server(rec, cfg.ServerTLS)
 		if err := tc.Handshake(); err != nil {
 			return err
 		}
@@ -76,6 +81,13 @@ func (sc *serverConn) handshake() error {
 		if err := cfg.Authenticate(sc.c, true); err != nil {
 			return err
 		}
+	}
+	if tc != nil {
+		var err error
+		if sc.c, sc.rec, err = sealTLS(tc, rec, false); err != nil {
+			return err
+		}
+		sc.below, _ = sc.c.(interface{ Buffered() int })
 	}
 	return sc.raw.SetDeadline(time.Time{})
 }
@@ -122,7 +134,7 @@ func (sc *serverConn) loop() error {
 			}
 			asked = h.flags&flagAck != 0
 		}
-		ack, flush := acks.frame(asked, sc.br.Buffered() == 0)
+		ack, flush := acks.frame(asked, sc.inputDry())
 		if ack != 0 {
 			r := header{op: opAck, src: uint32(n.cfg.Rank), dst: h.src, operand: ack}
 			if err := sc.respond(&r, nil, false); err != nil {
@@ -199,7 +211,7 @@ func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 	if sc.rec != nil {
 		// A large payload passes bw and goes to TLS at once: gather its
 		// records (a small one stays in bw and gathers nothing).
-		sc.rec.hold()
+		sc.rec.Hold()
 	}
 	_, err := sc.bw.Write(sc.ob[:])
 	if err == nil {
@@ -209,7 +221,7 @@ func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 		err = sc.bw.Flush()
 	}
 	if sc.rec != nil {
-		err = sc.rec.release(err)
+		err = sc.rec.Release(err)
 	}
 	if err == nil && !now {
 		sc.dirty = true
@@ -229,8 +241,17 @@ func (sc *serverConn) flushLocked() error {
 	if sc.rec == nil {
 		return sc.bw.Flush()
 	}
-	sc.rec.hold()
-	return sc.rec.release(sc.bw.Flush())
+	sc.rec.Hold()
+	return sc.rec.Release(sc.bw.Flush())
+}
+
+// inputDry reports whether no more input is buffered: in br, nor below it
+// in a sealed connection (which opens one record per read).
+func (sc *serverConn) inputDry() bool {
+	if sc.br.Buffered() > 0 {
+		return false
+	}
+	return sc.below == nil || sc.below.Buffered() == 0
 }
 
 // usable is how many bytes of the heap frames may address now.

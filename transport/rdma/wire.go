@@ -18,7 +18,7 @@ import (
 const (
 	headerSize = 56
 	magic      = 0x4d53 // "SM"
-	version    = 2      // 2: unsolicited acks (opAck, flagAck)
+	version    = 3      // 2: unsolicited acks (opAck, flagAck); 3: sealed records under TLS 1.3
 	maxHops    = 4      // a relay chain longer than this is a routing loop
 )
 

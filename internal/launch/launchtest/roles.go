@@ -45,7 +45,8 @@ const (
 	RoleQuit = "quit"
 	// RoleScenario prefixes the name of an internal/failcheck scenario
 	// ("scenario:finalize-vs-barrier"): the PE runs it and prints
-	// "RESULT body=<class> fin=<class> err=<quoted error>".
+	// "RESULT body=<class> fin=<class> err=<quoted error>". It ignores
+	// SIGTERM, so a launcher that stops the job still gets every result.
 	RoleScenario = "scenario:"
 	// RolePauseLoop: READY, then broadcasts in a loop until PE 0's stdin
 	// closes; PE EnvWho prints Looping every 50 rounds.

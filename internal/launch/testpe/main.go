@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/failcheck"
 	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 )
 
@@ -33,7 +34,7 @@ func main() {
 
 // run joins the world, runs role, finalizes and returns the exit code.
 func run(role string) int {
-	opts, err := options()
+	opts, err := options(role)
 	if err != nil {
 		fmt.Printf("INIT FAILED: %v\n", err)
 		return lt.ExitInitFailed
@@ -89,12 +90,20 @@ func run(role string) int {
 	return code
 }
 
-// options are Init's options from the test variables. Without
+// options are Init's options from the test variables, and the operation
+// timeout of a failure scenario (role) that has one. Without
 // SHMEM_SYMMETRIC_SIZE the heap is 8 MiB, so PEs fit a small /dev/shm.
-func options() ([]shmem.Option, error) {
+func options(role string) ([]shmem.Option, error) {
 	var opts []shmem.Option
 	if os.Getenv("SHMEM_SYMMETRIC_SIZE") == "" {
 		opts = append(opts, shmem.WithHeapSize(8<<20))
+	}
+	if name, ok := strings.CutPrefix(role, lt.RoleScenario); ok {
+		for _, sc := range failcheck.Scenarios() {
+			if sc.Name == name && sc.Timeout > 0 {
+				opts = append(opts, shmem.WithOpTimeout(time.Duration(sc.Timeout)*time.Millisecond))
+			}
+		}
 	}
 	if v := os.Getenv(lt.EnvInitTimeout); v != "" {
 		d, err := time.ParseDuration(v)

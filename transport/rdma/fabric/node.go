@@ -51,13 +51,13 @@ type Node struct {
 	// closing a stream's endpoint meanwhile crashes rxm (stream.go).
 	pollMu sync.Mutex
 
-	mu      sync.Mutex
-	paths   []*path // by rank; nil until Connect
-	failed  []bool
+	mu     sync.Mutex
+	paths  []*path // by rank; nil until Connect
+	failed []bool
 	// anyFailed is the first PeerFailed's error: a post refused for a full
 	// queue gives up with it (see path.again).
 	anyFailed atomic.Pointer[error]
-	watched chan struct{} // closed when the OnRemoteWrite watcher has stopped; nil without one
+	watched   chan struct{} // closed when the OnRemoteWrite watcher has stopped; nil without one
 
 	slots []slot
 	free  chan int32
