@@ -155,7 +155,12 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 	if marker != nil {
 		marker(net.Mark)
 	}
-	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net, OpTimeout: c.opTO, Metrics: c.metrics})
+	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger, Net: net, OpTimeout: c.opTO, Metrics: c.metrics,
+		// The scheduler finds a world where every PE waits; the real-time
+		// detector also finds one where a PE polls through the schedule for
+		// what never comes (a lock's waiter: every live PE blocked, nothing
+		// changing for the grace).
+		DeadlockGrace: max(c.grace, 0)})
 	if err != nil {
 		return simnet.Result{}, err
 	}

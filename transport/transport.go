@@ -63,7 +63,9 @@ func (op SignalOp) Valid() bool { return op == SignalSet || op == SignalAdd }
 //     Quiet of the path's Engine. Get returns with dst filled; GetNBI fills
 //     dst by the next Quiet. Zero-length transfers do nothing.
 //   - A Get, GetNBI or fetching Atomic sees every earlier write of this PE
-//     to the same peer, with no Quiet between them.
+//     to the same peer, with no Quiet between them. (The simulator's Lazy
+//     delivery and cost model keep only what OpenSHMEM asks: such a read
+//     may miss writes no Quiet completed; pathtest.ReadsMayMissWrites.)
 //   - Writes issued after the Engine's Fence are never visible at a peer
 //     before the writes issued to it before the Fence.
 //

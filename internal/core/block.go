@@ -168,8 +168,9 @@ func (w *longWait) step() (time.Duration, error) {
 	if due {
 		w.check = el + min(max(el, checkFirst), checkMax)
 	}
-	if c := s.checks; c != nil {
-		// A scheduled network says when.
+	if c := s.checks; c != nil && !w.lock {
+		// A scheduled network says when (a lock's waiter spins through
+		// the schedule instead of waiting, so it keeps real time).
 		due = c.CheckDue()
 	}
 	if due {

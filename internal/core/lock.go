@@ -59,33 +59,8 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 		if _, err := w.step(); err != nil {
 			return err
 		}
-		if c := p.s.checks; c != nil {
-			// Under the simulator's scheduler, wait for the home's heap
-			// to change: a poll would always be ready to run, so a world
-			// whose lock is never released would never stand still.
-			if ok, err := p.waitLockChange(c, home, acquired); err != nil || ok {
-				return err
-			}
-			continue
-		}
 		time.Sleep(time.Duration(min(attempt-31, 100)) * time.Microsecond)
 	}
-}
-
-// waitLockChange reads the lock once more with the bell armed and, if it
-// is still not acquired, waits until a write lands in PE home's heap (or
-// this PE's: an abort, a check round).
-func (p *PE) waitLockChange(c PeerChecker, home int, acquired func() (bool, error)) (bool, error) {
-	bell := p.s.bell
-	c.Watch(home)
-	defer c.Watch(-1)
-	armed := bell.Arm()
-	defer bell.Disarm()
-	if ok, err := acquired(); err != nil || ok {
-		return ok, err
-	}
-	bell.Wait(armed, wakeEvery)
-	return false, nil
 }
 
 // lockCheck: the lock can never be released once the PE holding it has

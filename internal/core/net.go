@@ -31,10 +31,6 @@ type Net interface {
 type PeerChecker interface {
 	// CheckDue reports whether the waiting PE checks its peers now.
 	CheckDue() bool
-	// Watch makes the PE's bell waits also end when a write lands in PE
-	// rank's heap, until Watch(-1): a lock's waiter waits for the lock's
-	// home to change instead of polling it (WaitLock).
-	Watch(rank int)
 	// Poll is a scheduling point of a call that reads only the PE's own
 	// heap and returns at once (Test and its forms, SignalFetch), which
 	// programs call in a loop: the others run, writes in flight land.

@@ -25,6 +25,10 @@ func (b *bell) Arm() uint32 {
 func (b *bell) Wait(armed uint32, timeout time.Duration) {
 	n, p := b.n, b.p
 	n.mu.Lock()
+	if n.cfg.Unscheduled {
+		b.waitUnscheduled(armed, timeout)
+		return
+	}
 	if p.st == stReady {
 		n.waitTurn(p) // another goroutine of p yielded: run with it
 		n.mu.Unlock()
@@ -42,6 +46,7 @@ func (b *bell) Wait(armed uint32, timeout time.Duration) {
 	}
 	n.tracef("wait %d", p.rank)
 	p.st = stWaiting
+	p.cond.Broadcast() // p's goroutines parked for its turn run aside
 	n.holder = nil
 	n.schedule()
 	n.waitTurn(p)
@@ -52,29 +57,6 @@ func (b *bell) Wait(armed uint32, timeout time.Duration) {
 }
 
 func (b *bell) Disarm() { b.p.inner.Disarm() }
-
-// Watch implements core.PeerChecker: until Watch(-1), the PE's waits also
-// end when a write lands in PE rank's heap. A lock's waiter watches the
-// lock's home, so that under the scheduler it waits (and a world where
-// only it could run is seen to stand still) instead of polling.
-func (b *bell) Watch(rank int) {
-	n, p := b.n, b.p
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if w := p.watched; w != nil {
-		for i, q := range w.watchers {
-			if q == p {
-				w.watchers = append(w.watchers[:i], w.watchers[i+1:]...)
-				break
-			}
-		}
-		p.watched = nil
-	}
-	if rank >= 0 && rank < len(n.pes) && rank != p.rank {
-		p.watched = n.pes[rank]
-		p.watched.watchers = append(p.watched.watchers, p)
-	}
-}
 
 // CheckDue implements core.PeerChecker.
 func (b *bell) CheckDue() bool { return b.n.checkDue(b.p) }
@@ -111,5 +93,24 @@ func (b *bell) Poll() {
 		n.checked = n.progress - 1 // a round even if nothing moved: time did
 		n.checkRound()
 	}
+	n.mu.Unlock()
+}
+
+// waitUnscheduled is Wait in an Unscheduled network, called with n.mu
+// held: nobody else may call again, so the network delivers to the waiter
+// what it holds in flight to it, one write a wake-up in fence order, and
+// waits only when there is none; a write issued meanwhile wakes it to
+// land that one (issue). It returns with n.mu free.
+func (b *bell) waitUnscheduled(armed uint32, timeout time.Duration) {
+	n, p := b.n, b.p
+	if n.landTo(p) {
+		n.mu.Unlock() // the landing rang: the caller looks again
+		return
+	}
+	p.waiting++
+	n.mu.Unlock()
+	p.inner.Wait(armed, timeout)
+	n.mu.Lock()
+	p.waiting--
 	n.mu.Unlock()
 }

@@ -71,6 +71,16 @@ type Config struct {
 	// Trace, if set, receives one line per scheduling decision and
 	// delivery: the same seed writes the same trace.
 	Trace io.Writer
+	// Unscheduled makes a network whose PEs never run under the scheduler
+	// (nobody calls Start): any goroutine may call any PE's paths, engine
+	// and bell, and every call runs at once on its caller's goroutine, in
+	// no replayable order. Writes still go in flight as Mode and Model say
+	// and land as the memory model allows: a few calls later (Lazy), at
+	// the sender's Quiet, as a blocking read of the sender allows, and, in
+	// fence order, while their target waits on its bell (what a network
+	// delivers while nobody else calls). It serves the Path conformance
+	// suite (transport/pathtest), whose callers are plain goroutines.
+	Unscheduled bool
 }
 
 // Net is one world's simulated network. Its methods implement pe.Net.
@@ -108,10 +118,10 @@ type Net struct {
 	inflight opHeap // writes and NBI gets issued and not landed
 	opSeq    uint64
 
-	down  map[[2]int]bool
-	stats stats
-	calls map[callKey]*Call // team operations (calls.go)
-	polled time.Time // the last check round a polling PE ran (bell.Poll)
+	down   map[[2]int]bool
+	stats  stats
+	calls  map[callKey]*Call // team operations (calls.go)
+	polled time.Time         // the last check round a polling PE ran (bell.Poll)
 }
 
 // New returns the network cfg describes.
@@ -181,7 +191,7 @@ func (n *Net) Path(from, to int, mappable bool) transport.Path {
 		if p.paths == nil {
 			p.paths = map[int32]*path{}
 		}
-		pa = &path{p: p, to: int32(to), mappable: mappable}
+		pa = &path{p: p, to: int32(to), size: uint64(len(n.pes[to].mem)), mappable: mappable}
 		p.paths[int32(to)] = pa
 	}
 	return pa
@@ -198,6 +208,7 @@ func (n *Net) Block(rank int) (resume func()) {
 	}
 	n.tracef("outside %d", rank)
 	p.st = stOutside
+	p.cond.Broadcast() // p's goroutines parked for its turn run aside
 	n.outside++
 	n.holder = nil
 	n.schedule()

@@ -131,6 +131,25 @@ func (n *Net) issue(p *pe, o *op) {
 	} else {
 		o.idx = -1 // with a model a GetNBI reads at Quiet
 	}
+	if t := n.pes[o.to]; t.waiting > 0 && o.isWrite() {
+		t.inner.Ring() // Unscheduled: its waiters land it (bell.Wait)
+	}
+}
+
+// landTo lands the earliest write in flight to p, or the write its
+// source's fences put before it, and reports whether there was one.
+func (n *Net) landTo(p *pe) bool {
+	var w *op
+	for i, o := range n.inflight.ops {
+		if o.isWrite() && o.to == int32(p.rank) && (w == nil || n.inflight.less(i, w.idx)) {
+			w = o
+		}
+	}
+	if w == nil {
+		return false
+	}
+	n.landFirst(w)
+	return true
 }
 
 // landSome lands what may land now: every write (and NBI read) whose
@@ -245,8 +264,10 @@ func (n *Net) apply(o *op) {
 // the order of their arrival (a fence's order included), and in Lazy mode
 // the other PEs run between landings, as they would while a real Quiet
 // waits for acks, so one of them may see a later write before an earlier
-// one. Then NBI gets hand over what they read.
-func (n *Net) quiet(p *pe) {
+// one; sched says that p holds the baton, without which it may not yield
+// (it would hand over a baton another PE holds). Then NBI gets hand over
+// what they read.
+func (n *Net) quiet(p *pe, sched bool) {
 	for {
 		var w *op
 		for _, q := range p.out {
@@ -258,7 +279,7 @@ func (n *Net) quiet(p *pe) {
 			break
 		}
 		n.land(n.first(w))
-		if n.cfg.Model == nil && len(p.out) > 0 {
+		if sched && n.cfg.Model == nil && len(p.out) > 0 {
 			n.yield(p)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 type path struct {
 	p        *pe
 	to       int32
+	size     uint64 // the target's heap, for the bounds checks
 	mappable bool
 }
 
@@ -17,6 +18,9 @@ func (pa *path) net() *Net { return pa.p.n }
 
 // Put copies src now (the caller may reuse it on return) and sends it.
 func (pa *path) Put(off uint64, src []byte) error {
+	if off > pa.size || uint64(len(src)) > pa.size-off {
+		return pa.outside("Put", off, len(src))
+	}
 	n := pa.net()
 	n.mu.Lock()
 	n.enter(pa.p)
@@ -30,6 +34,9 @@ func (pa *path) Put(off uint64, src []byte) error {
 // Get returns what the target holds now, after landing any subset of the
 // caller's own writes to it that the memory model allows to have landed.
 func (pa *path) Get(dst []byte, off uint64) error {
+	if off > pa.size || uint64(len(dst)) > pa.size-off {
+		return pa.outside("Get", off, len(dst))
+	}
 	n := pa.net()
 	n.mu.Lock()
 	n.enter(pa.p)
@@ -44,6 +51,9 @@ func (pa *path) Get(dst []byte, off uint64) error {
 // GetNBI reads at a moment before the next Quiet and writes dst only at
 // that Quiet, so a program that reads dst before Quiet sees stale data.
 func (pa *path) GetNBI(dst []byte, off uint64) error {
+	if off > pa.size || uint64(len(dst)) > pa.size-off {
+		return pa.outside("GetNBI", off, len(dst))
+	}
 	n := pa.net()
 	n.mu.Lock()
 	n.enter(pa.p)
@@ -61,6 +71,9 @@ func (pa *path) GetNBI(dst []byte, off uint64) error {
 
 // Atomic performs a fetching atomic now.
 func (pa *path) Atomic(aop transport.AtomicOp, width int, off uint64, operand, cond uint64) (uint64, error) {
+	if err := pa.checkAtomic(aop, width, off, "Atomic"); err != nil {
+		return 0, err
+	}
 	n := pa.net()
 	n.mu.Lock()
 	n.enter(pa.p)
@@ -78,6 +91,9 @@ func (pa *path) Atomic(aop transport.AtomicOp, width int, off uint64, operand, c
 
 // AtomicPost sends a non-fetching atomic.
 func (pa *path) AtomicPost(aop transport.AtomicOp, width int, off uint64, operand uint64) error {
+	if err := pa.checkAtomic(aop, width, off, "AtomicPost"); err != nil {
+		return err
+	}
 	n := pa.net()
 	n.mu.Lock()
 	n.enter(pa.p)
@@ -91,6 +107,9 @@ func (pa *path) AtomicPost(aop transport.AtomicOp, width int, off uint64, operan
 // PutSignal sends data and signal as one landing: whoever sees the signal
 // sees the data.
 func (pa *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, sop transport.SignalOp) error {
+	if err := pa.checkSignal(off, len(src), sigOff, sop); err != nil {
+		return err
+	}
 	n := pa.net()
 	n.mu.Lock()
 	n.enter(pa.p)
@@ -102,9 +121,10 @@ func (pa *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, s
 }
 
 // Ptr hands out the target's heap on the caller's node, as the mapped path
-// does; stores through it are the user's own, outside the simulator.
+// does; stores through it are the user's own, outside the simulator. It is
+// nil for a range outside the heap.
 func (pa *path) Ptr(off uint64, n int) []byte {
-	if !pa.mappable {
+	if !pa.mappable || n < 0 || off > pa.size || uint64(n) > pa.size-off {
 		return nil
 	}
 	mem := pa.net().pes[pa.to].mem
@@ -134,8 +154,8 @@ func (e *engine) Fence() error {
 func (e *engine) Quiet() error {
 	n := e.n
 	n.mu.Lock()
-	n.enter(e.p)
-	n.quiet(e.p)
+	sched := n.enter(e.p)
+	n.quiet(e.p, sched)
 	n.waitAcks(e.p)
 	n.mu.Unlock()
 	return nil

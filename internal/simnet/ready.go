@@ -3,6 +3,11 @@ package simnet
 // The ready PEs are a list that pick samples, or with a model a min-heap
 // by (clock, rank), so that picking the earliest costs log n at 16384 PEs.
 func (n *Net) addReady(p *pe) {
+	if n.listed(p) {
+		// Another goroutine of p made it ready first (two goroutines of a
+		// PE may both hold its turn: see waitTurn).
+		return
+	}
 	p.readyIdx = len(n.ready)
 	n.ready = append(n.ready, p)
 	if n.cfg.Model != nil {
@@ -11,10 +16,14 @@ func (n *Net) addReady(p *pe) {
 }
 
 func (n *Net) removeReady(p *pe) {
+	if !n.listed(p) {
+		return
+	}
 	i := p.readyIdx
 	last := len(n.ready) - 1
 	n.readySwap(i, last)
 	n.ready = n.ready[:last]
+	p.readyIdx = -1
 	if n.cfg.Model != nil && i < last {
 		n.readyDown(i)
 		n.readyUp(i)
@@ -58,4 +67,9 @@ func (n *Net) readyDown(i int) {
 		n.readySwap(i, m)
 		i = m
 	}
+}
+
+// listed reports whether p is in the ready list.
+func (n *Net) listed(p *pe) bool {
+	return p.readyIdx >= 0 && p.readyIdx < len(n.ready) && n.ready[p.readyIdx] == p
 }

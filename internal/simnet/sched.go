@@ -36,18 +36,16 @@ type pe struct {
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
 	crowd    float64 // a wake-up's extra cost on an oversubscribed node
-	rung     bool    // a write landed since Arm (in its heap, or in watched's)
-	// watched is the PE whose heap this PE's waits also watch (bell.Watch,
-	// a lock's waiter watching the lock's home), or nil; watchers are the
-	// PEs watching this one's heap.
-	watched  *pe
-	watchers []*pe
+	rung     bool    // a write landed since Arm
 	deadlock bool    // picked to report that every PE waits for nothing
 	// check: asked to check its peers (checkRound); atomic, as the PEs
 	// in an agreement look at it every few milliseconds, all 16384 of
 	// them in a large world, without the scheduler's lock.
 	check atomic.Bool
 	paths map[int32]*path // made on first use (Net.Path)
+	// waiting counts the goroutines blocked on this PE's bell in an
+	// Unscheduled network: a write issued to it wakes them to land it.
+	waiting int
 
 	epoch uint32 // fences so far
 	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
@@ -121,15 +119,22 @@ func (n *Net) Returned(rank int) {
 }
 
 // enter is the scheduling point at the start of every call of PE p on a
-// path or its engine. A PE may have several goroutines: one that calls
-// while another is parked for its turn waits for that turn too; one that
-// calls while another waits on the bell or sits in an agreement, or while
-// the world is being built, runs at once, unscheduled (replay does not
-// hold for such PEs). enter may kill p (FailAfter), in which case it
-// unlocks n.mu and panics.
+// path or its engine; it reports whether p runs scheduled, holding the
+// baton. A PE may have several goroutines: one that calls while another
+// is parked for its turn waits for that turn too; one that calls while
+// another waits on the bell or sits in an agreement, or while the world
+// is being built, runs at once, unscheduled (replay does not hold for
+// such PEs). In an Unscheduled network every call is a step that lands
+// the Lazy writes whose delay has passed. enter may kill p (FailAfter),
+// in which case it unlocks n.mu and panics.
 func (n *Net) enter(p *pe) bool {
+	if n.cfg.Unscheduled {
+		n.steps++
+		n.landSome()
+		return false
+	}
 	if p.st == stReady {
-		n.waitTurn(p)
+		n.waitTurnOrAside(p)
 	}
 	if p.st != stRunning || n.holder != p {
 		return false
@@ -151,7 +156,7 @@ func (n *Net) yield(p *pe) {
 	n.addReady(p)
 	n.holder = nil
 	n.schedule()
-	n.waitTurn(p)
+	n.waitTurnOrAside(p)
 }
 
 // keeps reports whether, with a model, the scheduler would pick p again
@@ -178,6 +183,17 @@ func (n *Net) keeps(p *pe) bool {
 // waits for it runs then) or is done.
 func (n *Net) waitTurn(p *pe) {
 	for n.holder != p && p.st != stDone {
+		p.cond.Wait()
+	}
+}
+
+// waitTurnOrAside is waitTurn for a goroutine of p that yielded or found
+// p ready: it also returns once another goroutine of p parks on the bell
+// or in an agreement (which broadcast p.cond), and the caller runs on
+// unscheduled, as enter says. Waiting on for p's turn would strand it: the
+// write that ends the other goroutine's wait may be its own to make.
+func (n *Net) waitTurnOrAside(p *pe) {
+	for n.holder != p && p.st != stDone && p.st != stWaiting && p.st != stOutside {
 		p.cond.Wait()
 	}
 }
@@ -332,18 +348,8 @@ func (n *Net) pick() *pe {
 	}
 }
 
-// ring marks p's heap changed: a waiting p, and a waiting PE watching
-// p's heap, become ready.
+// ring marks p's heap changed: a waiting p becomes ready.
 func (n *Net) ring(p *pe, at float64) {
-	for _, q := range p.watchers {
-		n.wake(q, at)
-	}
-	n.wake(p, at)
-}
-
-// wake marks that a write landed that p waits for: p becomes ready if
-// it waits.
-func (n *Net) wake(p *pe, at float64) {
 	p.rung = true
 	if p.st == stWaiting {
 		n.progress++

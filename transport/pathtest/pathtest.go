@@ -1,13 +1,14 @@
 // Package pathtest is the conformance suite every transport.Path provider
 // passes: the same checks, with real values, of the Path, Engine and Bell
 // contract for udma, the TCP lanes (rdma, with and without TLS), the
-// libfabric provider and the simulator's paths (internal/core's in-process
-// world, which sim.Run runs on; the scheduled network of internal/simnet,
-// behind sim's delivery, seed, model and fault options, is not run here:
-// its paths may only be called by PEs under its scheduler; sim's tests of
-// Lazy delivery, replay and faults check it instead). A provider's test
-// file supplies a Provider whose NewWorld builds PEs of that provider in
-// the test process and calls Run:
+// libfabric provider and the simulator's paths: internal/core's in-process
+// world, which sim.Run runs on, and the simulated network of
+// internal/simnet behind sim's delivery, seed, model and fault options, in
+// Eager and Lazy delivery, with and without a cost model (its
+// Unscheduled mode lets the suite's plain goroutines call the paths its
+// scheduler otherwise runs one PE at a time). A provider's test file
+// supplies a Provider whose NewWorld builds PEs of that provider in the
+// test process and calls Run:
 //
 //	func TestPath(t *testing.T) {
 //		pathtest.Run(t, pathtest.Provider{NewWorld: newPathWorld, Thresholds: []int{8 << 10}})
@@ -16,8 +17,9 @@
 // Every subtest builds its own world, checks that the world's cleanup
 // leaves no goroutine behind (goleak), and bounds every wait with a guard
 // that fails the test instead of hanging it. Providers differ only where
-// the contract lets them (Bounds, Finalizes, a nil Bell, Failer); those
-// differences are declared, not skipped silently.
+// the contract lets them (Bounds, Finalizes, FailureSticks,
+// ReadsMayMissWrites, a nil Bell, Failer); those differences are declared,
+// not skipped silently.
 package pathtest
 
 import (
@@ -79,6 +81,13 @@ type Provider struct {
 	// naming the failed PE. Without it only Quiet may keep reporting the
 	// failed PE, and the live peers' paths work as before.
 	FailureSticks bool
+	// ReadsMayMissWrites says that a Get or fetching Atomic may miss the
+	// calling PE's earlier writes to the same peer until a Quiet completes
+	// them, as OpenSHMEM allows: the simulator's Lazy delivery and cost
+	// model do so on purpose, to expose programs that rely on more. The
+	// suite then checks that such a read returns every byte either as it
+	// was or as written, and exactly as written after the Quiet.
+	ReadsMayMissWrites bool
 }
 
 // Bounds is how a provider refuses an operation outside the peer's heap.
