@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +169,11 @@ func TestMismatchNamesPEAndField(t *testing.T) {
 // no deadlock) fails with ErrTimeout naming the call, the team and its
 // PEs; the late PE and both Finalizes still end.
 func TestOpTimeoutNamesCallAndPEs(t *testing.T) {
+	if os.Getenv("SHMEM_SIM_DELIVERY") != "" || os.Getenv("SHMEM_SIM_SEED") != "" {
+		// PE 1 waits on a Go channel, which the simulator's scheduler
+		// cannot see: under it PE 1 would keep the turn and PE 0 never run.
+		t.Skip("PEs that talk through a Go channel need the unscheduled simulator")
+	}
 	released := make(chan struct{})
 	var got error
 	err := sim.Run(2, func(p *shmem.PE) error {
