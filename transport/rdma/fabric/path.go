@@ -130,7 +130,8 @@ func (p *path) again(deadline *time.Time, op string) error {
 	} else if now.After(*deadline) {
 		return errs.New(op, p.n.rank(), p.peer, errs.ErrTimeout, "provider queue full for %v", p.n.cfg.OpTimeout)
 	}
-	if e := p.n.anyFailed.Load(); e != nil && now.After(deadline.Add(queueHeldGrace-p.n.cfg.OpTimeout)) {
+	firstRefused := deadline.Add(-p.n.cfg.OpTimeout)
+	if e := p.n.anyFailed.Load(); e != nil && now.After(firstRefused.Add(queueHeldGrace)) {
 		// The endpoint's queue is shared by every peer: operations to a
 		// dead one that the provider keeps retrying (the sockets
 		// provider's manual progress, rxm's reconnects) can hold it full
