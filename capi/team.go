@@ -23,14 +23,20 @@ func teamOf(op *C.char, t C.uintptr_t) (*state, *shmem.Team, error) {
 	return s, tm, nil
 }
 
+// queryTeam is t's team for the query routines, which answer -1 rather
+// than abort: nil before Init or for an invalid handle.
+func queryTeam(t C.uintptr_t) *shmem.Team {
+	s := cur.Load()
+	if s == nil {
+		return nil
+	}
+	return s.team(t)
+}
+
 //export goshmem_team_query
 func goshmem_team_query(t C.uintptr_t, npes C.int) C.int {
 	defer guard(nil)
-	s := cur.Load()
-	if s == nil {
-		return -1
-	}
-	tm := s.team(t)
+	tm := queryTeam(t)
 	if tm == nil {
 		return -1
 	}
@@ -46,11 +52,7 @@ func goshmem_team_query(t C.uintptr_t, npes C.int) C.int {
 //export goshmem_team_num_contexts
 func goshmem_team_num_contexts(t C.uintptr_t) C.int {
 	defer guard(nil)
-	s := cur.Load()
-	if s == nil {
-		return -1
-	}
-	tm := s.team(t)
+	tm := queryTeam(t)
 	if tm == nil {
 		return -1
 	}

@@ -161,10 +161,10 @@ func Scenarios() []Scenario {
 		{Name: "alltoall-remainder", NPEs: 4, Body: alltoallRemainder,
 			Want: all("InvalidArgument"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"Alltoall", "6 elements is not a multiple of the team's 4 PEs"} }},
-		{Name: "lock-holder-leaves", NPEs: 3, Body: lockHolderLeaves,
+		{Name: "lock-holder-leaves", NPEs: 3, Body: lockHolder(holderLeaves),
 			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
 			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},
-		{Name: "lock-holder-dies", NPEs: 3, Body: lockHolderDies,
+		{Name: "lock-holder-dies", NPEs: 3, Body: lockHolder(holderDies),
 			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},
 		{Name: "exit-without-finalize", NPEs: 3, Body: dies,
@@ -199,56 +199,47 @@ func alltoallRemainder(p *shmem.PE) error {
 	return shmem.Alltoall(p.TeamWorld(), dst, src)
 }
 
-// lockHolderLeaves: PE 1 takes the lock and finalizes holding it; the
-// others wait for the lock.
-func lockHolderLeaves(p *shmem.PE) error {
-	l, err := shmem.Calloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	if p.MyPE() == 1 {
-		if err := shmem.SetLock(p, l); err != nil {
+// lockHolder: PE 1 takes the lock, meets the others in a SyncAll and
+// runs then holding it; the others wait for the lock.
+func lockHolder(then func(p *shmem.PE, l shmem.Sym[int64]) error) func(*shmem.PE) error {
+	return func(p *shmem.PE) error {
+		l, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
 			return err
 		}
-		return p.SyncAll()
-	}
-	if err := p.SyncAll(); err != nil {
-		return err
-	}
-	return shmem.SetLock(p, l)
-}
-
-// lockHolderDies: PE 1 takes the lock and dies holding it (without
-// Finalize) once every other PE has taken its ticket, so that they all
-// wait in SetLock when it dies.
-func lockHolderDies(p *shmem.PE) error {
-	l, err := shmem.Calloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	if p.MyPE() == 1 {
-		if err := shmem.SetLock(p, l); err != nil {
-			return err
+		if p.MyPE() == 1 {
+			if err := shmem.SetLock(p, l); err != nil {
+				return err
+			}
+			if err := p.SyncAll(); err != nil {
+				return err
+			}
+			return then(p, l)
 		}
 		if err := p.SyncAll(); err != nil {
 			return err
 		}
-		// The lock word's high half counts the tickets handed out (see
-		// SetLock); one a PE means every PE is in SetLock.
-		for {
-			v, err := shmem.AtomicFetch(p, l, 0)
-			if err != nil {
-				return err
-			}
-			if int(uint64(v)>>32) == p.NPEs() {
-				Die(p)
-			}
+		return shmem.SetLock(p, l)
+	}
+}
+
+// holderLeaves: the holder returns, so it finalizes holding the lock.
+func holderLeaves(*shmem.PE, shmem.Sym[int64]) error { return nil }
+
+// holderDies: the holder dies (without Finalize) once every other PE has
+// taken its ticket, so that they all wait in SetLock when it dies.
+func holderDies(p *shmem.PE, l shmem.Sym[int64]) error {
+	// The lock word's high half counts the tickets handed out (see
+	// SetLock); one a PE means every PE is in SetLock.
+	for {
+		v, err := shmem.AtomicFetch(p, l, 0)
+		if err != nil {
+			return err
+		}
+		if int(uint64(v)>>32) == p.NPEs() {
+			Die(p)
 		}
 	}
-	if err := p.SyncAll(); err != nil {
-		return err
-	}
-	return shmem.SetLock(p, l)
 }
 
 // Death is what a dying PE panics with: the simulator's runner turns the
