@@ -10,11 +10,23 @@ import (
 // element's previous value.
 func amo[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v, cond T, pe int) (T, error) {
 	var zero T
+	w := elemSize[T]()
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && dst.off%w == 0 {
+		// The mapped path called directly (the callers' word fast paths
+		// come here with metrics on, and with other widths and ops).
+		var old uint64
+		var err error
+		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, int(w)); x != nil {
+			err = x.Time(func() (err error) { old, err = m.Atomic(op, int(w), dst.off, toBits(v), toBits(cond)); return err })
+		} else {
+			old, err = m.Atomic(op, int(w), dst.off, toBits(v), toBits(cond))
+		}
+		return fromBits[T](old), err
+	}
 	path, off, err := dst.target(p, name, pe, 0, 1)
 	if err != nil {
 		return zero, err
 	}
-	w := elemSize[T]()
 	if off%w != 0 {
 		return zero, errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
 	}
@@ -29,11 +41,17 @@ func amo[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v
 
 // amoPost performs one non-fetching atomic; it completes by the next Quiet.
 func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v T, pe int) error {
+	w := elemSize[T]()
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && dst.off%w == 0 {
+		if x := p.c.Counts().Count(core.OpAtomicPost, pe, int(w)); x != nil {
+			return x.Time(func() error { return m.AtomicPost(op, int(w), dst.off, toBits(v)) })
+		}
+		return m.AtomicPost(op, int(w), dst.off, toBits(v))
+	}
 	path, off, err := dst.target(p, name, pe, 0, 1)
 	if err != nil {
 		return err
 	}
-	w := elemSize[T]()
 	if off%w != 0 {
 		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
 	}
@@ -43,13 +61,29 @@ func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicO
 	return path.AtomicPost(op, int(w), off, toBits(v))
 }
 
+// word reports whether an element of T at off is an aligned 8-byte word,
+// which the mapped fast paths of the atomics handle (udma.Path's word
+// operations): others, and every misaligned one (refused), take amo's way.
+func word[T AtomicValue](off uint64) bool { return elemSize[T]() == 8 && off%8 == 0 }
+
 // AtomicFetch atomically reads src's element 0 on PE pe.
 func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
+	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && word[T](src.off) && p.c.Counts() == nil {
+		return fromBits[T](m.Load64(src.off)), nil
+	}
 	return amo(p, "AtomicFetch", src, transport.AtomicFetch, 0, 0, pe)
 }
 
 // AtomicSet atomically writes v to dst's element 0 on PE pe.
 func AtomicSet[T AtomicValue](p *PE, dst Sym[T], v T, pe int) error {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
+		if x := p.c.Counts().Count(core.OpAtomicPost, pe, 8); x != nil {
+			return timedWrite(x, m, dst.off, toBits(v))
+		}
+		m.Write64(dst.off, toBits(v))
+		m.Ring()
+		return nil
+	}
 	return amoPost(p, "AtomicSet", dst, transport.AtomicSet, v, pe)
 }
 
@@ -61,26 +95,51 @@ func AtomicSwap[T AtomicValue](p *PE, dst Sym[T], v T, pe int) (T, error) {
 // AtomicCompareSwap writes v if the element equals cond, and returns the
 // previous value either way.
 func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, error) {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+		old := m.CompareSwap64(dst.off, toBits(cond), toBits(v))
+		m.Ring()
+		return fromBits[T](old), nil
+	}
 	return amo(p, "AtomicCompareSwap", dst, transport.AtomicCompareSwap, v, cond, pe)
 }
 
 // AtomicFetchInc adds one and returns the previous value.
 func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+		old := m.FetchAdd64(dst.off, 1)
+		m.Ring()
+		return fromBits[T](old), nil
+	}
 	return amo(p, "AtomicFetchInc", dst, transport.AtomicFetchAdd, 1, 0, pe)
 }
 
 // AtomicInc adds one.
 func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+		m.FetchAdd64(dst.off, 1)
+		m.Ring()
+		return nil
+	}
 	return amoPost(p, "AtomicInc", dst, transport.AtomicFetchAdd, 1, pe)
 }
 
 // AtomicFetchAdd adds v (wrapping) and returns the previous value.
 func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+		old := m.FetchAdd64(dst.off, toBits(v))
+		m.Ring()
+		return fromBits[T](old), nil
+	}
 	return amo(p, "AtomicFetchAdd", dst, transport.AtomicFetchAdd, v, 0, pe)
 }
 
 // AtomicAdd adds v (wrapping).
 func AtomicAdd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+		m.FetchAdd64(dst.off, toBits(v))
+		m.Ring()
+		return nil
+	}
 	return amoPost(p, "AtomicAdd", dst, transport.AtomicFetchAdd, v, pe)
 }
 

@@ -3,8 +3,10 @@ package shmem
 import (
 	"unsafe"
 
+	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
+	"github.com/goshmem/shmem/transport/udma"
 )
 
 // Sym is a symmetric array: it names the same object on every PE of a
@@ -126,6 +128,33 @@ func (s Sym[T]) target(p *PE, op string, pe, first, count int) (transport.Path, 
 	}
 	return s.checkedTarget(p, op, pe, first, count)
 }
+
+// fast begins an operation's mapped fast path,
+//
+//	if m := p.fast(count, s.n).Mapped(pe, s.world, s.slot, s.gen); m != nil {
+//
+// which is target's common case for elements [0, count) of s on a peer
+// whose heap is mapped here: the path as its concrete type, reached with
+// no call (both inline), so the operation needs neither the interface
+// call nor the op name, offsets and errors that target passes around. It
+// is the runtime PE, or nil (which Mapped answers with nil) when p is nil
+// or count exceeds n. On nil the operation goes through target, which
+// checks every state in order and names any refusal. The element offset
+// of a mapped operation is s.off.
+//
+// It names *udma.Path so that this package imports udma: the compiler
+// inlines a function of another package only from the export data of a
+// package the caller imports itself, and the word operations of the path
+// (Write64, Ring, ...) must inline here.
+func (p *PE) fast(count, n int) *core.PE {
+	if p == nil || uint(count) > uint(n) {
+		return nil
+	}
+	return p.c
+}
+
+// mappedPath is the type core.PE.Mapped returns (see fast).
+type mappedPath = *udma.Path
 
 // checkedTarget is target's every check in order, each failure named.
 func (s Sym[T]) checkedTarget(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {

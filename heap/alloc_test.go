@@ -47,7 +47,7 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 	// No two live objects overlap.
-	objs := a.table.Load().objs
+	objs := a.objects()
 	for i, x := range objs {
 		for j, y := range objs {
 			if i < j && x.Live && y.Live && x.Off < y.Off+max(y.Size, 1) && y.Off < x.Off+max(x.Size, 1) {

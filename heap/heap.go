@@ -3,6 +3,7 @@ package heap
 import (
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
@@ -32,9 +33,13 @@ type Heap struct {
 	mem   []byte // the whole reservation: Limit bytes, of which Size are usable
 	size  atomic.Int64
 	alloc *allocator
-	table atomic.Pointer[table]
-	gen   uint32
-	free  []uint32 // slots of freed objects, reused lowest first
+	// tab is the current *table, read and written atomically (objects,
+	// publish). An unsafe.Pointer rather than an atomic.Pointer[table]:
+	// the generic method costs Live enough of the inliner's budget that
+	// the root package's fast path (core.PE.Mapped) would not inline.
+	tab  unsafe.Pointer
+	gen  uint32
+	free []uint32 // slots of freed objects, reused lowest first
 }
 
 // New manages mem as a symmetric heap that does not grow. The caller keeps
@@ -50,7 +55,7 @@ func NewGrowable(mem []byte, size int64) *Heap {
 	size = min(max(size, 0), int64(len(mem)))
 	h := &Heap{mem: mem, alloc: newAllocator(size)}
 	h.size.Store(size)
-	h.table.Store(&table{})
+	h.publish(&table{})
 	return h
 }
 
@@ -107,7 +112,7 @@ func (h *Heap) grow(size int64) {
 
 // Lookup returns the live object in slot with generation gen.
 func (h *Heap) Lookup(slot, gen uint32) (Object, bool) {
-	objs := h.table.Load().objs
+	objs := h.objects()
 	if int(slot) >= len(objs) {
 		return Object{}, false
 	}
@@ -118,8 +123,11 @@ func (h *Heap) Lookup(slot, gen uint32) (Object, bool) {
 // Live is Lookup's verdict alone, small enough to inline into the hot
 // path's check: it reads two fields of the object, not a copy of it.
 func (h *Heap) Live(slot, gen uint32) bool {
-	objs := h.table.Load().objs
-	return uint(slot) < uint(len(objs)) && objs[slot].Live && objs[slot].Gen == gen
+	if objs := (*table)(atomic.LoadPointer(&h.tab)).objs; uint(slot) < uint(len(objs)) {
+		o := &objs[slot]
+		return o.Live && o.Gen == gen
+	}
+	return false
 }
 
 // Kind is a collective heap operation.
@@ -240,17 +248,23 @@ func (h *Heap) takeSlot() uint32 {
 		h.free = append(h.free[:best], h.free[best+1:]...)
 		return s
 	}
-	return uint32(len(h.table.Load().objs))
+	return uint32(len(h.objects()))
 }
 
 // setObject publishes a new snapshot with slot set to o. Copying the table
 // on every change keeps lookups lock-free; changes are collective calls,
 // rare next to puts.
 func (h *Heap) setObject(slot uint32, o Object) {
-	old := h.table.Load().objs
+	old := h.objects()
 	n := max(len(old), int(slot)+1)
 	objs := make([]Object, n)
 	copy(objs, old)
 	objs[slot] = o
-	h.table.Store(&table{objs: objs})
+	h.publish(&table{objs: objs})
 }
+
+// objects returns the current table's objects.
+func (h *Heap) objects() []Object { return (*table)(atomic.LoadPointer(&h.tab)).objs }
+
+// publish makes t the current table.
+func (h *Heap) publish(t *table) { atomic.StorePointer(&h.tab, unsafe.Pointer(t)) }

@@ -6,7 +6,7 @@ package heap
 // goroutine may call it while the heap actor works.
 func (h *Heap) InUse() int64 {
 	var n int64
-	for _, o := range h.table.Load().objs {
+	for _, o := range h.objects() {
 		if o.Live {
 			n += o.Size
 		}

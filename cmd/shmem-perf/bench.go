@@ -120,17 +120,28 @@ func (r *runner) timeLoop(skip, iters int, call func(i int) error, between func(
 	var total time.Duration
 	var m0 uint64
 	var t0 time.Time
-	for i := 0; i < skip+iters; i++ {
-		if i == skip {
-			m0 = r.mallocs()
-			t0 = time.Now()
-		}
-		if between == nil {
-			// The whole loop is timed: nothing but the call in it.
+	if between == nil {
+		// The whole loop is timed: nothing but the call in it (the
+		// warm-up is a loop of its own, so the timed one tests nothing
+		// else).
+		for i := 0; i < skip; i++ {
 			if err := call(i); err != nil {
 				return 0, 0, err
 			}
-			continue
+		}
+		m0 = r.mallocs()
+		t0 = time.Now()
+		for i := skip; i < skip+iters; i++ {
+			if err := call(i); err != nil {
+				return 0, 0, err
+			}
+		}
+		total = time.Since(t0)
+		return us(total) / float64(iters), float64(r.mallocs()-m0) / float64(iters), nil
+	}
+	for i := 0; i < skip+iters; i++ {
+		if i == skip {
+			m0 = r.mallocs()
 		}
 		c0 := time.Now()
 		if err := call(i); err != nil {
@@ -142,9 +153,6 @@ func (r *runner) timeLoop(skip, iters int, call func(i int) error, between func(
 		if err := between(); err != nil {
 			return 0, 0, err
 		}
-	}
-	if between == nil {
-		total = time.Since(t0)
 	}
 	return us(total) / float64(iters), float64(r.mallocs()-m0) / float64(iters), nil
 }
@@ -202,23 +210,38 @@ func (r *runner) p2p(name string) error {
 			return err
 		}
 		if r.me == 0 {
-			lat, allocs, err := r.timeLoop(skip, iters, func(int) error {
-				var err error
-				switch name {
-				case "put":
-					err = shmem.Put(p, remoteR, src, 1)
-				case "get":
-					err = shmem.Get(p, dst, remoteS, 1)
-				case "put_nb":
-					err = shmem.PutNBI(p, remoteR, src, 1)
-				case "get_nb":
-					err = shmem.GetNBI(p, dst, remoteS, 1)
+			// The operation is chosen before the loop, as a C benchmark
+			// calls it: the timed iteration is the call (and Quiet), not
+			// a switch on the benchmark's name.
+			var call func(int) error
+			switch name {
+			case "put":
+				call = func(int) error {
+					if err := shmem.Put(p, remoteR, src, 1); err != nil {
+						return err
+					}
+					return p.Quiet()
 				}
-				if err == nil && name != "get" {
-					err = p.Quiet()
+			case "get":
+				call = func(int) error { return shmem.Get(p, dst, remoteS, 1) }
+			case "put_nb":
+				call = func(int) error {
+					if err := shmem.PutNBI(p, remoteR, src, 1); err != nil {
+						return err
+					}
+					return p.Quiet()
 				}
-				return err
-			}, nil)
+			case "get_nb":
+				call = func(int) error {
+					if err := shmem.GetNBI(p, dst, remoteS, 1); err != nil {
+						return err
+					}
+					return p.Quiet()
+				}
+			default:
+				return fmt.Errorf("unknown bench %q", name)
+			}
+			lat, allocs, err := r.timeLoop(skip, iters, call, nil)
 			if err != nil {
 				return err
 			}
@@ -310,32 +333,30 @@ func (r *runner) atomic(name string) error {
 		return err
 	}
 	if r.me == 0 {
-		lat, allocs, err := r.timeLoop(p2pSkip, p2pIters, func(i int) error {
-			var v int64
-			var err error
-			switch name {
-			case "atomic_fetch_add":
-				v, err = shmem.AtomicFetchAdd(p, atom, 1, 1)
-			case "atomic_add":
-				err = shmem.AtomicAdd(p, atom, 1, 1)
-			case "atomic_compare_swap":
-				v, err = shmem.AtomicCompareSwap(p, atom, 0, 0, 1)
-			case "atomic_swap":
-				v, err = shmem.AtomicSwap(p, atom, int64(i), 1)
-			case "atomic_fetch":
-				v, err = shmem.AtomicFetch(p, atom, 1)
-			case "atomic_set":
-				err = shmem.AtomicSet(p, atom, int64(i), 1)
-			case "atomic_inc":
-				err = shmem.AtomicInc(p, atom, 1)
-			case "atomic_fetch_inc":
-				v, err = shmem.AtomicFetchInc(p, atom, 1)
-			default:
-				return fmt.Errorf("unknown bench")
-			}
-			r.sink += v
-			return err
-		}, nil)
+		// Chosen before the loop, as in p2p.
+		var call func(i int) error
+		fetched := func(v int64, err error) error { r.sink += v; return err }
+		switch name {
+		case "atomic_fetch_add":
+			call = func(int) error { return fetched(shmem.AtomicFetchAdd(p, atom, 1, 1)) }
+		case "atomic_add":
+			call = func(int) error { return shmem.AtomicAdd(p, atom, 1, 1) }
+		case "atomic_compare_swap":
+			call = func(int) error { return fetched(shmem.AtomicCompareSwap(p, atom, 0, 0, 1)) }
+		case "atomic_swap":
+			call = func(i int) error { return fetched(shmem.AtomicSwap(p, atom, int64(i), 1)) }
+		case "atomic_fetch":
+			call = func(int) error { return fetched(shmem.AtomicFetch(p, atom, 1)) }
+		case "atomic_set":
+			call = func(i int) error { return shmem.AtomicSet(p, atom, int64(i), 1) }
+		case "atomic_inc":
+			call = func(int) error { return shmem.AtomicInc(p, atom, 1) }
+		case "atomic_fetch_inc":
+			call = func(int) error { return fetched(shmem.AtomicFetchInc(p, atom, 1)) }
+		default:
+			return fmt.Errorf("unknown bench %q", name)
+		}
+		lat, allocs, err := r.timeLoop(p2pSkip, p2pIters, call, nil)
 		if err != nil {
 			return err
 		}

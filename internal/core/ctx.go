@@ -1,6 +1,9 @@
 package core
 
 import (
+	"sync/atomic"
+	"unsafe"
+
 	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
@@ -99,7 +102,7 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 			}
 		}
 	}
-	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info, npes: len(paths)}
+	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info, npes: len(paths), quietFree: new(atomic.Bool), mapped: new(unsafe.Pointer)}
 	p.s.meterCtx(c, members)
 	p.s.ctxMu.Lock()
 	if p.s.ctxs == nil {

@@ -53,7 +53,7 @@ func (p *PE) Fence() {
 // Quiet returns when every put, atomic, signal and GetNBI this PE issued is
 // complete.
 func (p *PE) Quiet() error {
-	if p.s.quietFree.Load() && !p.isCtx && p.counts == nil {
+	if p.QuietFree() {
 		return nil // nothing to complete or count, and nothing has happened
 	}
 	return p.quiet()

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -145,6 +146,14 @@ type PE struct {
 	// npes is the number of PEs paths reaches (len(paths) unless the
 	// world's paths come from Config.PathTo, when paths is nil).
 	npes int
+	// mapped points to the state's *mappedTable for the PE itself, to a
+	// word that stays nil for a context, which takes the checked way (see
+	// Mapped).
+	mapped *unsafe.Pointer
+	// quietFree is the state's quietFree for the PE itself without
+	// metrics; for a context, or with metrics, a word that stays false
+	// (see QuietFree).
+	quietFree *atomic.Bool
 }
 
 // state is what a PE and its contexts share.
@@ -176,6 +185,10 @@ type state struct {
 	// peers are mapped), so Quiet has nothing to do, and unsettled is 0
 	// (raise clears it), so Quiet has nothing to report either.
 	quietFree atomic.Bool
+	// mapped is the *mappedTable of the world's mapped paths (Mapped), nil
+	// when there is none; raise clears it with unsettled. Read and
+	// written atomically.
+	mapped unsafe.Pointer
 	// exitKnown is closed when exited is set: settle waits on it.
 	exitKnown chan struct{}
 	nFailed   atomic.Int32
@@ -259,8 +272,15 @@ func Start(cfg Config) (*PE, error) {
 		}
 	}
 	s.quietFree.Store(immediate)
-	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs}
+	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs, mapped: &s.mapped}
+	if t := s.newMappedTable(); t != nil {
+		s.mapped = unsafe.Pointer(t)
+	}
 	p.meter()
+	p.quietFree = new(atomic.Bool)
+	if p.counts == nil {
+		p.quietFree = &s.quietFree
+	}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
 	// reserves it the same way, so the offsets agree without a message.
@@ -402,6 +422,7 @@ func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 func (s *state) raise() {
 	s.unsettled.Store(1)
 	s.quietFree.Store(false)
+	atomic.StorePointer(&s.mapped, nil)
 }
 
 // path returns the world's path to world rank r.

@@ -12,9 +12,14 @@ import (
 // on the shared word. Every operation is complete when it returns, so Quiet
 // has nothing to wait for.
 type Path struct {
-	mem      []byte         // the peer's heap, as mapped here
+	mem []byte // the peer's heap, as mapped here
+	// waiters is the peer's FutexBell's count of armed waiters (always a
+	// FutexBell between processes), which ring tests inline; for another
+	// Bell, a word of the path's that stays 1, so every ring goes to the
+	// Bell.
+	waiters  *uint32
 	bell     transport.Bell // the peer's bell
-	fb       *FutexBell     // bell, when it is a FutexBell (always, between processes): see ring
+	fb       *FutexBell     // bell, when it is a FutexBell
 	mappable bool           // whether Ptr may hand the mapping to the user
 	fence    *atomic.Uint64 // a word private to the writing PE (see publish)
 }
@@ -26,18 +31,23 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 	// The capacity is cut to the length: Go's bounds checks compare a
 	// slice expression with the capacity, and memory past a heap's end is
 	// not the peer's heap.
-	fb, _ := bell.(*FutexBell)
-	return &Path{mem: mem[:len(mem):len(mem)], bell: bell, fb: fb, fence: fence, mappable: mappable}
+	p := &Path{mem: mem[:len(mem):len(mem)], bell: bell, fence: fence, mappable: mappable}
+	if fb, ok := bell.(*FutexBell); ok {
+		p.fb, p.waiters = fb, fb.waiters
+	} else {
+		one := uint32(1)
+		p.waiters = &one
+	}
+	return p
 }
 
 // ring rings the peer's bell. A FutexBell is called directly, not through
 // the interface, so that its common case (nobody armed: one load) inlines
 // into every operation.
 func (p *Path) ring() {
-	if p.fb != nil && atomic.LoadUint32(p.fb.waiters) == 0 {
-		return
+	if atomic.LoadUint32(p.waiters) != 0 {
+		p.ringArmed()
 	}
-	p.ringArmed()
 }
 
 // ringArmed is ring past its common case.
@@ -70,6 +80,41 @@ func (p *Path) Put(off uint64, src []byte) error {
 	p.publish()
 	return nil
 }
+
+// The word operations below are the root package's fast path for an
+// 8-byte element (core.PE.Mapped): each is one instruction on the peer's
+// word, small enough to inline into the operation. off must be a
+// multiple of 8 inside the mapping (a bad one panics in a bounds check).
+// Those that write do not ring the peer's bell, so that they inline: the
+// caller must call Ring after them, as every other write of the path
+// rings.
+
+// Write64 stores v in the word at off: an 8-byte Put or P, AtomicSet.
+// Call Ring after it.
+func (p *Path) Write64(off, v uint64) {
+	atomic.StoreUint64(transport.Word64(p.mem, off), v)
+}
+
+// Load64 returns the word at off: an 8-byte Get or G, AtomicFetch.
+func (p *Path) Load64(off uint64) uint64 {
+	return atomic.LoadUint64(transport.Word64(p.mem, off))
+}
+
+// FetchAdd64 adds v to the word at off and returns its previous value.
+// Call Ring after it.
+func (p *Path) FetchAdd64(off, v uint64) uint64 {
+	return atomic.AddUint64(transport.Word64(p.mem, off), v) - v
+}
+
+// CompareSwap64 stores v in the word at off if it holds cond, and
+// returns its previous value either way. Call Ring after it.
+func (p *Path) CompareSwap64(off, cond, v uint64) uint64 {
+	return transport.CAS64(transport.Word64(p.mem, off), cond, v)
+}
+
+// Ring wakes the peer's waiters, if any is armed, after a word operation
+// that wrote: one load when none is, and it inlines.
+func (p *Path) Ring() { p.ring() }
 
 // Get copies from the peer's heap at off into dst.
 func (p *Path) Get(dst []byte, off uint64) error {
