@@ -66,9 +66,20 @@ func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicO
 // operations): others, and every misaligned one (refused), take amo's way.
 func word[T AtomicValue](off uint64) bool { return elemSize[T]() == 8 && off%8 == 0 }
 
+// timedAtomic is a mapped 8-byte atomic timed for the metrics, through
+// the path's Atomic (which rings).
+func timedAtomic(x *core.Cell, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
+	err = x.Time(func() (err error) { old, err = m.Atomic(op, 8, off, v, cond); return err })
+	return old, err
+}
+
 // AtomicFetch atomically reads src's element 0 on PE pe.
 func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
-	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && word[T](src.off) && p.c.Counts() == nil {
+	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && word[T](src.off) {
+		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
+			old, err := timedAtomic(x, m, transport.AtomicFetch, src.off, 0, 0)
+			return fromBits[T](old), err
+		}
 		return fromBits[T](m.Load64(src.off)), nil
 	}
 	return amo(p, "AtomicFetch", src, transport.AtomicFetch, 0, 0, pe)
@@ -95,7 +106,11 @@ func AtomicSwap[T AtomicValue](p *PE, dst Sym[T], v T, pe int) (T, error) {
 // AtomicCompareSwap writes v if the element equals cond, and returns the
 // previous value either way.
 func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, error) {
-	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
+		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
+			old, err := timedAtomic(x, m, transport.AtomicCompareSwap, dst.off, toBits(v), toBits(cond))
+			return fromBits[T](old), err
+		}
 		old := m.CompareSwap64(dst.off, toBits(cond), toBits(v))
 		m.Ring()
 		return fromBits[T](old), nil
@@ -105,7 +120,11 @@ func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, erro
 
 // AtomicFetchInc adds one and returns the previous value.
 func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
-	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
+		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
+			old, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, 1, 0)
+			return fromBits[T](old), err
+		}
 		old := m.FetchAdd64(dst.off, 1)
 		m.Ring()
 		return fromBits[T](old), nil
@@ -115,7 +134,11 @@ func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
 
 // AtomicInc adds one.
 func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
-	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
+		if x := p.c.Counts().Count(core.OpAtomicPost, pe, 8); x != nil {
+			_, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, 1, 0)
+			return err
+		}
 		m.FetchAdd64(dst.off, 1)
 		m.Ring()
 		return nil
@@ -125,7 +148,11 @@ func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
 
 // AtomicFetchAdd adds v (wrapping) and returns the previous value.
 func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
-	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
+		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
+			old, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
+			return fromBits[T](old), err
+		}
 		old := m.FetchAdd64(dst.off, toBits(v))
 		m.Ring()
 		return fromBits[T](old), nil
@@ -135,7 +162,11 @@ func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
 
 // AtomicAdd adds v (wrapping).
 func AtomicAdd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
-	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) && p.c.Counts() == nil {
+	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
+		if x := p.c.Counts().Count(core.OpAtomicPost, pe, 8); x != nil {
+			_, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
+			return err
+		}
 		m.FetchAdd64(dst.off, toBits(v))
 		m.Ring()
 		return nil

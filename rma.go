@@ -145,7 +145,11 @@ func putOne[T Elem](path transport.Path, off uint64, v T) error {
 
 // G reads src's element 0 on PE pe (shmem_g).
 func G[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
-	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && elemSize[T]() == 8 && src.off%8 == 0 && p.c.Counts() == nil {
+	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && elemSize[T]() == 8 && src.off%8 == 0 {
+		if x := p.c.Counts().Count(core.OpGet, pe, 8); x != nil {
+			old, err := timedAtomic(x, m, transport.AtomicFetch, src.off, 0, 0)
+			return fromBits[T](old), err
+		}
 		return fromBits[T](m.Load64(src.off)), nil
 	}
 	path, off, err := src.target(p, "G", pe, 0, 1)

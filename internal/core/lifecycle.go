@@ -56,6 +56,15 @@ func (p *PE) Quiet() error {
 	if p.QuietFree() {
 		return nil // nothing to complete or count, and nothing has happened
 	}
+	if p.s.quietFree.Load() && !p.isCtx {
+		// Nothing to complete and nothing has happened, but metrics are
+		// on: the Quiet is counted (and one in SampleEvery timed) without
+		// the engines' loop.
+		if timed := p.countLocal(OpQuiet); timed != nil {
+			timed.Observe(time.Now())
+		}
+		return nil
+	}
 	return p.quiet()
 }
 
