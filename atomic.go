@@ -66,18 +66,11 @@ func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicO
 // operations): others, and every misaligned one (refused), take amo's way.
 func word[T AtomicValue](off uint64) bool { return elemSize[T]() == 8 && off%8 == 0 }
 
-// timedAtomic is a mapped 8-byte atomic timed for the metrics, through
-// the path's Atomic (which rings).
-func timedAtomic(x *core.Cell, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
-	err = x.Time(func() (err error) { old, err = m.Atomic(op, 8, off, v, cond); return err })
-	return old, err
-}
-
 // AtomicFetch atomically reads src's element 0 on PE pe.
 func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
 	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && word[T](src.off) {
-		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
-			old, err := timedAtomic(x, m, transport.AtomicFetch, src.off, 0, 0)
+		if cs := p.c.Counts(); cs != nil {
+			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicFetch, src.off, 0, 0)
 			return fromBits[T](old), err
 		}
 		return fromBits[T](m.Load64(src.off)), nil
@@ -88,8 +81,9 @@ func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
 // AtomicSet atomically writes v to dst's element 0 on PE pe.
 func AtomicSet[T AtomicValue](p *PE, dst Sym[T], v T, pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
-		if x := p.c.Counts().Count(core.OpAtomicPost, pe, 8); x != nil {
-			return timedWrite(x, m, dst.off, toBits(v))
+		if cs := p.c.Counts(); cs != nil {
+			_, err := wordCounted(cs, core.OpAtomicPost, pe, m, transport.AtomicSet, dst.off, toBits(v), 0)
+			return err
 		}
 		m.Write64(dst.off, toBits(v))
 		m.Ring()
@@ -107,8 +101,8 @@ func AtomicSwap[T AtomicValue](p *PE, dst Sym[T], v T, pe int) (T, error) {
 // previous value either way.
 func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, error) {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
-		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
-			old, err := timedAtomic(x, m, transport.AtomicCompareSwap, dst.off, toBits(v), toBits(cond))
+		if cs := p.c.Counts(); cs != nil {
+			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicCompareSwap, dst.off, toBits(v), toBits(cond))
 			return fromBits[T](old), err
 		}
 		old := m.CompareSwap64(dst.off, toBits(cond), toBits(v))
@@ -121,8 +115,8 @@ func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, erro
 // AtomicFetchInc adds one and returns the previous value.
 func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
-		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
-			old, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, 1, 0)
+		if cs := p.c.Counts(); cs != nil {
+			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicFetchAdd, dst.off, 1, 0)
 			return fromBits[T](old), err
 		}
 		old := m.FetchAdd64(dst.off, 1)
@@ -135,8 +129,8 @@ func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
 // AtomicInc adds one.
 func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
-		if x := p.c.Counts().Count(core.OpAtomicPost, pe, 8); x != nil {
-			_, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, 1, 0)
+		if cs := p.c.Counts(); cs != nil {
+			_, err := wordCounted(cs, core.OpAtomicPost, pe, m, transport.AtomicFetchAdd, dst.off, 1, 0)
 			return err
 		}
 		m.FetchAdd64(dst.off, 1)
@@ -149,8 +143,8 @@ func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
 // AtomicFetchAdd adds v (wrapping) and returns the previous value.
 func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
-		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, 8); x != nil {
-			old, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
+		if cs := p.c.Counts(); cs != nil {
+			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
 			return fromBits[T](old), err
 		}
 		old := m.FetchAdd64(dst.off, toBits(v))
@@ -163,8 +157,8 @@ func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
 // AtomicAdd adds v (wrapping).
 func AtomicAdd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
-		if x := p.c.Counts().Count(core.OpAtomicPost, pe, 8); x != nil {
-			_, err := timedAtomic(x, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
+		if cs := p.c.Counts(); cs != nil {
+			_, err := wordCounted(cs, core.OpAtomicPost, pe, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
 			return err
 		}
 		m.FetchAdd64(dst.off, toBits(v))

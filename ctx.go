@@ -72,7 +72,7 @@ func (p *PE) createCtx(t *Team, opts []CtxOption) (*PE, error) {
 	if t != nil {
 		team = t
 	}
-	return &PE{c: c, world: p.world, shared: p.shared, pe: p, team: team}, nil
+	return &PE{c: c, world: p.world, shared: p.shared, pe: p, team: team, quietFree: c.QuietWord()}, nil
 }
 
 // Team returns the team a context was created on (shmem_ctx_get_team):

@@ -1,6 +1,8 @@
 package shmem
 
 import (
+	"sync/atomic"
+
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 )
@@ -23,11 +25,14 @@ type PE struct {
 	team *Team
 	// hang stops the SIGQUIT hang report (WithHangReport); nil without.
 	hang func()
+	// quietFree is c.QuietWord(), read by Quiet without a call; nil in
+	// a zero PE.
+	quietFree *uint32
 }
 
 // newPE wraps the runtime's PE c in the public handle.
 func newPE(c *core.PE) *PE {
-	p := &PE{c: c}
+	p := &PE{c: c, quietFree: c.QuietWord()}
 	p.world = &Team{t: c.TeamWorld(), p: p}
 	p.shared = &Team{t: c.TeamShared(), p: p}
 	p.pe, p.team = p, p.world
@@ -68,9 +73,14 @@ func (p *PE) Fence() {
 // context) issued is complete (shmem_quiet): after it, the data is visible
 // to every PE and GetNBI buffers are filled.
 func (p *PE) Quiet() error {
-	if p != nil && p.c.QuietFree() {
-		return nil // one load on an all-mapped PE without metrics
+	if p == nil || p.quietFree == nil || atomic.LoadUint32(p.quietFree) == 0 {
+		return p.quiet()
 	}
+	return nil // one load on an all-mapped PE without metrics; inlines
+}
+
+// quiet is Quiet past its common case.
+func (p *PE) quiet() error {
 	if p.zero() {
 		return zeroPE("Quiet")
 	}

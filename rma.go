@@ -1,8 +1,6 @@
 package shmem
 
 import (
-	"encoding/binary"
-
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
@@ -13,18 +11,22 @@ import (
 // Quiet (at once on a same-host path).
 func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 	if m := p.fast(len(src), dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && len(src) != 0 {
-		b := asBytes(src)
-		if x := p.c.Counts().Count(core.OpPut, pe, len(b)); x != nil {
-			return timedPut(x, m, dst.off, b)
+		if cs := p.c.Counts(); cs != nil {
+			return putCounted(cs, pe, m, dst.off, asBytes(src))
 		}
-		if len(b) == 8 && dst.off%8 == 0 {
+		if uint64(len(src))*elemSize[T]() == 8 && dst.off%8 == 0 {
 			// One aligned word, as udma.Path.Put does it, inlined.
-			m.Write64(dst.off, le64(b))
+			m.Write64(dst.off, le64(word8(src)))
 			m.Ring()
 			return nil
 		}
-		return m.Put(dst.off, b)
+		return m.Put(dst.off, asBytes(src))
 	}
+	return put(p, dst, src, pe)
+}
+
+// put is Put the checked way, for every case but the mapped one.
+func put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 	path, off, err := dst.target(p, "Put", pe, 0, len(src))
 	if err != nil || len(src) == 0 {
 		return err
@@ -33,35 +35,6 @@ func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 		return c.Time(func() error { return path.Put(off, asBytes(src)) })
 	}
 	return path.Put(off, asBytes(src))
-}
-
-// timedPut is a mapped Put timed for the metrics, apart so that Put's
-// common case does not build the closure.
-func timedPut(x *core.Cell, m mappedPath, off uint64, b []byte) error {
-	return x.Time(func() error { return m.Put(off, b) })
-}
-
-// timedWrite is a mapped word write (P, AtomicSet) timed for the metrics.
-//
-// It also makes this package's compile inline Write64: the compiler
-// exports a dependency's function body for inlining into the generic
-// operations, which the importing package instantiates, only when this
-// package inlined it itself (without such a use, Put, P and AtomicSet
-// called Write64 out of line; measured with go tool objdump).
-func timedWrite(x *core.Cell, m mappedPath, off, v uint64) error {
-	return x.Time(func() error { m.Write64(off, v); m.Ring(); return nil })
-}
-
-// le64 and putLE64 are the 8-byte put's and get's conversions, as
-// udma.Path.Put and Get do them. Non-generic for the reason timedWrite
-// gives: the instantiations of Put and Get inline them only so.
-func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
-
-func putLE64(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
-
-// timedGet is timedPut for Get.
-func timedGet(x *core.Cell, m mappedPath, b []byte, off uint64) error {
-	return x.Time(func() error { return m.Get(b, off) })
 }
 
 // PutNBI starts a put (shmem_put_nbi); src may be reused at once, and the
@@ -80,16 +53,20 @@ func PutNBI[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 // Get copies src's elements [0, len(dst)) on PE pe into dst (shmem_get).
 func Get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 	if m := p.fast(len(dst), src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && len(dst) != 0 {
-		b := asBytes(dst)
-		if x := p.c.Counts().Count(core.OpGet, pe, len(b)); x != nil {
-			return timedGet(x, m, b, src.off)
+		if cs := p.c.Counts(); cs != nil {
+			return getCounted(cs, pe, m, asBytes(dst), src.off)
 		}
-		if len(b) == 8 && src.off%8 == 0 {
-			putLE64(b, m.Load64(src.off))
+		if uint64(len(dst))*elemSize[T]() == 8 && src.off%8 == 0 {
+			putLE64(word8(dst), m.Load64(src.off))
 			return nil
 		}
-		return m.Get(b, src.off)
+		return m.Get(asBytes(dst), src.off)
 	}
+	return get(p, dst, src, pe)
+}
+
+// get is Get the checked way.
+func get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 	path, off, err := src.target(p, "Get", pe, 0, len(dst))
 	if err != nil || len(dst) == 0 {
 		return err
@@ -116,13 +93,19 @@ func GetNBI[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 // P writes v into dst's element 0 on PE pe (shmem_p).
 func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && elemSize[T]() == 8 && dst.off%8 == 0 {
-		if x := p.c.Counts().Count(core.OpPut, pe, 8); x != nil {
-			return timedWrite(x, m, dst.off, toBits(v))
+		if cs := p.c.Counts(); cs != nil {
+			_, err := wordCounted(cs, core.OpPut, pe, m, transport.AtomicSet, dst.off, toBits(v), 0)
+			return err
 		}
 		m.Write64(dst.off, toBits(v))
 		m.Ring()
 		return nil
 	}
+	return pChecked(p, dst, v, pe)
+}
+
+// pChecked is P the checked way.
+func pChecked[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 	path, off, err := dst.target(p, "P", pe, 0, 1)
 	if err != nil {
 		return err
@@ -146,12 +129,17 @@ func putOne[T Elem](path transport.Path, off uint64, v T) error {
 // G reads src's element 0 on PE pe (shmem_g).
 func G[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
 	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && elemSize[T]() == 8 && src.off%8 == 0 {
-		if x := p.c.Counts().Count(core.OpGet, pe, 8); x != nil {
-			old, err := timedAtomic(x, m, transport.AtomicFetch, src.off, 0, 0)
+		if cs := p.c.Counts(); cs != nil {
+			old, err := wordCounted(cs, core.OpGet, pe, m, transport.AtomicFetch, src.off, 0, 0)
 			return fromBits[T](old), err
 		}
 		return fromBits[T](m.Load64(src.off)), nil
 	}
+	return gChecked[T](p, src, pe)
+}
+
+// gChecked is G the checked way.
+func gChecked[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
 	path, off, err := src.target(p, "G", pe, 0, 1)
 	if err != nil {
 		return v, err

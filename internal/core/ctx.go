@@ -1,7 +1,6 @@
 package core
 
 import (
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -102,7 +101,7 @@ func (p *PE) CreateTeamCtx(t *coll.Team, opts int) (*PE, error) {
 			}
 		}
 	}
-	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info, npes: len(paths), quietFree: new(atomic.Bool), mapped: new(unsafe.Pointer)}
+	c := &PE{s: p.s, isCtx: true, paths: paths, engines: engines, ctx: info, npes: len(paths), quietFree: new(uint32), mapped: new(unsafe.Pointer)}
 	p.s.meterCtx(c, members)
 	p.s.ctxMu.Lock()
 	if p.s.ctxs == nil {

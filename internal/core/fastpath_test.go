@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -38,7 +39,7 @@ func TestFastPathLeavesOnEveryEvent(t *testing.T) {
 	if _, err := w.pes[0].Path("Put", 1); !errors.Is(err, errs.ErrFinalized) {
 		t.Errorf("Path after Finalize: %v, want ErrFinalized", err)
 	}
-	if err := w.pes[0].Quiet(); !errors.Is(err, errs.ErrFinalized) || w.pes[0].s.quietFree.Load() {
-		t.Errorf("Quiet after Finalize: %v (quietFree %v), want ErrFinalized by the checked way", err, w.pes[0].s.quietFree.Load())
+	if err := w.pes[0].Quiet(); !errors.Is(err, errs.ErrFinalized) || (atomic.LoadUint32(&w.pes[0].s.quietFree) != 0) {
+		t.Errorf("Quiet after Finalize: %v (quietFree %v), want ErrFinalized by the checked way", err, (atomic.LoadUint32(&w.pes[0].s.quietFree) != 0))
 	}
 }

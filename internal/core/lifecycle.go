@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/actors"
@@ -56,7 +57,7 @@ func (p *PE) Quiet() error {
 	if p.QuietFree() {
 		return nil // nothing to complete or count, and nothing has happened
 	}
-	if p.s.quietFree.Load() && !p.isCtx {
+	if atomic.LoadUint32(&p.s.quietFree) != 0 && !p.isCtx {
 		// Nothing to complete and nothing has happened, but metrics are
 		// on: the Quiet is counted (and one in SampleEvery timed) without
 		// the engines' loop.

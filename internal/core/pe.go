@@ -153,7 +153,7 @@ type PE struct {
 	// quietFree is the state's quietFree for the PE itself without
 	// metrics; for a context, or with metrics, a word that stays false
 	// (see QuietFree).
-	quietFree *atomic.Bool
+	quietFree *uint32
 }
 
 // state is what a PE and its contexts share.
@@ -184,7 +184,7 @@ type state struct {
 	// quietFree: every engine of the PE is transport.Immediate (all its
 	// peers are mapped), so Quiet has nothing to do, and unsettled is 0
 	// (raise clears it), so Quiet has nothing to report either.
-	quietFree atomic.Bool
+	quietFree uint32 // read and written atomically (a bool: 0 or 1)
 	// mapped is the *mappedTable of the world's mapped paths (Mapped), nil
 	// when there is none; raise clears it with unsettled. Read and
 	// written atomically.
@@ -271,13 +271,15 @@ func Start(cfg Config) (*PE, error) {
 			immediate = false
 		}
 	}
-	s.quietFree.Store(immediate)
+	if immediate {
+		atomic.StoreUint32(&s.quietFree, 1)
+	}
 	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs, mapped: &s.mapped}
 	if t := s.newMappedTable(); t != nil {
 		s.mapped = unsafe.Pointer(t)
 	}
 	p.meter()
-	p.quietFree = new(atomic.Bool)
+	p.quietFree = new(uint32)
 	if p.counts == nil {
 		p.quietFree = &s.quietFree
 	}
@@ -421,7 +423,7 @@ func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 // reads them.
 func (s *state) raise() {
 	s.unsettled.Store(1)
-	s.quietFree.Store(false)
+	atomic.StoreUint32(&s.quietFree, 0)
 	atomic.StorePointer(&s.mapped, nil)
 }
 
