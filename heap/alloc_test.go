@@ -55,6 +55,15 @@ func TestDeterministic(t *testing.T) {
 			}
 		}
 	}
+	// Live, the hot path's check, agrees with Lookup on every slot (and
+	// one past the table) and every generation handed out.
+	for slot := uint32(0); slot <= uint32(len(objs)); slot++ {
+		for gen := uint32(0); gen <= a.gen+1; gen++ {
+			if _, ok := a.Lookup(slot, gen); a.Live(slot, gen) != ok {
+				t.Fatalf("slot %d gen %d: Live %v, Lookup %v", slot, gen, a.Live(slot, gen), ok)
+			}
+		}
+	}
 }
 
 func TestFirstFit(t *testing.T) {

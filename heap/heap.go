@@ -18,7 +18,16 @@ type Object struct {
 
 // table is an immutable snapshot of the objects, indexed by slot. The hot
 // path reads it through an atomic pointer: no lock per put.
-type table struct{ objs []Object }
+type table struct {
+	objs []Object
+	// keys is, by slot, liveKey(Gen) of a live object and 0 of a freed
+	// one: what Live compares, one word instead of two fields of an
+	// Object.
+	keys []uint64
+}
+
+// liveKey is a live object's key in table.keys; never 0.
+func liveKey(gen uint32) uint64 { return uint64(gen)<<1 | 1 }
 
 // Heap is one PE's symmetric heap. Changes (Apply) come from a single
 // goroutine, the heap actor's; lookups come from any goroutine.
@@ -121,13 +130,11 @@ func (h *Heap) Lookup(slot, gen uint32) (Object, bool) {
 }
 
 // Live is Lookup's verdict alone, small enough to inline into the hot
-// path's check: it reads two fields of the object, not a copy of it.
+// path's check: it compares one word of the table (keys), not the
+// object's fields.
 func (h *Heap) Live(slot, gen uint32) bool {
-	if objs := (*table)(atomic.LoadPointer(&h.tab)).objs; uint(slot) < uint(len(objs)) {
-		o := &objs[slot]
-		return o.Live && o.Gen == gen
-	}
-	return false
+	keys := (*table)(atomic.LoadPointer(&h.tab)).keys
+	return uint(slot) < uint(len(keys)) && keys[slot] == liveKey(gen)
 }
 
 // Kind is a collective heap operation.
@@ -260,7 +267,13 @@ func (h *Heap) setObject(slot uint32, o Object) {
 	objs := make([]Object, n)
 	copy(objs, old)
 	objs[slot] = o
-	h.publish(&table{objs: objs})
+	keys := make([]uint64, n)
+	for i, o := range objs {
+		if o.Live {
+			keys[i] = liveKey(o.Gen)
+		}
+	}
+	h.publish(&table{objs: objs, keys: keys})
 }
 
 // objects returns the current table's objects.

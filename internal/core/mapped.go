@@ -44,7 +44,9 @@ func (p *PE) Mapped(pe int, world uint64, slot, gen uint32) *udma.Path {
 	if p == nil {
 		return nil
 	}
-	if t := (*mappedTable)(atomic.LoadPointer(p.mapped)); t != nil && uint(pe) < uint(len(t.paths)) && world == t.world && t.heap.Live(slot, gen) {
+	// The bounds test comes after Live's atomic load, so that the
+	// compiler drops the index's own check.
+	if t := (*mappedTable)(atomic.LoadPointer(p.mapped)); t != nil && world == t.world && t.heap.Live(slot, gen) && uint(pe) < uint(len(t.paths)) {
 		return t.paths[pe]
 	}
 	return nil
