@@ -25,6 +25,11 @@ func putCounted(cs *core.Counts, pe int, m mappedPath, off uint64, b []byte) err
 	if x := cs.Count(core.OpPut, pe, len(b)); x != nil {
 		return x.Time(func() error { return m.Put(off, b) })
 	}
+	if len(b) == 8 && off%8 == 0 {
+		m.Write64(off, le64((*[8]byte)(b)))
+		m.Ring()
+		return nil
+	}
 	return m.Put(off, b)
 }
 
@@ -33,24 +38,36 @@ func getCounted(cs *core.Counts, pe int, m mappedPath, b []byte, off uint64) err
 	if x := cs.Count(core.OpGet, pe, len(b)); x != nil {
 		return x.Time(func() error { return m.Get(b, off) })
 	}
+	if len(b) == 8 && off%8 == 0 {
+		putLE64((*[8]byte)(b), m.Load64(off))
+		return nil
+	}
 	return m.Get(b, off)
 }
 
 // wordCounted is a mapped 8-byte word operation (P, G and the atomics)
-// with metrics on, counted as kind: a store through Write64, any other
-// through the path's Atomic (which rings).
+// with metrics on, counted as kind: the word operations inlined as on
+// the path without metrics, the one in SampleEvery timed through the
+// path's Atomic (which rings).
 func wordCounted(cs *core.Counts, kind core.MeterOp, pe int, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
-	x := cs.Count(kind, pe, 8)
-	switch {
-	case x != nil:
+	if x := cs.Count(kind, pe, 8); x != nil {
 		err = x.Time(func() (err error) { old, err = m.Atomic(op, 8, off, v, cond); return err })
-	case op == transport.AtomicSet:
-		m.Write64(off, v)
-		m.Ring()
-	default:
-		old, err = m.Atomic(op, 8, off, v, cond)
+		return old, err
 	}
-	return old, err
+	switch op {
+	case transport.AtomicFetch:
+		return m.Load64(off), nil
+	case transport.AtomicSet:
+		m.Write64(off, v)
+	case transport.AtomicFetchAdd:
+		old = m.FetchAdd64(off, v)
+	case transport.AtomicCompareSwap:
+		old = m.CompareSwap64(off, cond, v)
+	default:
+		return m.Atomic(op, 8, off, v, cond)
+	}
+	m.Ring()
+	return old, nil
 }
 
 // word8 views the first 8 bytes of v, which holds exactly 8, as an array:
