@@ -70,8 +70,10 @@ func word[T AtomicValue](off uint64) bool { return elemSize[T]() == 8 && off%8 =
 func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
 	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && word[T](src.off) {
 		if cs := p.c.Counts(); cs != nil {
-			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicFetch, src.off, 0, 0)
-			return fromBits[T](old), err
+			if x := cs.Count(core.OpAtomicFetch, pe, 8); x != nil {
+				old, err := timedWord(x, m, transport.AtomicFetch, src.off, 0, 0)
+				return fromBits[T](old), err
+			}
 		}
 		return fromBits[T](m.Load64(src.off)), nil
 	}
@@ -82,8 +84,10 @@ func AtomicFetch[T AtomicValue](p *PE, src Sym[T], pe int) (T, error) {
 func AtomicSet[T AtomicValue](p *PE, dst Sym[T], v T, pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
 		if cs := p.c.Counts(); cs != nil {
-			_, err := wordCounted(cs, core.OpAtomicPost, pe, m, transport.AtomicSet, dst.off, toBits(v), 0)
-			return err
+			if x := cs.Count(core.OpAtomicPost, pe, 8); x != nil {
+				_, err := timedWord(x, m, transport.AtomicSet, dst.off, toBits(v), 0)
+				return err
+			}
 		}
 		m.Write64(dst.off, toBits(v))
 		m.Ring()
@@ -102,8 +106,10 @@ func AtomicSwap[T AtomicValue](p *PE, dst Sym[T], v T, pe int) (T, error) {
 func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, error) {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
 		if cs := p.c.Counts(); cs != nil {
-			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicCompareSwap, dst.off, toBits(v), toBits(cond))
-			return fromBits[T](old), err
+			if x := cs.Count(core.OpAtomicFetch, pe, 8); x != nil {
+				old, err := timedWord(x, m, transport.AtomicCompareSwap, dst.off, toBits(v), toBits(cond))
+				return fromBits[T](old), err
+			}
 		}
 		old := m.CompareSwap64(dst.off, toBits(cond), toBits(v))
 		m.Ring()
@@ -116,8 +122,10 @@ func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, erro
 func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
 		if cs := p.c.Counts(); cs != nil {
-			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicFetchAdd, dst.off, 1, 0)
-			return fromBits[T](old), err
+			if x := cs.Count(core.OpAtomicFetch, pe, 8); x != nil {
+				old, err := timedWord(x, m, transport.AtomicFetchAdd, dst.off, 1, 0)
+				return fromBits[T](old), err
+			}
 		}
 		old := m.FetchAdd64(dst.off, 1)
 		m.Ring()
@@ -130,8 +138,10 @@ func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
 func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
 		if cs := p.c.Counts(); cs != nil {
-			_, err := wordCounted(cs, core.OpAtomicPost, pe, m, transport.AtomicFetchAdd, dst.off, 1, 0)
-			return err
+			if x := cs.Count(core.OpAtomicPost, pe, 8); x != nil {
+				_, err := timedWord(x, m, transport.AtomicFetchAdd, dst.off, 1, 0)
+				return err
+			}
 		}
 		m.FetchAdd64(dst.off, 1)
 		m.Ring()
@@ -144,8 +154,10 @@ func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
 func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
 		if cs := p.c.Counts(); cs != nil {
-			old, err := wordCounted(cs, core.OpAtomicFetch, pe, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
-			return fromBits[T](old), err
+			if x := cs.Count(core.OpAtomicFetch, pe, 8); x != nil {
+				old, err := timedWord(x, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
+				return fromBits[T](old), err
+			}
 		}
 		old := m.FetchAdd64(dst.off, toBits(v))
 		m.Ring()
@@ -158,8 +170,10 @@ func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
 func AtomicAdd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && word[T](dst.off) {
 		if cs := p.c.Counts(); cs != nil {
-			_, err := wordCounted(cs, core.OpAtomicPost, pe, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
-			return err
+			if x := cs.Count(core.OpAtomicPost, pe, 8); x != nil {
+				_, err := timedWord(x, m, transport.AtomicFetchAdd, dst.off, toBits(v), 0)
+				return err
+			}
 		}
 		m.FetchAdd64(dst.off, toBits(v))
 		m.Ring()

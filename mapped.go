@@ -15,59 +15,33 @@ import (
 // operation (compiled in the package that instantiates it, shmem-perf or
 // a user's) only when it exports the function's body, and it exports a
 // dependency's body only when this package inlined it itself. Without
-// wordCounted's Write64 and le64's binary call, Put, P and AtomicSet
+// timedWord's Write64 and le64's binary call, Put, P and AtomicSet
 // called both out of line (go tool objdump -s 'shmem.Put\[go.shape').
 
-// putCounted is a mapped Put with metrics on: counted, one in
-// SampleEvery timed. Apart from Put so that the common case, without
-// metrics, tests one pointer and builds no closure.
-func putCounted(cs *core.Counts, pe int, m mappedPath, off uint64, b []byte) error {
-	if x := cs.Count(core.OpPut, pe, len(b)); x != nil {
-		return x.Time(func() error { return m.Put(off, b) })
-	}
-	if len(b) == 8 && off%8 == 0 {
-		m.Write64(off, le64((*[8]byte)(b)))
-		m.Ring()
-		return nil
-	}
-	return m.Put(off, b)
+// timedPut, timedGet and timedWord are the mapped operations the
+// metrics time (one in SampleEvery at level 1): apart from the generic
+// operations, which count inline, so that those build no closure.
+func timedPut(x *core.Cell, m mappedPath, off uint64, b []byte) error {
+	return x.Time(func() error { return m.Put(off, b) })
 }
 
-// getCounted is putCounted for Get.
-func getCounted(cs *core.Counts, pe int, m mappedPath, b []byte, off uint64) error {
-	if x := cs.Count(core.OpGet, pe, len(b)); x != nil {
-		return x.Time(func() error { return m.Get(b, off) })
-	}
-	if len(b) == 8 && off%8 == 0 {
-		putLE64((*[8]byte)(b), m.Load64(off))
-		return nil
-	}
-	return m.Get(b, off)
+func timedGet(x *core.Cell, m mappedPath, b []byte, off uint64) error {
+	return x.Time(func() error { return m.Get(b, off) })
 }
 
-// wordCounted is a mapped 8-byte word operation (P, G and the atomics)
-// with metrics on, counted as kind: the word operations inlined as on
-// the path without metrics, the one in SampleEvery timed through the
-// path's Atomic (which rings).
-func wordCounted(cs *core.Counts, kind core.MeterOp, pe int, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
-	if x := cs.Count(kind, pe, 8); x != nil {
-		err = x.Time(func() (err error) { old, err = m.Atomic(op, 8, off, v, cond); return err })
-		return old, err
-	}
-	switch op {
-	case transport.AtomicFetch:
-		return m.Load64(off), nil
-	case transport.AtomicSet:
-		m.Write64(off, v)
-	case transport.AtomicFetchAdd:
-		old = m.FetchAdd64(off, v)
-	case transport.AtomicCompareSwap:
-		old = m.CompareSwap64(off, cond, v)
-	default:
-		return m.Atomic(op, 8, off, v, cond)
-	}
-	m.Ring()
-	return old, nil
+// timedWord goes through the path's Atomic (which rings); a store also
+// through Write64, which this package must inline somewhere (see above).
+func timedWord(x *core.Cell, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
+	err = x.Time(func() (err error) {
+		if op == transport.AtomicSet {
+			m.Write64(off, v)
+			m.Ring()
+			return nil
+		}
+		old, err = m.Atomic(op, 8, off, v, cond)
+		return err
+	})
+	return old, err
 }
 
 // word8 views the first 8 bytes of v, which holds exactly 8, as an array:

@@ -12,7 +12,9 @@ import (
 func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 	if m := p.fast(len(src), dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && len(src) != 0 {
 		if cs := p.c.Counts(); cs != nil {
-			return putCounted(cs, pe, m, dst.off, asBytes(src))
+			if x := cs.Count(core.OpPut, pe, len(src)*int(elemSize[T]())); x != nil {
+				return timedPut(x, m, dst.off, asBytes(src))
+			}
 		}
 		if uint64(len(src))*elemSize[T]() == 8 && dst.off%8 == 0 {
 			// One aligned word, as udma.Path.Put does it, inlined.
@@ -54,7 +56,9 @@ func PutNBI[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 func Get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 	if m := p.fast(len(dst), src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && len(dst) != 0 {
 		if cs := p.c.Counts(); cs != nil {
-			return getCounted(cs, pe, m, asBytes(dst), src.off)
+			if x := cs.Count(core.OpGet, pe, len(dst)*int(elemSize[T]())); x != nil {
+				return timedGet(x, m, asBytes(dst), src.off)
+			}
 		}
 		if uint64(len(dst))*elemSize[T]() == 8 && src.off%8 == 0 {
 			putLE64(word8(dst), m.Load64(src.off))
@@ -94,8 +98,10 @@ func GetNBI[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && elemSize[T]() == 8 && dst.off%8 == 0 {
 		if cs := p.c.Counts(); cs != nil {
-			_, err := wordCounted(cs, core.OpPut, pe, m, transport.AtomicSet, dst.off, toBits(v), 0)
-			return err
+			if x := cs.Count(core.OpPut, pe, 8); x != nil {
+				_, err := timedWord(x, m, transport.AtomicSet, dst.off, toBits(v), 0)
+				return err
+			}
 		}
 		m.Write64(dst.off, toBits(v))
 		m.Ring()
@@ -130,8 +136,10 @@ func putOne[T Elem](path transport.Path, off uint64, v T) error {
 func G[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
 	if m := p.fast(1, src.n).Mapped(pe, src.world, src.slot, src.gen); m != nil && elemSize[T]() == 8 && src.off%8 == 0 {
 		if cs := p.c.Counts(); cs != nil {
-			old, err := wordCounted(cs, core.OpGet, pe, m, transport.AtomicFetch, src.off, 0, 0)
-			return fromBits[T](old), err
+			if x := cs.Count(core.OpGet, pe, 8); x != nil {
+				old, err := timedWord(x, m, transport.AtomicFetch, src.off, 0, 0)
+				return fromBits[T](old), err
+			}
 		}
 		return fromBits[T](m.Load64(src.off)), nil
 	}
