@@ -3,6 +3,7 @@ package udma
 import (
 	"encoding/binary"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/goshmem/shmem/transport"
 )
@@ -13,6 +14,9 @@ import (
 // has nothing to wait for.
 type Path struct {
 	mem []byte // the peer's heap, as mapped here
+	// wordEnd is len(mem)-7, or 0 when mem holds no word: the offsets
+	// below it are those of a whole 8-byte word (see word).
+	wordEnd uint64
 	// waiters is the peer's FutexBell's count of armed waiters (always a
 	// FutexBell between processes), which ring tests inline; for another
 	// Bell, a word of the path's that stays 1, so every ring goes to the
@@ -32,6 +36,9 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 	// slice expression with the capacity, and memory past a heap's end is
 	// not the peer's heap.
 	p := &Path{mem: mem[:len(mem):len(mem)], bell: bell, fence: fence, mappable: mappable}
+	if len(mem) >= 8 {
+		p.wordEnd = uint64(len(mem)) - 7
+	}
 	if fb, ok := bell.(*FutexBell); ok {
 		p.fb, p.waiters = fb, fb.waiters
 	} else {
@@ -92,25 +99,39 @@ func (p *Path) Put(off uint64, src []byte) error {
 // Write64 stores v in the word at off: an 8-byte Put or P, AtomicSet.
 // Call Ring after it.
 func (p *Path) Write64(off, v uint64) {
-	atomic.StoreUint64(transport.Word64(p.mem, off), v)
+	atomic.StoreUint64(p.word(off), v)
 }
 
 // Load64 returns the word at off: an 8-byte Get or G, AtomicFetch.
 func (p *Path) Load64(off uint64) uint64 {
-	return atomic.LoadUint64(transport.Word64(p.mem, off))
+	return atomic.LoadUint64(p.word(off))
 }
 
 // FetchAdd64 adds v to the word at off and returns its previous value.
 // Call Ring after it.
 func (p *Path) FetchAdd64(off, v uint64) uint64 {
-	return atomic.AddUint64(transport.Word64(p.mem, off), v) - v
+	return atomic.AddUint64(p.word(off), v) - v
 }
 
 // CompareSwap64 stores v in the word at off if it holds cond, and
 // returns its previous value either way. Call Ring after it.
 func (p *Path) CompareSwap64(off, cond, v uint64) uint64 {
-	return transport.CAS64(transport.Word64(p.mem, off), cond, v)
+	return transport.CAS64(p.word(off), cond, v)
 }
+
+// word returns the word at off in the mapping: one comparison (Go's
+// slice expression makes two), and past the end the same panic as
+// mem[off:off+8].
+func (p *Path) word(off uint64) *uint64 {
+	if off >= p.wordEnd {
+		p.outside(off)
+	}
+	return (*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p.mem)), off))
+}
+
+// outside panics in the bounds check of a word at off, which lies
+// outside the mapping.
+func (p *Path) outside(off uint64) { _ = p.mem[off : off+8] }
 
 // Ring wakes the peer's waiters, if any is armed, after a word operation
 // that wrote: one load when none is, and it inlines.

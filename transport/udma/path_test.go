@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem/transport"
 )
@@ -51,3 +52,59 @@ func TestPathLargeTransfers(t *testing.T) {
 		}
 	}
 }
+
+// TestPathWordOps: the word operations act on the 8 bytes at off, ring
+// only when the caller asks (Ring), and a word that does not lie wholly
+// inside the mapping panics in a bounds check, as the slice operations do.
+func TestPathWordOps(t *testing.T) {
+	mem := make([]byte, 64)
+	bell := &countingBell{}
+	p := NewPath(mem, bell, new(atomic.Uint64), true)
+	p.Write64(56, 7)
+	if got := p.Load64(56); got != 7 {
+		t.Fatalf("Load64 after Write64 7: %d", got)
+	}
+	if old := p.FetchAdd64(56, 5); old != 7 || p.Load64(56) != 12 {
+		t.Fatalf("FetchAdd64(5) on 7: old %d, now %d; want 7, 12", old, p.Load64(56))
+	}
+	if old := p.CompareSwap64(56, 11, 1); old != 12 || p.Load64(56) != 12 {
+		t.Fatalf("CompareSwap64(11, 1) on 12: old %d, now %d; want 12 unchanged", old, p.Load64(56))
+	}
+	if old := p.CompareSwap64(56, 12, 1); old != 12 || p.Load64(56) != 1 {
+		t.Fatalf("CompareSwap64(12, 1) on 12: old %d, now %d; want 12, 1", old, p.Load64(56))
+	}
+	if bell.rings != 0 {
+		t.Fatalf("%d rings before Ring, want 0", bell.rings)
+	}
+	p.Ring()
+	if bell.rings != 1 {
+		t.Fatalf("%d rings after Ring, want 1 (a Bell other than a FutexBell is always rung)", bell.rings)
+	}
+	for _, off := range []uint64{57, 64, 1 << 40, ^uint64(0) - 3} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Load64(%d) of a 64-byte mapping did not panic", off)
+				}
+			}()
+			p.Load64(off)
+		}()
+	}
+	small := NewPath(make([]byte, 7), bell, new(atomic.Uint64), true)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Errorf("Write64(0) of a 7-byte mapping did not panic")
+			}
+		}()
+		small.Write64(0, 1)
+	}()
+}
+
+// countingBell counts its rings.
+type countingBell struct{ rings int }
+
+func (b *countingBell) Ring()                      { b.rings++ }
+func (b *countingBell) Arm() uint32                { return 0 }
+func (b *countingBell) Wait(uint32, time.Duration) {}
+func (b *countingBell) Disarm()                    {}
