@@ -55,7 +55,7 @@ func (p *PE) Fence() {
 // complete.
 func (p *PE) Quiet() error {
 	if atomic.LoadUint32(&p.s.quietFree) != 0 && !p.isCtx {
-		// Nothing to complete and nothing has happened (QuietFree, which
+		// Nothing to complete and nothing has happened (QuietWord, which
 		// the root package tests first, without the metrics): counted,
 		// with metrics, without the engines' loop.
 		if timed := p.countLocal(OpQuiet); timed != nil {

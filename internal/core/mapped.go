@@ -52,15 +52,9 @@ func (p *PE) Mapped(pe int, world uint64, slot, gen uint32) *udma.Path {
 	return nil
 }
 
-// QuietWord returns the word QuietFree reads (atomically: non-zero is
-// free), for the root package's Quiet to read without a call. It is
-// never nil.
+// QuietWord returns the word that says Quiet's common case, for the
+// root package's Quiet to read (atomically) without a call: non-zero
+// while every engine is mapped (nothing to complete), nothing has
+// happened to the world, p is not a context and counts nothing; Quiet is
+// then nil. It is never nil.
 func (p *PE) QuietWord() *uint32 { return p.quietFree }
-
-// QuietFree reports Quiet's common case, for the root package to inline:
-// every engine is mapped (nothing to complete), nothing has happened to
-// the world, p is not a context and counts nothing. Quiet is then nil.
-// A nil p is not free.
-func (p *PE) QuietFree() bool {
-	return p != nil && atomic.LoadUint32(p.quietFree) != 0
-}

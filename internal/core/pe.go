@@ -151,8 +151,8 @@ type PE struct {
 	// Mapped).
 	mapped *unsafe.Pointer
 	// quietFree is the state's quietFree for the PE itself without
-	// metrics; for a context, or with metrics, a word that stays false
-	// (see QuietFree).
+	// metrics; for a context, or with metrics, a word that stays 0 (see
+	// QuietWord).
 	quietFree *uint32
 }
 
