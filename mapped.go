@@ -15,7 +15,7 @@ import (
 // operation (compiled in the package that instantiates it, shmem-perf or
 // a user's) only when it exports the function's body, and it exports a
 // dependency's body only when this package inlined it itself. Without
-// timedWord's Write64 and le64's binary call, Put, P and AtomicSet
+// timedWord's Write64 and load8's binary call, Put, P and AtomicSet
 // called both out of line (go tool objdump -s 'shmem.Put\[go.shape').
 
 // timedPut, timedGet and timedWord are the mapped operations the
@@ -45,11 +45,12 @@ func timedWord(x *core.Cell, m mappedPath, op transport.AtomicOp, off, v, cond u
 }
 
 // word8 views the first 8 bytes of v, which holds exactly 8, as an array:
-// no bounds check left for le64 and putLE64.
+// no bounds check left for load8 and store8.
 func word8[T Elem](v []T) *[8]byte { return (*[8]byte)(unsafe.Pointer(unsafe.SliceData(v))) }
 
-// le64 and putLE64 are the 8-byte put's and get's conversions, as
-// udma.Path.Put and Get do them.
-func le64(b *[8]byte) uint64 { return binary.LittleEndian.Uint64(b[:]) }
+// load8 and store8 are the 8-byte put's and get's conversions between
+// bytes and the word Write64 and Load64 move: in the machine's order, so
+// that the bytes land as they were.
+func load8(b *[8]byte) uint64 { return binary.NativeEndian.Uint64(b[:]) }
 
-func putLE64(b *[8]byte, v uint64) { binary.LittleEndian.PutUint64(b[:], v) }
+func store8(b *[8]byte, v uint64) { binary.NativeEndian.PutUint64(b[:], v) }

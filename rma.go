@@ -17,8 +17,8 @@ func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 			}
 		}
 		if uint64(len(src))*elemSize[T]() == 8 && dst.off%8 == 0 {
-			// One aligned word, as udma.Path.Put does it, inlined.
-			m.Write64(dst.off, le64(word8(src)))
+			// One aligned word: a single store, as udma.Path.Put does it.
+			m.Write64(dst.off, load8(word8(src)))
 			m.Ring()
 			return nil
 		}
@@ -61,7 +61,7 @@ func Get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 			}
 		}
 		if uint64(len(dst))*elemSize[T]() == 8 && src.off%8 == 0 {
-			putLE64(word8(dst), m.Load64(src.off))
+			store8(word8(dst), m.Load64(src.off))
 			return nil
 		}
 		return m.Get(asBytes(dst), src.off)

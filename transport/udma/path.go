@@ -79,7 +79,7 @@ func (p *Path) Put(off uint64, src []byte) error {
 	if len(src) == 8 && off%8 == 0 {
 		// One aligned word, the common flag case: a single atomic store is
 		// both the copy and the barrier.
-		atomic.StoreUint64(transport.Word64(p.mem, off), le64(src))
+		atomic.StoreUint64(transport.Word64(p.mem, off), binary.NativeEndian.Uint64(src))
 		p.ring()
 		return nil
 	}
@@ -215,9 +215,3 @@ func (syncEngine) Fence() error { return nil }
 func (syncEngine) Quiet() error { return nil }
 func (syncEngine) Close() error { return nil }
 func (syncEngine) Immediate()   {}
-
-func le64(b []byte) uint64 {
-	_ = b[7]
-	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-}
