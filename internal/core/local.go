@@ -207,7 +207,7 @@ func (w *LocalWorld) Close() error {
 	for _, p := range w.PEs {
 		p.s.finalized.Store(true)
 		p.s.raise()
-		p.s.bell.Ring()
+		p.s.changed()
 	}
 	if w.system != nil {
 		for _, p := range w.PEs {

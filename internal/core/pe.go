@@ -186,6 +186,10 @@ type state struct {
 	firstFailed atomic.Int32
 	actor       peActor
 	blocks      blocks
+	wake        notices // wakes agreement waiters (notice.go)
+	// agreeSleeps, set by tests before the PE is used, hears every sleep
+	// an agreement's wait arms after a look.
+	agreeSleeps func(time.Duration)
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu
@@ -236,6 +240,9 @@ func Start(cfg Config) (*PE, error) {
 		s.cfg.Paths = nil // s.paths holds them: one table a PE, not two
 	}
 	s.checks, _ = cfg.Bell.(PeerChecker)
+	if s.checks != nil {
+		s.checks.OnCheck(s.wake.notify)
+	}
 	s.pctl.Store(1)
 	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {
