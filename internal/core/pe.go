@@ -55,10 +55,10 @@ type Config struct {
 	// one instead of n copies of n ranks.
 	World []int
 	// PathTo, if set instead of Paths, returns the path to a PE at each
-	// call: the simulator's network makes its paths on first use, since
-	// n tables of n paths do not fit a world of 16384 PEs (8 GiB). Its
-	// paths' errors are not settled (settle.go): the simulator's never
-	// fail.
+	// call: the simulator's network, and a LocalWorld of more than
+	// tablePathsMax PEs, make their paths on first use, since n tables of
+	// n paths do not fit a world of 16384 PEs (8 GiB). Its paths' errors
+	// are not settled (settle.go): these paths never fail.
 	PathTo func(rank int) transport.Path
 	// Shared lists the world ranks whose heaps Ptr reaches (TeamShared),
 	// ascending, this PE included.
