@@ -84,6 +84,8 @@ func (r *runner) bench(name string) error {
 		return r.barrier()
 	case "tcp_rtt":
 		return r.rawTCP()
+	case "tls_bw_ceiling":
+		return r.tlsCeiling()
 	case "broadcast", "fcollect", "reduce":
 		return collective[int64](r, name)
 	case "reduce_f64":

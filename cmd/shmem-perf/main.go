@@ -22,9 +22,12 @@
 //	-bind auto|core|none  with -np: bind PE r to the r-th equal share of the
 //	       allowed CPUs, as oshrun binds its PEs (auto, the default: unless
 //	       SHMEM_BUSY_POLL=0)
-//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt references, a plain
-//	       Go TCP round trip of 8 bytes with parked reads (tcp_rtt) and with
-//	       reads that poll as goshmem's lanes do (tcp_rtt_poll) (default 127.0.0.1)
+//	-rawhost ADDR     where PE 0 reaches PE 1 for the references on a plain Go
+//	       TCP connection (default 127.0.0.1): tcp_rtt, a round trip of 8
+//	       bytes with parked reads (tcp_rtt) and with reads that poll as
+//	       goshmem's lanes do (tcp_rtt_poll); tls_bw_ceiling, 1 MiB sealed
+//	       with AES-128-GCM by PE 0 and opened by PE 1 in goshmem's record
+//	       size, no goshmem code on the data path (tlsceiling.go)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 //	-metrics  run with shmem.WithMetrics and print every PE's metrics after
@@ -83,7 +86,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
-	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt reference")
+	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt and tls_bw_ceiling references")
 	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th equal share of the allowed CPUs (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	fs.BoolVar(&c.metrics, "metrics", false, "run with metrics on and print them to stderr (Prometheus text) after the benches")

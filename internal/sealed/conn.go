@@ -22,13 +22,13 @@ const (
 	overhead = hdrLen + tagLen
 )
 
-// flushAt is how many sealed bytes a held Conn gathers before it writes
+// FlushAt is how many sealed bytes a held Conn gathers before it writes
 // them mid-frame: 256 KiB, a default chunk. Writing each 64 KiB record as
 // it was sealed (to let the receiver start sooner) measured 30% slower
 // at 1 MiB: on loopback every write costs the sender the receiver's
 // share of TCP processing and a wake-up, and 64 KiB writes also split
 // into a full segment and a 100-byte one.
-const flushAt = 256 << 10
+const FlushAt = 256 << 10
 
 var (
 	// ErrAuth: a record failed authentication (forged, altered, replayed,
@@ -107,14 +107,14 @@ func newConn(sock net.Conn, send, recv []byte, keyLen int, pending []byte) (*Con
 	if err := c.r.init(recv, keyLen); err != nil {
 		return nil, err
 	}
-	c.out = make([]byte, 0, flushAt+MaxRecord+2*overhead)
+	c.out = make([]byte, 0, FlushAt+MaxRecord+2*overhead)
 	c.in = make([]byte, max(2*(MaxRecord+overhead), len(pending)+MaxRecord+overhead))
 	c.wr = copy(c.in, pending)
 	return c, nil
 }
 
 // Write seals p in records of at most MaxRecord bytes and writes them; while
-// held, records wait for Release or until flushAt bytes are sealed. A
+// held, records wait for Release or until FlushAt bytes are sealed. A
 // failed write is final.
 func (c *Conn) Write(p []byte) (int, error) {
 	if c.werr != nil {
@@ -128,7 +128,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		}
 		n += k
 		p = p[k:]
-		if len(c.out) >= flushAt {
+		if len(c.out) >= FlushAt {
 			if err := c.flush(); err != nil {
 				return n, err
 			}
@@ -168,7 +168,7 @@ func (c *Conn) flush() error {
 }
 
 // Hold makes Writes gather their records until Release writes them (or
-// flushAt bytes of them are waiting).
+// FlushAt bytes of them are waiting).
 func (c *Conn) Hold() { c.held = true }
 
 // Release writes what Hold gathered and stops gathering; err, an earlier

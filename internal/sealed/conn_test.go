@@ -51,12 +51,12 @@ func TestHoldGathersUntilRelease(t *testing.T) {
 	if string(got)+string(rest) != "headersmall payload" || recv.Buffered() != 0 {
 		t.Fatalf("read %q, %d bytes left buffered", string(got)+string(rest), recv.Buffered())
 	}
-	// flushAt bytes leave even while held, so a long frame streams.
+	// FlushAt bytes leave even while held, so a long frame streams.
 	wire.Reset()
 	send.Hold()
-	send.Write(make([]byte, flushAt))
-	if want := flushAt + flushAt/MaxRecord*overhead; wire.Len() != want {
-		t.Fatalf("held %d bytes: %d on the wire, want all %d", flushAt, wire.Len(), want)
+	send.Write(make([]byte, FlushAt))
+	if want := FlushAt + FlushAt/MaxRecord*overhead; wire.Len() != want {
+		t.Fatalf("held %d bytes: %d on the wire, want all %d", FlushAt, wire.Len(), want)
 	}
 	if err := send.Release(errors.New("earlier")); err == nil || err.Error() != "earlier" {
 		t.Fatalf("Release kept %v, want the caller's earlier error", err)
