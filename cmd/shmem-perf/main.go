@@ -17,6 +17,9 @@
 //	-b     comma list of benches or groups ("atomics", "all"; default all)
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
 //	-min   smallest message of put and get in bytes (default 1, as osu.c)
+//	-iters N  timed iterations of the point-to-point benches, atomics and
+//	       references instead of OSU's counts (warm-ups unchanged): two runs
+//	       with different N give instruction or syscall counts per operation
 //	-t     transport label for the CSV, overriding the detected one
 //	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
 //	-bind auto|core|none  with -np: bind PE r to the r-th equal share of the
@@ -63,6 +66,7 @@ type config struct {
 	sel     []string // bench names, groups expanded
 	max     int      // largest message in bytes
 	min     int      // smallest message of put and get, in bytes
+	iters   int      // > 0: timed iterations of p2p, atomics and references
 	label   string   // transport column; "" means detect
 	csv     bool
 	pes     int    // > 0: run in the simulator with this many PEs
@@ -81,6 +85,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	b := fs.String("b", "all", "comma list of benches or groups (atomics, all)")
 	fs.IntVar(&c.max, "m", 4<<20, "largest message in bytes")
 	fs.IntVar(&c.min, "min", 1, "smallest message of put and get in bytes (a power of two; for instruction counts of one size)")
+	fs.IntVar(&c.iters, "iters", 0, "timed iterations of point-to-point benches, atomics and references (default: OSU's counts)")
 	fs.StringVar(&c.label, "t", "", "transport label for the CSV (default: detected)")
 	fs.BoolVar(&c.csv, "csv", false, "print CSV rows on stdout (PE 0)")
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
@@ -98,6 +103,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.max < 8 || c.max > 1<<30 {
 		return c, fmt.Errorf("-m %d: want 8 .. 1 GiB", c.max)
+	}
+	if c.iters < 0 {
+		return c, fmt.Errorf("-iters %d: want 1 or more (0: OSU's counts)", c.iters)
 	}
 	if c.min < 1 || c.min > c.max || c.min&(c.min-1) != 0 {
 		return c, fmt.Errorf("-min %d: want a power of two in 1 .. -m", c.min)

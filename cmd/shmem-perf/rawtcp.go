@@ -54,12 +54,12 @@ func busyPoll() (time.Duration, error) {
 // roundTrips times one connection's round trips (PE 0) and answers them
 // (PE 1); wrap gives both ends their read mode.
 func (r *runner) roundTrips(name string, wrap func(net.Conn) net.Conn) error {
-	n := p2pSkip + p2pIters
+	skip, iters := r.p2pCounts(8)
 	return r.rawPair(func(raw net.Conn) error {
 		c := wrap(raw)
 		var b [8]byte
 		if r.me == 0 {
-			lat, _, err := r.timeLoop(p2pSkip, p2pIters, func(int) error {
+			lat, _, err := r.timeLoop(skip, iters, func(int) error {
 				if _, err := c.Write(b[:]); err != nil {
 					return err
 				}
@@ -69,11 +69,11 @@ func (r *runner) roundTrips(name string, wrap func(net.Conn) net.Conn) error {
 			if err != nil {
 				return err
 			}
-			r.row(name, 8, p2pIters, lat, 8/lat, 0)
+			r.row(name, 8, iters, lat, 8/lat, 0)
 			return nil
 		}
 		var err error
-		for i := 0; i < n && err == nil; i++ {
+		for i := 0; i < skip+iters && err == nil; i++ {
 			if _, err = io.ReadFull(c, b[:]); err == nil {
 				_, err = c.Write(b[:])
 			}

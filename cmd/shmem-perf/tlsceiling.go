@@ -38,7 +38,7 @@ func (r *runner) tlsCeiling() error {
 		return err
 	}
 	const size = 1 << 20
-	skip, iters := p2pCounts(size)
+	skip, iters := r.p2pCounts(size)
 	return r.rawPair(func(raw net.Conn) error {
 		c := rdma.PollingConn(raw, poll)
 		if r.me == 1 {

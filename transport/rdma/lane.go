@@ -343,6 +343,19 @@ func responseOp(op uint8) uint8 {
 func (l *lane) await(s *slot, op string) (uint64, error) {
 	timeout := l.p.n.cfg.OpTimeout
 	deadline := time.Now().Add(timeout)
+	// The common case first: nobody else reads the lane, so the caller
+	// reads its own response, bounded by readFor's deadline. Only a caller
+	// that must wait for another reader arms the slot's timer and selects
+	// (about 1500 instructions a get or fetch-add, half its client side's
+	// cost beyond the syscalls, measured with callgrind).
+	select {
+	case <-l.rtok:
+		if !l.readFor(s, deadline) {
+			return 0, l.errFor(op)
+		}
+		return l.finish(s, op)
+	default:
+	}
 	s.timer.Reset(timeout)
 	select {
 	case <-s.done:
