@@ -254,3 +254,45 @@ func BenchmarkSealOpenFrame(b *testing.B) {
 		io.ReadFull(recv, dst)
 	}
 }
+
+// chunkConn reads at most max bytes at a time from b.
+type chunkConn struct {
+	pipeConn
+	max int
+}
+
+func (c chunkConn) Read(p []byte) (int, error) { return c.b.Read(p[:min(len(p), c.max)]) }
+
+// TestFramesNeverMoveInTheReadBuffer streams frames as lanes write them (a
+// 56-byte header record, then a 256 KiB payload in full records): whatever
+// the socket hands each read, every byte arrives, and no record is moved
+// inside the read buffer before it is opened (the reads stop where a cut
+// record would have to move).
+func TestFramesNeverMoveInTheReadBuffer(t *testing.T) {
+	var wire bytes.Buffer
+	send, _ := pair(t, &wire, &bytes.Buffer{})
+	var want []byte
+	for i := 0; i < 6; i++ {
+		hdr, payload := pattern(56, byte(i)), pattern(FlushAt+i*1000, byte(i+50))
+		send.Hold()
+		send.Write(hdr)
+		send.Write(payload)
+		if err := send.Release(nil); err != nil {
+			t.Fatal(err)
+		}
+		want = append(append(want, hdr...), payload...)
+	}
+	for _, max := range []int{1000, maxWire + 7, 2*maxWire - 3, 1 << 30} {
+		recv, err := newConn(chunkConn{pipeConn{b: bytes.NewBuffer(bytes.Clone(wire.Bytes()))}, max}, secretB, secretA, 16, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(recv, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("reads of at most %d bytes: %v, equal %v", max, err, bytes.Equal(got, want))
+		}
+		if recv.moved != 0 {
+			t.Errorf("reads of at most %d bytes: %d bytes moved in the read buffer, want none", max, recv.moved)
+		}
+	}
+}
