@@ -346,7 +346,7 @@ func (l *lane) await(s *slot, op string) (uint64, error) {
 	// The common case first: nobody else reads the lane, so the caller
 	// reads its own response, bounded by readFor's deadline. Only a caller
 	// that must wait for another reader arms the slot's timer and selects
-	// (about 1500 instructions a get or fetch-add, half its client side's
+	// (about 1750 instructions a get or fetch-add, half its client side's
 	// cost beyond the syscalls, measured with callgrind).
 	select {
 	case <-l.rtok:
