@@ -35,7 +35,7 @@ func writeCeiling(b *strings.Builder, stats map[key]stat) {
 		"and against `tls_bw_ceiling`: 1 MiB sealed with AES-128-GCM by PE 0 and opened by PE 1, in goshmem's " +
 		"record and write sizes, over a plain Go TCP connection between the same two processes, reads polling as " +
 		"goshmem's lanes do, no goshmem code on the data path and no copy out of the opened records " +
-		"(goshmem must copy into the heap). A ceiling / OSHMEM below the goal means the goal is beyond what the two " +
+		"(goshmem must copy into the heap). A ceiling / OSHMEM below 3 (the goal) means the goal is beyond what the two " +
 		"cores can seal, copy and open:\n\n" +
 		"| goshmem | put | OSHMEM TCP put | ceiling | put / OSHMEM | put / ceiling | ceiling / OSHMEM |\n" +
 		"|---|---:|---:|---:|---:|---:|---:|\n")
