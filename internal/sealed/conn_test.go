@@ -294,5 +294,26 @@ func TestFramesNeverMoveInTheReadBuffer(t *testing.T) {
 		if recv.moved != 0 {
 			t.Errorf("reads of at most %d bytes: %d bytes moved in the read buffer, want none", max, recv.moved)
 		}
+		if len(recv.in) != bulkBuffer {
+			t.Errorf("after full records the read buffer holds %d bytes, want %d", len(recv.in), bulkBuffer)
+		}
+	}
+}
+
+// TestSmallFramesKeepTheSmallBuffer: a connection that never carries a
+// full record (a small lane) keeps its first, smaller read buffer.
+func TestSmallFramesKeepTheSmallBuffer(t *testing.T) {
+	var wire bytes.Buffer
+	send, recv := pair(t, &wire, &wire)
+	for _, n := range []int{56, 8 << 10, MaxRecord - 1} {
+		src := pattern(n, byte(n))
+		send.Write(src)
+		got := make([]byte, n)
+		if _, err := io.ReadFull(recv, got); err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+	}
+	if len(recv.in) != smallBuffer {
+		t.Fatalf("read buffer of %d bytes, want %d", len(recv.in), smallBuffer)
 	}
 }
