@@ -30,7 +30,11 @@ func TestMain(m *testing.M) {
 	if launchtest.RaceEnabled {
 		os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" halt_on_error=1"))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if tools.dir != "" {
+		os.RemoveAll(tools.dir) // the oshcc and shmemrun setup built
+	}
+	os.Exit(code)
 }
 
 func repoRoot(t *testing.T) string {
