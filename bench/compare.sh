@@ -25,7 +25,10 @@
 #                goshmem's TCP runs add tcp_rtt, plain Go TCP round trips of 8 bytes
 #                between the same two processes: tcp_rtt_poll with reads that poll as
 #                goshmem's lanes do (the raw reference of the targets, same mode) and
-#                tcp_rtt with reads that park at once (listed for comparison)
+#                tcp_rtt with reads that park at once (listed for comparison); the TLS
+#                run adds tls_bw_ceiling, 1 MiB sealed (AES-128-GCM) by PE 0 and opened
+#                by PE 1 in goshmem's record size on a plain Go TCP connection, polling
+#                alike: what the two cores allow a TLS put, beside the 3x OSHMEM goal
 #   TCP_MAXSIZE  largest message of the TCP runs           (default 1048576)
 #   NOTES        Markdown appended under the targets       (default bench/NOTES.md)
 #   OUT          the raw CSV                               (default bench/results.csv)
@@ -81,7 +84,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     TRANSPORTS=shm BENCHES=$BENCHES MAXSIZE=$MAXSIZE bench/oshmem/run.sh "$csv"
     goshmem udma -b "$BENCHES" -m "$MAXSIZE"
     TRANSPORTS=tcp BENCHES=$TCP_BENCHES MAXSIZE=$TCP_MAXSIZE bench/oshmem/run.sh "$csv"
-    SHMEM_TRANSPORT=tcp goshmem tcp-tls -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
+    SHMEM_TRANSPORT=tcp goshmem tcp-tls -b "$TCP_BENCHES,tcp_rtt,tls_bw_ceiling" -m "$TCP_MAXSIZE"
     SHMEM_TRANSPORT=tcp goshmem tcp -notls -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
     SHMEM_TRANSPORT=tcp SHMEM_BUSY_POLL=0 goshmem tcp-park -notls -t tcp-park -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
 done

@@ -93,6 +93,7 @@ func writeMarkdown(w io.Writer, stats map[key]stat, intro, notes string) error {
 		b.WriteString(strings.TrimSpace(intro) + "\n\n")
 		writeTargets(&b, stats)
 		writeRawRefs(&b, stats)
+		writeCeiling(&b, stats)
 		if notes != "" {
 			b.WriteString("\n" + strings.TrimSpace(notes) + "\n")
 		}

@@ -281,3 +281,24 @@ func TestRawRefsStateBothRoundTrips(t *testing.T) {
 		t.Errorf("no raw rows gave a table:\n%s", b.String())
 	}
 }
+
+func TestCeilingSetsTLSPutBesideBothReferences(t *testing.T) {
+	mib := int64(1 << 20)
+	stats := map[key]stat{
+		{implGoshmem, "tcp-tls", "put", mib}:            {bandwidthMBps: 1500},
+		{implGoshmem, "tcp-tls", "tls_bw_ceiling", mib}: {bandwidthMBps: 2000},
+		{implOshmem, "tcp", "put", mib}:                 {bandwidthMBps: 1000},
+	}
+	var b strings.Builder
+	writeCeiling(&b, stats)
+	want := "| tcp-tls | 1500 | 1000 | 2000 | 1.500 | 0.750 | 2.000 |"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("ceiling table lacks %q:\n%s", want, b.String())
+	}
+	b.Reset()
+	delete(stats, key{implGoshmem, "tcp-tls", "tls_bw_ceiling", mib})
+	writeCeiling(&b, stats)
+	if b.Len() != 0 {
+		t.Errorf("no ceiling row gave a table:\n%s", b.String())
+	}
+}

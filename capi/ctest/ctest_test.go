@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/goshmem/shmem/internal/launch/launchtest"
 )
 
 // tools holds oshcc and shmemrun, built once for all tests.
@@ -17,6 +19,22 @@ var tools struct {
 	once               sync.Once
 	dir, oshcc, shmrun string
 	err                error
+}
+
+// TestMain: when this binary has the race detector, so do the C programs'
+// libgoshmem (oshcc --race), shmemrun and oshcc. A C main's return does
+// not consult the detector, so a race inside the library would only be
+// printed; halt_on_error makes the PE exit with status 66 and the job
+// fail.
+func TestMain(m *testing.M) {
+	if launchtest.RaceEnabled {
+		os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" halt_on_error=1"))
+	}
+	code := m.Run()
+	if tools.dir != "" {
+		os.RemoveAll(tools.dir) // the oshcc and shmemrun setup built
+	}
+	os.Exit(code)
 }
 
 func repoRoot(t *testing.T) string {
@@ -35,30 +53,56 @@ func setup(t *testing.T) {
 		t.Skipf("no C compiler (%s): the C API tests need gcc or cc", cc)
 	}
 	tools.once.Do(func() {
-		root := repoRoot(t)
 		dir, err := os.MkdirTemp("", "goshmem-ctest-")
 		if err != nil {
 			tools.err = err
 			return
 		}
 		tools.dir = dir
-		tools.oshcc = filepath.Join(dir, "oshcc")
-		tools.shmrun = filepath.Join(dir, "shmemrun")
-		for bin, pkg := range map[string]string{tools.oshcc: "./cmd/oshcc", tools.shmrun: "./cmd/shmemrun"} {
-			cmd := exec.Command("go", "build", "-o", bin, pkg)
-			cmd.Dir = root
-			if out, err := cmd.CombinedOutput(); err != nil {
-				tools.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		for _, c := range []struct {
+			bin *string
+			pkg string
+		}{{&tools.oshcc, "github.com/goshmem/shmem/cmd/oshcc"}, {&tools.shmrun, "github.com/goshmem/shmem/cmd/shmemrun"}} {
+			if *c.bin, err = launchtest.BuildLauncher(dir, c.pkg); err != nil {
+				tools.err = err
 				return
 			}
 		}
 		// The first oshcc builds libgoshmem (or finds it in the cache).
-		if out, err := exec.Command(tools.oshcc, "--lib-dir").CombinedOutput(); err != nil {
+		if out, err := oshcc("--lib-dir").CombinedOutput(); err != nil {
 			tools.err = fmt.Errorf("oshcc --lib-dir: %v\n%s", err, out)
 		}
 	})
 	if tools.err != nil {
 		t.Fatal(tools.err)
+	}
+}
+
+// oshcc is the oshcc command with args, taking the race-built libgoshmem
+// when this binary has the race detector.
+func oshcc(args ...string) *exec.Cmd {
+	if launchtest.RaceEnabled {
+		args = append([]string{"--race"}, args...)
+	}
+	return exec.Command(tools.oshcc, args...)
+}
+
+// TestLibraryRaceBuilt: the C programs of a race-enabled test run load
+// the race-built libgoshmem, so the Go inside them is checked too (issue
+// 10's -race on every test); a plain run's load the plain one.
+func TestLibraryRaceBuilt(t *testing.T) {
+	setup(t)
+	dir, err := oshcc("--lib-dir").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(strings.TrimSpace(string(dir)), "libgoshmem.so")
+	info, err := exec.Command("go", "version", "-m", lib).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go version -m %s: %v\n%s", lib, err, info)
+	}
+	if got := strings.Contains(string(info), "build\t-race=true"); got != launchtest.RaceEnabled {
+		t.Fatalf("%s race-built: %v, want %v:\n%s", lib, got, launchtest.RaceEnabled, info)
 	}
 }
 
@@ -68,7 +112,7 @@ func compile(t *testing.T, name string, extra ...string) string {
 	src := filepath.Join(repoRoot(t), "capi", "testdata", "c", name+".c")
 	out := filepath.Join(t.TempDir(), name)
 	args := append([]string{"-O2", "-Wall", "-Werror", src, "-o", out}, extra...)
-	if b, err := exec.Command(tools.oshcc, args...).CombinedOutput(); err != nil {
+	if b, err := oshcc(args...).CombinedOutput(); err != nil {
 		t.Fatalf("oshcc %s: %v\n%s", name, err, b)
 	}
 	return out
@@ -193,10 +237,10 @@ func TestOshccCompileThenLink(t *testing.T) {
 	dir := t.TempDir()
 	obj, prog := filepath.Join(dir, "rma.o"), filepath.Join(dir, "rma")
 	src := filepath.Join(repoRoot(t), "capi", "testdata", "c", "rma.c")
-	if b, err := exec.Command(tools.oshcc, "-c", "-O2", "-DGOSHMEM_TEST=1", "-I", dir, src, "-o", obj).CombinedOutput(); err != nil {
+	if b, err := oshcc("-c", "-O2", "-DGOSHMEM_TEST=1", "-I", dir, src, "-o", obj).CombinedOutput(); err != nil {
 		t.Fatalf("oshcc -c: %v\n%s", err, b)
 	}
-	if b, err := exec.Command(tools.oshcc, obj, "-o", prog).CombinedOutput(); err != nil {
+	if b, err := oshcc(obj, "-o", prog).CombinedOutput(); err != nil {
 		t.Fatalf("oshcc link: %v\n%s", err, b)
 	}
 	if out := shmemrun(t, 2, prog); strings.Count(out, "rma ok") != 2 {

@@ -63,7 +63,7 @@ int main(void) {
 		t.Fatal(err)
 	}
 	prog := filepath.Join(dir, "names")
-	if out, err := exec.Command(tools.oshcc, "-Wno-unused-variable", c, "-o", prog).CombinedOutput(); err != nil {
+	if out, err := oshcc("-Wno-unused-variable", c, "-o", prog).CombinedOutput(); err != nil {
 		t.Fatalf("the spec's routines do not all compile and link: %v\n%s", err, firstLines(string(out), 40))
 	}
 	out := run(t, exec.Command(prog))

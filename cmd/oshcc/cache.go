@@ -76,11 +76,37 @@ func sourceHash(root string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
+// variant is which libgoshmem a command wants: shared or static, plain or
+// race-built.
+type variant struct{ static, race bool }
+
+// raceBase is where the race-built libgoshmem.so is linked to load: low
+// enough for the race detector's shadow (below 0xe0_0000_0000), above
+// where a non-PIE executable and its brk heap start (0x400000), and far
+// below the kernel's mmap area. The library spans about 50 MiB.
+const raceBase = "0x40000000"
+
+// buildArgs is the go build command line for v, writing out.
+func (v variant) buildArgs(out string) []string {
+	mode := "c-shared"
+	if v.static {
+		mode = "c-archive"
+	}
+	args := []string{"build", "-buildmode=" + mode}
+	if v.race {
+		args = append(args, "-race")
+		if !v.static {
+			args = append(args, "-ldflags=-extldflags=-Wl,-Ttext-segment="+raceBase)
+		}
+	}
+	return append(args, "-o", out, "./capi")
+}
+
 // ensureLibrary returns the cache directory holding libgoshmem and its
 // headers for the current sources, building them when missing. A build
 // goes to a fresh directory renamed into place, so concurrent oshcc runs
 // never see half a library.
-func ensureLibrary(root string, static bool) (string, error) {
+func ensureLibrary(root string, v variant) (string, error) {
 	key, err := sourceHash(root)
 	if err != nil {
 		return "", err
@@ -90,9 +116,12 @@ func ensureLibrary(root string, static bool) (string, error) {
 		cache = os.TempDir()
 	}
 	dir := filepath.Join(cache, "goshmem", "lib-"+key)
-	libName, mode := "libgoshmem.so", "c-shared"
-	if static {
-		libName, mode = "libgoshmem.a", "c-archive"
+	if v.race {
+		dir += "-race"
+	}
+	libName := "libgoshmem.so"
+	if v.static {
+		libName = "libgoshmem.a"
 	}
 	if _, err := os.Stat(filepath.Join(dir, libName)); err == nil {
 		return dir, nil
@@ -105,8 +134,9 @@ func ensureLibrary(root string, static bool) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	fmt.Fprintf(os.Stderr, "oshcc: building %s (go build -buildmode=%s) into %s\n", libName, mode, dir)
-	build := exec.Command("go", "build", "-buildmode="+mode, "-o", filepath.Join(tmp, libName), "./capi")
+	args := v.buildArgs(filepath.Join(tmp, libName))
+	fmt.Fprintf(os.Stderr, "oshcc: building %s (go %s) into %s\n", libName, strings.Join(args[:len(args)-3], " "), dir)
+	build := exec.Command("go", args...)
 	build.Dir = root
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {

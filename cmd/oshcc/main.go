@@ -14,6 +14,20 @@
 //	--showme          print the compiler command instead of running it
 //	--static-goshmem  link libgoshmem.a (go build -buildmode=c-archive)
 //	--lib-dir         print the directory of the cached library and exit
+//	--race            use libgoshmem built with the race detector (go build
+//	                  -race), cached apart from the plain one
+//
+// With --race the Go inside the library runs under Go's race detector
+// (ThreadSanitizer's Go mapping), which shadows only memory below
+// 0xe0_0000_0000: Go's heap and the Go module's data. A shared object
+// normally loads near 0x7f00_0000_0000, where the detector cannot map
+// shadow ("ThreadSanitizer failed to allocate ... (errno: 12)"), so the
+// race library is linked at a fixed base address (raceBase) that the
+// dynamic loader honours when the range is free. With --static-goshmem
+// the program is linked -no-pie for the same reason: the Go data is then
+// the executable's, loaded at 0x400000. A race makes the program print
+// "WARNING: DATA RACE"; GORACE=halt_on_error=1 makes it exit with status
+// 66 (a C main's return does not consult the detector).
 package main
 
 import (
@@ -25,7 +39,7 @@ import (
 
 func main() {
 	var args []string
-	showme, static, libDir := false, false, false
+	showme, static, libDir, race := false, false, false, false
 	for _, a := range os.Args[1:] {
 		switch a {
 		case "--showme":
@@ -34,6 +48,8 @@ func main() {
 			static = true
 		case "--lib-dir":
 			libDir = true
+		case "--race":
+			race = true
 		default:
 			args = append(args, a)
 		}
@@ -42,7 +58,7 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	lib, err := ensureLibrary(root, static)
+	lib, err := ensureLibrary(root, variant{static: static, race: race})
 	if err != nil {
 		fatal(err)
 	}
@@ -50,7 +66,7 @@ func main() {
 		fmt.Println(lib)
 		return
 	}
-	cmd := compileCommand(lib, args, static)
+	cmd := compileCommand(lib, args, variant{static: static, race: race})
 	if showme {
 		fmt.Println(strings.Join(cmd, " "))
 		return
@@ -86,7 +102,7 @@ func linking(args []string) bool {
 	return inputs
 }
 
-func compileCommand(lib string, args []string, static bool) []string {
+func compileCommand(lib string, args []string, v variant) []string {
 	cc := os.Getenv("CC")
 	if cc == "" {
 		cc = "cc"
@@ -94,7 +110,9 @@ func compileCommand(lib string, args []string, static bool) []string {
 	cmd := append(strings.Fields(cc), "-I"+lib+"/include")
 	cmd = append(cmd, args...)
 	if linking(args) {
-		if static {
+		if v.static && v.race {
+			cmd = append(cmd, "-no-pie", lib+"/libgoshmem.a", "-lpthread", "-lm")
+		} else if v.static {
 			cmd = append(cmd, lib+"/libgoshmem.a", "-lpthread", "-lm")
 		} else {
 			cmd = append(cmd, "-L"+lib, "-lgoshmem", "-Wl,-rpath,"+lib, "-lpthread", "-lm")

@@ -18,7 +18,7 @@ func TestCompileCommand(t *testing.T) {
 		{[]string{"a.o", "b.o", "-lm", "-o", "prog"}, true},
 	}
 	for _, c := range cases {
-		cmd := strings.Join(compileCommand("/cache", c.args, false), " ")
+		cmd := strings.Join(compileCommand("/cache", c.args, variant{}), " ")
 		if !strings.HasPrefix(cmd, "gcc -m64 -I/cache/include ") {
 			t.Errorf("%v: %s", c.args, cmd)
 		}
@@ -26,7 +26,34 @@ func TestCompileCommand(t *testing.T) {
 			t.Errorf("%v: links %v, want %v: %s", c.args, got, c.link, cmd)
 		}
 	}
-	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, true), " "); !strings.Contains(cmd, "/cache/libgoshmem.a") {
+	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, variant{static: true}), " "); !strings.Contains(cmd, "/cache/libgoshmem.a") || strings.Contains(cmd, "-no-pie") {
 		t.Errorf("static: %s", cmd)
+	}
+	// The race detector shadows only low addresses: the static library's
+	// Go data must load with a non-PIE executable.
+	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, variant{static: true, race: true}), " "); !strings.Contains(cmd, "-no-pie /cache/libgoshmem.a") {
+		t.Errorf("static race: %s", cmd)
+	}
+	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, variant{race: true}), " "); !strings.Contains(cmd, "-lgoshmem") || strings.Contains(cmd, "-no-pie") {
+		t.Errorf("shared race: %s", cmd)
+	}
+}
+
+// TestBuildArgs: the race library is linked at raceBase (the detector
+// cannot shadow a shared object where the loader would put it).
+func TestBuildArgs(t *testing.T) {
+	cases := []struct {
+		v    variant
+		want string
+	}{
+		{variant{}, "build -buildmode=c-shared -o OUT ./capi"},
+		{variant{static: true}, "build -buildmode=c-archive -o OUT ./capi"},
+		{variant{race: true}, "build -buildmode=c-shared -race -ldflags=-extldflags=-Wl,-Ttext-segment=0x40000000 -o OUT ./capi"},
+		{variant{static: true, race: true}, "build -buildmode=c-archive -race -o OUT ./capi"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(c.v.buildArgs("OUT"), " "); got != c.want {
+			t.Errorf("%+v: go %s, want go %s", c.v, got, c.want)
+		}
 	}
 }

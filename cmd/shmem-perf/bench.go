@@ -84,6 +84,8 @@ func (r *runner) bench(name string) error {
 		return r.barrier()
 	case "tcp_rtt":
 		return r.rawTCP()
+	case "tls_bw_ceiling":
+		return r.tlsCeiling()
 	case "broadcast", "fcollect", "reduce":
 		return collective[int64](r, name)
 	case "reduce_f64":
@@ -188,12 +190,17 @@ func (r *runner) meanOverPEs(v float64) (float64, error) {
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
 // p2pCounts is the OSU rule: many warm-ups and iterations for small
-// messages, a few un-warmed iterations for large ones.
-func p2pCounts(size int) (skip, iters int) {
+// messages, a few un-warmed iterations for large ones; -iters replaces
+// the timed count.
+func (r *runner) p2pCounts(size int) (skip, iters int) {
+	skip, iters = 0, p2pItersLarge
 	if size <= smallLimit {
-		return p2pSkip, p2pIters
+		skip, iters = p2pSkip, p2pIters
 	}
-	return 0, p2pItersLarge
+	if r.c.iters > 0 {
+		iters = r.c.iters
+	}
+	return skip, iters
 }
 
 // p2p: PE 0 drives, PE 1 is passive; one iteration is one complete
@@ -209,7 +216,7 @@ func (r *runner) p2p(name string) error {
 		return err
 	}
 	for size := r.c.min; size <= r.c.max; size *= 2 {
-		skip, iters := p2pCounts(size)
+		skip, iters := r.p2pCounts(size)
 		fill := byte(size&0x7f) | 1
 		src, dst := sbuf.Local(p)[:size], rbuf.Local(p)[:size]
 		for i := range src {
@@ -366,11 +373,12 @@ func (r *runner) atomic(name string) error {
 		default:
 			return fmt.Errorf("unknown bench %q", name)
 		}
-		lat, allocs, err := r.timeLoop(p2pSkip, p2pIters, call, nil)
+		skip, iters := r.p2pCounts(8)
+		lat, allocs, err := r.timeLoop(skip, iters, call, nil)
 		if err != nil {
 			return err
 		}
-		r.row(name, 8, p2pIters, lat, 0, allocs)
+		r.row(name, 8, iters, lat, 0, allocs)
 	}
 	if err := p.BarrierAll(); err != nil {
 		return err

@@ -17,14 +17,20 @@
 //	-b     comma list of benches or groups ("atomics", "all"; default all)
 //	-m     largest message in bytes (default 4 MiB, as osu.c)
 //	-min   smallest message of put and get in bytes (default 1, as osu.c)
+//	-iters N  timed iterations of the point-to-point benches, atomics and
+//	       references instead of OSU's counts (warm-ups unchanged): two runs
+//	       with different N give instruction or syscall counts per operation
 //	-t     transport label for the CSV, overriding the detected one
 //	-cpuprofile FILE  write each PE's CPU profile to FILE.<rank>
 //	-bind auto|core|none  with -np: bind PE r to the r-th equal share of the
 //	       allowed CPUs, as oshrun binds its PEs (auto, the default: unless
 //	       SHMEM_BUSY_POLL=0)
-//	-rawhost ADDR     where PE 0 reaches PE 1 for the tcp_rtt references, a plain
-//	       Go TCP round trip of 8 bytes with parked reads (tcp_rtt) and with
-//	       reads that poll as goshmem's lanes do (tcp_rtt_poll) (default 127.0.0.1)
+//	-rawhost ADDR     where PE 0 reaches PE 1 for the references on a plain Go
+//	       TCP connection (default 127.0.0.1): tcp_rtt, a round trip of 8
+//	       bytes with parked reads (tcp_rtt) and with reads that poll as
+//	       goshmem's lanes do (tcp_rtt_poll); tls_bw_ceiling, 1 MiB sealed
+//	       with AES-128-GCM by PE 0 and opened by PE 1 in goshmem's record
+//	       size, no goshmem code on the data path (tlsceiling.go)
 //	-csv   print CSV rows (PE 0 only) on stdout with the header
 //	       impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 //	-metrics  run with shmem.WithMetrics and print every PE's metrics after
@@ -60,6 +66,7 @@ type config struct {
 	sel     []string // bench names, groups expanded
 	max     int      // largest message in bytes
 	min     int      // smallest message of put and get, in bytes
+	iters   int      // > 0: timed iterations of p2p, atomics and references
 	label   string   // transport column; "" means detect
 	csv     bool
 	pes     int    // > 0: run in the simulator with this many PEs
@@ -78,12 +85,13 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	b := fs.String("b", "all", "comma list of benches or groups (atomics, all)")
 	fs.IntVar(&c.max, "m", 4<<20, "largest message in bytes")
 	fs.IntVar(&c.min, "min", 1, "smallest message of put and get in bytes (a power of two; for instruction counts of one size)")
+	fs.IntVar(&c.iters, "iters", 0, "timed iterations of point-to-point benches, atomics and references (default: OSU's counts)")
 	fs.StringVar(&c.label, "t", "", "transport label for the CSV (default: detected)")
 	fs.BoolVar(&c.csv, "csv", false, "print CSV rows on stdout (PE 0)")
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
-	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt reference")
+	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt and tls_bw_ceiling references")
 	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th equal share of the allowed CPUs (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	fs.BoolVar(&c.metrics, "metrics", false, "run with metrics on and print them to stderr (Prometheus text) after the benches")
@@ -95,6 +103,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.max < 8 || c.max > 1<<30 {
 		return c, fmt.Errorf("-m %d: want 8 .. 1 GiB", c.max)
+	}
+	if c.iters < 0 {
+		return c, fmt.Errorf("-iters %d: want 1 or more (0: OSU's counts)", c.iters)
 	}
 	if c.min < 1 || c.min > c.max || c.min&(c.min-1) != 0 {
 		return c, fmt.Errorf("-min %d: want a power of two in 1 .. -m", c.min)

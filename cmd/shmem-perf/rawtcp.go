@@ -54,6 +54,42 @@ func busyPoll() (time.Duration, error) {
 // roundTrips times one connection's round trips (PE 0) and answers them
 // (PE 1); wrap gives both ends their read mode.
 func (r *runner) roundTrips(name string, wrap func(net.Conn) net.Conn) error {
+	skip, iters := r.p2pCounts(8)
+	return r.rawPair(func(raw net.Conn) error {
+		c := wrap(raw)
+		var b [8]byte
+		if r.me == 0 {
+			lat, _, err := r.timeLoop(skip, iters, func(int) error {
+				if _, err := c.Write(b[:]); err != nil {
+					return err
+				}
+				_, err := io.ReadFull(c, b[:])
+				return err
+			}, nil)
+			if err != nil {
+				return err
+			}
+			r.row(name, 8, iters, lat, 8/lat, 0)
+			return nil
+		}
+		var err error
+		for i := 0; i < skip+iters && err == nil; i++ {
+			if _, err = io.ReadFull(c, b[:]); err == nil {
+				_, err = c.Write(b[:])
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("answering PE 0: %w", err)
+		}
+		return nil
+	})
+}
+
+// rawPair connects PE 0 and PE 1 with a plain TCP connection, outside
+// goshmem: PE 1 listens on every address and tells PE 0 its port through
+// the heap, PE 0 dials -rawhost. Each of the two runs side with its end,
+// which rawPair closes; other PEs only take part in the barriers.
+func (r *runner) rawPair(side func(c net.Conn) error) error {
 	p := r.p
 	port, err := shmem.Calloc[int64](p, 1)
 	if err != nil {
@@ -72,43 +108,23 @@ func (r *runner) roundTrips(name string, wrap func(net.Conn) net.Conn) error {
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
-	n := p2pSkip + p2pIters
+	var c net.Conn
 	switch r.me {
 	case 0:
 		addr := net.JoinHostPort(r.c.rawHost, strconv.FormatInt(port.Local(p)[0], 10))
-		raw, err := net.Dial("tcp", addr)
-		if err != nil {
+		if c, err = net.Dial("tcp", addr); err != nil {
 			return fmt.Errorf("dialling PE 1 at %s: %w", addr, err)
 		}
-		c := wrap(raw)
-		var b [8]byte
-		lat, _, err := r.timeLoop(p2pSkip, p2pIters, func(int) error {
-			if _, err := c.Write(b[:]); err != nil {
-				return err
-			}
-			_, err := io.ReadFull(c, b[:])
-			return err
-		}, nil)
-		raw.Close()
-		if err != nil {
-			return err
-		}
-		r.row(name, 8, p2pIters, lat, 8/lat, 0)
 	case 1:
-		raw, err := ln.Accept()
-		if err != nil {
+		if c, err = ln.Accept(); err != nil {
 			return err
 		}
-		c := wrap(raw)
-		var b [8]byte
-		for i := 0; i < n && err == nil; i++ {
-			if _, err = io.ReadFull(c, b[:]); err == nil {
-				_, err = c.Write(b[:])
-			}
-		}
-		raw.Close()
+	}
+	if c != nil {
+		err = side(c)
+		c.Close()
 		if err != nil {
-			return fmt.Errorf("answering PE 0: %w", err)
+			return err
 		}
 	}
 	if err := p.BarrierAll(); err != nil {

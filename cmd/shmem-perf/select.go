@@ -6,12 +6,13 @@ import (
 	"strings"
 )
 
-// benchNames lists the benches in the order osu.c runs them.
+// benchNames lists the benches in the order osu.c runs them, then the
+// references that are not OSU benches (tcp_rtt, tls_bw_ceiling).
 func benchNames() []string {
 	return []string{"put", "get", "put_nb", "get_nb", "put_mr",
 		"atomic_fetch_add", "atomic_add", "atomic_compare_swap", "atomic_swap",
 		"atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc",
-		"barrier", "broadcast", "fcollect", "reduce", "reduce_f64", "tcp_rtt"}
+		"barrier", "broadcast", "fcollect", "reduce", "reduce_f64", "tcp_rtt", "tls_bw_ceiling"}
 }
 
 // groupPrefix maps a group name of -b to the prefix of the benches it holds.

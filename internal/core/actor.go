@@ -53,13 +53,13 @@ func (s *state) apply(e any) {
 		if s.cfg.OnFailure != nil {
 			s.cfg.OnFailure(e.Rank, reason, e.Origin)
 		}
-		s.bell.Ring()
+		s.changed()
 	case pe.Exited:
 		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})
 		s.raise()
 		close(s.exitKnown)
 		s.log.Info("global exit", "by", e.Rank, "status", e.Status)
-		s.bell.Ring()
+		s.changed()
 		if s.cfg.OnGlobalExit != nil {
 			s.cfg.OnGlobalExit(e.Rank, e.Status)
 		}

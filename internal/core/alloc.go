@@ -91,25 +91,34 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 	}
 	w := p.startLong(op, b)
 	defer p.unblock()
+	// The wait sleeps until its next duty (a peer check, the timeouts,
+	// the hang report) or until the PE's state changes (notices), never
+	// on a fixed tick: the first look comes after checkFirst, as most
+	// agreements are answered sooner.
 	timer := time.NewTimer(checkFirst)
 	defer timer.Stop()
+	woken := p.s.wake.wait()
 	for {
 		select {
 		case r := <-answer:
 			return actorsys.Result(r, g.N, op, p.MyPE())
 		case <-timer.C:
+		case <-woken:
+			timer.Stop()
 		}
 		select {
 		case r := <-answer: // both were ready: the answer wins
 			return actorsys.Result(r, g.N, op, p.MyPE())
 		default:
 		}
+		woken = p.s.wake.wait() // before the looks: a change after them closes it
 		err := p.waitable(op)
 		var sleep time.Duration
 		if err == nil {
 			sleep, err = w.step()
 		}
-		if err == nil && time.Since(w.start) > p.s.cfg.Timeout {
+		left := p.s.cfg.Timeout - time.Since(w.start)
+		if err == nil && left < 0 {
 			err = errs.New(op, p.MyPE(), errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", p.s.cfg.Timeout)
 		}
 		if err != nil {
@@ -122,7 +131,11 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 			}
 			return nil, err
 		}
-		timer.Reset(min(sleep, wakeEvery))
+		sleep = min(sleep, max(left, time.Millisecond))
+		if h := p.s.agreeSleeps; h != nil {
+			h(sleep)
+		}
+		timer.Reset(sleep)
 	}
 }
 

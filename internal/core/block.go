@@ -66,7 +66,7 @@ func (p *PE) SetHangReport(d time.Duration) { p.s.blocks.hang.Store(int64(d)) }
 // err (the simulator's deadlock verdict).
 func (p *PE) Abort(err error) {
 	p.s.blocks.abort.Store(&err)
-	p.s.bell.Ring()
+	p.s.changed()
 }
 
 // Blocked reports whether a call of the PE is blocked now, a number that
@@ -155,9 +155,15 @@ func (w *longWait) checkPeers() error {
 	return w.p.wordCheck(w)
 }
 
+// noDuty is step's answer when a wait has no duty in real time: it waits
+// only for events (its bell, its answer, the PE's notices).
+const noDuty = time.Duration(1 << 62)
+
 // step runs the periodic duties of a long wait: the abort verdict, the peer
 // check, the operation timeout, the hang report. It returns how long the
-// wait may sleep before the next step, or the error that ends the wait.
+// wait may sleep before the next of them is due (noDuty when none is:
+// the checks are the scheduler's or there are none, and no timeout or
+// report is set), or the error that ends the wait.
 func (w *longWait) step() (time.Duration, error) {
 	s := w.p.s
 	if e := s.blocks.abort.Load(); e != nil {
@@ -168,24 +174,37 @@ func (w *longWait) step() (time.Duration, error) {
 	if due {
 		w.check = el + min(max(el, checkFirst), checkMax)
 	}
+	next := w.check - el
+	if _, none := w.b.(groupWait); none {
+		next = noDuty // Finalize's: nothing to check
+	}
 	if c := s.checks; c != nil && !w.lock {
 		// A scheduled network says when (a lock's waiter spins through
-		// the schedule instead of waiting, so it keeps real time).
+		// the schedule instead of waiting, so it keeps real time), and
+		// wakes an agreement's waiter for it (OnCheck).
 		due = c.CheckDue()
+		next = noDuty
 	}
 	if due {
 		if err := w.checkPeers(); err != nil {
 			return 0, err
 		}
 	}
-	if to := time.Duration(s.blocks.opTO.Load()); to > 0 && el >= to {
-		return 0, errs.New(w.op, w.p.MyPE(), errs.NoPE, errs.ErrTimeout, "waited %v (the operation timeout) on %s", el.Round(time.Millisecond), w.waiting())
+	if to := time.Duration(s.blocks.opTO.Load()); to > 0 {
+		if el >= to {
+			return 0, errs.New(w.op, w.p.MyPE(), errs.NoPE, errs.ErrTimeout, "waited %v (the operation timeout) on %s", el.Round(time.Millisecond), w.waiting())
+		}
+		next = min(next, to-el)
 	}
-	if h := time.Duration(s.blocks.hang.Load()); h > 0 && el >= h && !w.reported {
-		w.reported = true
-		s.log.Warn("blocked", "call", w.op, "on", w.waiting(), "for", el.Round(time.Millisecond))
+	if h := time.Duration(s.blocks.hang.Load()); h > 0 && !w.reported {
+		if el >= h {
+			w.reported = true
+			s.log.Warn("blocked", "call", w.op, "on", w.waiting(), "for", el.Round(time.Millisecond))
+		} else {
+			next = min(next, h-el)
+		}
 	}
-	return max(w.check-el, time.Millisecond), nil
+	return max(next, time.Millisecond), nil
 }
 
 // wordCheck: a word of this PE's heap (WaitUntil, signal waits, locks)

@@ -211,7 +211,7 @@ func (p *PE) Finalize() error {
 		return err
 	}
 	p.s.raise()
-	p.s.bell.Ring()
+	p.s.changed()
 	root := p.s.cfg.System.Root
 	if p.s.pePID != nil {
 		_ = root.StopFuture(p.s.pePID).Wait()

@@ -65,7 +65,14 @@ type LocalWorld struct {
 	// coordMsgs counts twice each message the coordinator handles: once
 	// when it starts, once when it is done, so it is odd while one is.
 	coordMsgs atomic.Uint64
+	// pathsMade counts the udma paths the world's PEs hold (without a
+	// simulated network): n² in a small world, those used in a large one.
+	pathsMade atomic.Int64
 }
+
+// PathsMade returns how many data paths the world has made so far (its
+// own mapped-memory paths; a simulated network's are its own to count).
+func (w *LocalWorld) PathsMade() int64 { return w.pathsMade.Load() }
 
 // NewLocalWorld builds the PEs of cfg. Close releases what they share once
 // every PE has finalized or been abandoned.
@@ -134,15 +141,22 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		}
 		var paths []transport.Path
 		var pathTo func(int) transport.Path
-		if cfg.Net != nil {
+		fence := new(atomic.Uint64)
+		newPath := func(q int) *udma.Path {
+			return udma.NewPath(heaps[q].Bytes(), bells[q], fence, nodeOf(q) == nodeOf(r))
+		}
+		switch {
+		case cfg.Net != nil:
 			// The network makes each path on first use.
 			pathTo = func(q int) transport.Path { return cfg.Net.Path(r, q, nodeOf(q) == nodeOf(r)) }
-		} else {
-			fence := new(atomic.Uint64)
+		case n > tablePathsMax:
+			pathTo = newLazyPaths(n, newPath, &w.pathsMade).path
+		default:
 			paths = make([]transport.Path, n)
 			for q := range paths {
-				paths[q] = udma.NewPath(heaps[q].Bytes(), bells[q], fence, nodeOf(q) == nodeOf(r))
+				paths[q] = newPath(q)
 			}
+			w.pathsMade.Add(int64(n))
 		}
 		var onFailure func(int, string, int)
 		if cfg.OnFailure != nil {
@@ -207,7 +221,7 @@ func (w *LocalWorld) Close() error {
 	for _, p := range w.PEs {
 		p.s.finalized.Store(true)
 		p.s.raise()
-		p.s.bell.Ring()
+		p.s.changed()
 	}
 	if w.system != nil {
 		for _, p := range w.PEs {

@@ -31,6 +31,10 @@ type Net interface {
 type PeerChecker interface {
 	// CheckDue reports whether the waiting PE checks its peers now.
 	CheckDue() bool
+	// OnCheck registers wake, which a round of checks calls when the PE
+	// is blocked in an agreement (outside the schedule): such a waiter
+	// sleeps until something happens, not on a timer.
+	OnCheck(wake func())
 	// Poll is a scheduling point of a call that reads only the PE's own
 	// heap and returns at once (Test and its forms, SignalFetch), which
 	// programs call in a loop: the others run, writes in flight land.

@@ -56,10 +56,10 @@ type Config struct {
 	// one instead of n copies of n ranks.
 	World []int
 	// PathTo, if set instead of Paths, returns the path to a PE at each
-	// call: the simulator's network makes its paths on first use, since
-	// n tables of n paths do not fit a world of 16384 PEs (8 GiB). Its
-	// paths' errors are not settled (settle.go): the simulator's never
-	// fail.
+	// call: the simulator's network, and a LocalWorld of more than
+	// tablePathsMax PEs, make their paths on first use, since n tables of
+	// n paths do not fit a world of 16384 PEs (8 GiB). Its paths' errors
+	// are not settled (settle.go): these paths never fail.
 	PathTo func(rank int) transport.Path
 	// Shared lists the world ranks whose heaps Ptr reaches (TeamShared),
 	// ascending, this PE included.
@@ -199,6 +199,10 @@ type state struct {
 	firstFailed atomic.Int32
 	actor       peActor
 	blocks      blocks
+	wake        notices // wakes agreement waiters (notice.go)
+	// agreeSleeps, set by tests before the PE is used, hears every sleep
+	// an agreement's wait arms after a look.
+	agreeSleeps func(time.Duration)
 
 	pePID *actor.PID
 	heap  *heap.Actor // owns the allocator; driven under collMu
@@ -249,6 +253,9 @@ func Start(cfg Config) (*PE, error) {
 		s.cfg.Paths = nil // s.paths holds them: one table a PE, not two
 	}
 	s.checks, _ = cfg.Bell.(PeerChecker)
+	if s.checks != nil {
+		s.checks.OnCheck(s.wake.notify)
+	}
 	s.pctl.Store(1)
 	s.log = slog.New(gate{s.log.Handler(), &s.pctl})
 	if cfg.SocketWriters {

@@ -51,12 +51,12 @@ func TestHoldGathersUntilRelease(t *testing.T) {
 	if string(got)+string(rest) != "headersmall payload" || recv.Buffered() != 0 {
 		t.Fatalf("read %q, %d bytes left buffered", string(got)+string(rest), recv.Buffered())
 	}
-	// flushAt bytes leave even while held, so a long frame streams.
+	// FlushAt bytes leave even while held, so a long frame streams.
 	wire.Reset()
 	send.Hold()
-	send.Write(make([]byte, flushAt))
-	if want := flushAt + flushAt/MaxRecord*overhead; wire.Len() != want {
-		t.Fatalf("held %d bytes: %d on the wire, want all %d", flushAt, wire.Len(), want)
+	send.Write(make([]byte, FlushAt))
+	if want := FlushAt + FlushAt/MaxRecord*overhead; wire.Len() != want {
+		t.Fatalf("held %d bytes: %d on the wire, want all %d", FlushAt, wire.Len(), want)
 	}
 	if err := send.Release(errors.New("earlier")); err == nil || err.Error() != "earlier" {
 		t.Fatalf("Release kept %v, want the caller's earlier error", err)
@@ -252,5 +252,68 @@ func BenchmarkSealOpenFrame(b *testing.B) {
 	for b.Loop() {
 		send.Write(src)
 		io.ReadFull(recv, dst)
+	}
+}
+
+// chunkConn reads at most max bytes at a time from b.
+type chunkConn struct {
+	pipeConn
+	max int
+}
+
+func (c chunkConn) Read(p []byte) (int, error) { return c.b.Read(p[:min(len(p), c.max)]) }
+
+// TestFramesNeverMoveInTheReadBuffer streams frames as lanes write them (a
+// 56-byte header record, then a 256 KiB payload in full records): whatever
+// the socket hands each read, every byte arrives, and no record is moved
+// inside the read buffer before it is opened (the reads stop where a cut
+// record would have to move).
+func TestFramesNeverMoveInTheReadBuffer(t *testing.T) {
+	var wire bytes.Buffer
+	send, _ := pair(t, &wire, &bytes.Buffer{})
+	var want []byte
+	for i := 0; i < 6; i++ {
+		hdr, payload := pattern(56, byte(i)), pattern(FlushAt+i*1000, byte(i+50))
+		send.Hold()
+		send.Write(hdr)
+		send.Write(payload)
+		if err := send.Release(nil); err != nil {
+			t.Fatal(err)
+		}
+		want = append(append(want, hdr...), payload...)
+	}
+	for _, max := range []int{1000, maxWire + 7, 2*maxWire - 3, 1 << 30} {
+		recv, err := newConn(chunkConn{pipeConn{b: bytes.NewBuffer(bytes.Clone(wire.Bytes()))}, max}, secretB, secretA, 16, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(recv, got); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("reads of at most %d bytes: %v, equal %v", max, err, bytes.Equal(got, want))
+		}
+		if recv.moved != 0 {
+			t.Errorf("reads of at most %d bytes: %d bytes moved in the read buffer, want none", max, recv.moved)
+		}
+		if len(recv.in) != bulkBuffer {
+			t.Errorf("after full records the read buffer holds %d bytes, want %d", len(recv.in), bulkBuffer)
+		}
+	}
+}
+
+// TestSmallFramesKeepTheSmallBuffer: a connection that never carries a
+// full record (a small lane) keeps its first, smaller read buffer.
+func TestSmallFramesKeepTheSmallBuffer(t *testing.T) {
+	var wire bytes.Buffer
+	send, recv := pair(t, &wire, &wire)
+	for _, n := range []int{56, 8 << 10, MaxRecord - 1} {
+		src := pattern(n, byte(n))
+		send.Write(src)
+		got := make([]byte, n)
+		if _, err := io.ReadFull(recv, got); err != nil || !bytes.Equal(got, src) {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+	}
+	if len(recv.in) != smallBuffer {
+		t.Fatalf("read buffer of %d bytes, want %d", len(recv.in), smallBuffer)
 	}
 }

@@ -53,6 +53,7 @@ func secrets(cs *tls.ConnectionState) (c2s, s2c []byte, err error) {
 type direction struct {
 	aead   cipher.AEAD
 	iv     [12]byte
+	ivLo   uint64 // iv's last 8 bytes, big-endian: what the record number XORs
 	secret [secretLen]byte
 	keyLen int
 	seq    uint64
@@ -84,17 +85,14 @@ func (d *direction) derive() error {
 		return err
 	}
 	copy(d.iv[:], iv)
+	d.ivLo = binary.BigEndian.Uint64(d.iv[4:])
 	return nil
 }
 
 // nonce is the current record's nonce: IV XOR the record number.
 func (d *direction) nonce(n *[12]byte) {
 	*n = d.iv
-	var s [8]byte
-	binary.BigEndian.PutUint64(s[:], d.seq)
-	for i := range s {
-		n[4+i] ^= s[i]
-	}
+	binary.BigEndian.PutUint64(n[4:], d.ivLo^d.seq)
 }
 
 // advance moves to the next record number, and at every RekeyEvery-th to

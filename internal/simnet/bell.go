@@ -58,6 +58,13 @@ func (b *bell) Wait(armed uint32, timeout time.Duration) {
 
 func (b *bell) Disarm() { b.p.inner.Disarm() }
 
+// OnCheck implements core.PeerChecker.
+func (b *bell) OnCheck(wake func()) {
+	b.n.mu.Lock()
+	b.p.wake = wake
+	b.n.mu.Unlock()
+}
+
 // CheckDue implements core.PeerChecker.
 func (b *bell) CheckDue() bool { return b.n.checkDue(b.p) }
 

@@ -13,7 +13,7 @@ import "time"
 // and nothing changed since the last round: a peer that called Finalize,
 // died or entered another collective while they wait is found so. The
 // waiting PEs become ready, in rank order; those in an agreement, outside
-// the schedule, check at their next look.
+// the schedule, are woken to check (they wait for nothing else to happen).
 func (n *Net) checkRound() {
 	if n.checked == n.progress {
 		return
@@ -24,6 +24,9 @@ func (n *Net) checkRound() {
 		switch p.st {
 		case stOutside:
 			p.check.Store(true)
+			if p.wake != nil {
+				p.wake()
+			}
 		case stWaiting:
 			p.check.Store(true)
 			p.st = stReady

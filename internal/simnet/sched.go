@@ -39,9 +39,12 @@ type pe struct {
 	rung     bool    // a write landed since Arm
 	deadlock bool    // picked to report that every PE waits for nothing
 	// check: asked to check its peers (checkRound); atomic, as the PEs
-	// in an agreement look at it every few milliseconds, all 16384 of
-	// them in a large world, without the scheduler's lock.
+	// in an agreement read it without the scheduler's lock.
 	check atomic.Bool
+	// wake wakes the PE's goroutines waiting in an agreement, outside
+	// the schedule (core.PeerChecker.OnCheck), so that they look at
+	// check; nil until the PE registers it.
+	wake  func()
 	paths map[int32]*path // made on first use (Net.Path)
 	// waiting counts the goroutines blocked on this PE's bell in an
 	// Unscheduled network: a write issued to it wakes them to land it.

@@ -77,7 +77,7 @@ func (l *lane) wakeReader() {
 func (l *lane) readFor(s *slot, deadline time.Time) bool {
 	ok := !l.deadNow()
 	if ok {
-		l.rtimer.Reset(time.Until(deadline))
+		l.rwatch.start(deadline)
 	wait:
 		for {
 			select {
@@ -90,7 +90,7 @@ func (l *lane) readFor(s *slot, deadline time.Time) bool {
 				break
 			}
 		}
-		l.rtimer.Stop()
+		l.rwatch.stop()
 	}
 	l.rtok <- struct{}{}
 	if ok {
@@ -110,14 +110,14 @@ func (l *lane) readFor(s *slot, deadline time.Time) bool {
 func (l *lane) readUntilAcked(mark uint64, deadline time.Time) bool {
 	ok := !l.deadNow()
 	if ok && l.acked.Load() < mark {
-		l.rtimer.Reset(time.Until(deadline))
+		l.rwatch.start(deadline)
 		for l.acked.Load() < mark {
 			if !l.readOne() {
 				ok = false
 				break
 			}
 		}
-		l.rtimer.Stop()
+		l.rwatch.stop()
 	}
 	l.rtok <- struct{}{}
 	return ok || l.acked.Load() >= mark

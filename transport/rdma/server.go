@@ -214,7 +214,18 @@ func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 		sc.rec.Hold()
 	}
 	_, err := sc.bw.Write(sc.ob[:])
-	if err == nil {
+	switch {
+	case err != nil:
+	case sc.rec != nil && len(payload) > sc.bw.Available():
+		// Under TLS the header (and the answers before it) leave bw as a
+		// record of their own and the payload is sealed straight from the
+		// heap: through bw, its first 64 KiB were copied into bw, sealed
+		// with the header, and on the reader's side copied again through
+		// its bufio.Reader, a quarter of a 256 KiB chunk twice on each side.
+		if err = sc.bw.Flush(); err == nil {
+			_, err = sc.c.Write(payload)
+		}
+	default:
 		_, err = sc.bw.Write(payload)
 	}
 	if now && err == nil {
