@@ -40,7 +40,7 @@ type lane struct {
 	rtok    chan struct{}
 	br      *bufio.Reader
 	hb      [headerSize]byte
-	orphans atomic.Int32  // pending relayed and detached requests
+	orphans atomic.Int32  // pending relayed and detached requests, and pipelined gets issuing more
 	wake    chan struct{} // tells the reader goroutine that orphans rose
 	rwatch  *readWatch    // fails the lane when a reading caller waits too long
 	tries   int           // dials so far; guarded by mu

@@ -114,7 +114,21 @@ func (p *path) Get(dst []byte, off uint64) error {
 			c := min(len(dst), chunk)
 			h := p.header(opGet)
 			h.off, h.n = off, uint32(c)
+			// While this caller issues, nobody may read the answers to the
+			// chunks it already asked for; the peer, unable to write them,
+			// stops reading, and a writer queued on the lane before this
+			// request would stall both ends until the write deadline. So
+			// the reader goroutine reads them meanwhile, as it does for
+			// orphans.
+			pending := issued > waited
+			if pending {
+				l.orphans.Add(1)
+				l.wakeReader()
+			}
 			s, err := l.request(&h, dst[:c], false, "Get")
+			if pending {
+				l.orphans.Add(-1)
+			}
 			if err != nil {
 				first = err
 				dst = nil
