@@ -32,6 +32,7 @@ func targets() []target {
 		{"fetch-add, shared memory", "udma", "shm", "atomic_fetch_add", []int64{8}, false, 0.5, ""},
 		{"compare-swap, shared memory", "udma", "shm", "atomic_compare_swap", []int64{8}, false, 0.5, ""},
 		{"put bandwidth 1-4 MiB, shared memory", "udma", "shm", "put", []int64{mib, 2 * mib, 4 * mib}, true, 0.95, ""},
+		{"put bandwidth 64 KiB-4 MiB, shared memory (issue 17)", "udma", "shm", "put", []int64{64 << 10, 128 << 10, 256 << 10, 512 << 10, mib, 2 * mib, 4 * mib}, true, 1.0, ""},
 		{"barrier, 2 PEs, shared memory", "udma", "shm", "barrier", []int64{0}, false, 1.0, ""},
 	}
 	for _, g := range []string{"tcp", "tcp-tls", "tcp-park"} {
