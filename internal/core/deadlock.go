@@ -155,15 +155,24 @@ func (w *LocalWorld) abortAll(why string, stuck time.Duration, gone func(rank in
 		}
 	}
 	report := strings.Join(lines, "; ")
+	// Every verdict is stored before any PE is woken: a PE that wakes to
+	// its own verdict and returns is failed by its runner, and a peer that
+	// saw that failure before its own verdict would report the failure
+	// instead of the deadlock it is part of.
+	var woken []*PE
 	for r, p := range w.PEs {
 		if gone(r) || p.Finished() {
 			continue
 		}
+		err := errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (%s): %s", why, report)
 		if to := time.Duration(p.s.blocks.opTO.Load()); to > 0 && to <= stuck {
-			p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrTimeout, "the operation timeout (%v) passed while no PE could make progress: %s", to, report))
-			continue
+			err = errs.New("wait", r, errs.NoPE, errs.ErrTimeout, "the operation timeout (%v) passed while no PE could make progress: %s", to, report)
 		}
-		p.Abort(errs.New("wait", r, errs.NoPE, errs.ErrDeadlock, "no PE can make progress (%s): %s", why, report))
+		p.s.blocks.abort.Store(&err)
+		woken = append(woken, p)
+	}
+	for _, p := range woken {
+		p.s.changed()
 	}
 }
 
