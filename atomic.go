@@ -12,8 +12,8 @@ func amo[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v
 	var zero T
 	w := elemSize[T]()
 	if m := p.fast(1, dst.n).Mapped(pe, dst.world, dst.slot, dst.gen); m != nil && dst.off%w == 0 {
-		// The mapped path called directly (the callers' word fast paths
-		// come here with metrics on, and with other widths and ops).
+		// The mapped path called directly: the operations without a word
+		// fast path, and elements that are not 8-byte words, come here.
 		var old uint64
 		var err error
 		if x := p.c.Counts().Count(core.OpAtomicFetch, pe, int(w)); x != nil {

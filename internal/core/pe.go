@@ -286,9 +286,9 @@ func Start(cfg Config) (*PE, error) {
 		s.mapped = unsafe.Pointer(t)
 	}
 	p.meter()
-	p.quietFree = new(uint32)
-	if p.counts == nil {
-		p.quietFree = &s.quietFree
+	p.quietFree = &s.quietFree
+	if p.counts != nil {
+		p.quietFree = new(uint32) // stays 0: a metered Quiet counts itself
 	}
 	// The team pool (TeamWorld's and TeamShared's slots, then those of
 	// the teams splits create) comes first in every heap; every PE
