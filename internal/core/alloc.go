@@ -112,7 +112,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		default:
 		}
 		woken = p.s.wake.wait() // before the looks: a change after them closes it
-		err := p.waitable(op)
+		err := p.waitableUnder(op, w.verdict())
 		var sleep time.Duration
 		if err == nil {
 			sleep, err = w.step()

@@ -117,12 +117,30 @@ type longWait struct {
 	start    time.Time
 	check    time.Duration // elapsed time of the next peer check
 	reported bool
+	before   *error // the abort verdict already given when the wait began
 }
 
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	w := &longWait{p: p, op: op, b: b, off: noWord, start: time.Now(), check: firstCheck(p.NPEs())}
+	w := &longWait{p: p, op: op, b: b, off: noWord, start: time.Now(), check: firstCheck(p.NPEs()), before: p.s.blocks.abort.Load()}
 	p.block(w)
 	return w
+}
+
+// verdict returns the abort verdict (the simulator's deadlock report,
+// Abort) that ends the wait, nil when none does. A verdict ends every wait
+// blocked when it came and every later one, so that a PE which blocks
+// again cannot hang, with one exception: a Finalize begun after it. Every
+// aborted PE goes on to Finalize, whose agreement completes once they all
+// arrive; failing it at its first look (2 ms, or at once when a notice
+// woke it) made Finalize's result depend on how fast the others got
+// there. That wait stays bounded by peer failures and the coordinator's
+// timeout.
+func (w *longWait) verdict() *error {
+	e := w.p.s.blocks.abort.Load()
+	if _, finalize := w.b.(groupWait); finalize && e == w.before {
+		return nil
+	}
+	return e
 }
 
 func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
@@ -166,7 +184,7 @@ const noDuty = time.Duration(1 << 62)
 // report is set), or the error that ends the wait.
 func (w *longWait) step() (time.Duration, error) {
 	s := w.p.s
-	if e := s.blocks.abort.Load(); e != nil {
+	if e := w.verdict(); e != nil {
 		return 0, errs.As(w.op, w.p.MyPE(), *e)
 	}
 	el := time.Since(w.start)

@@ -114,13 +114,22 @@ func poll(cond func() bool, spinFor time.Duration) bool {
 	}
 }
 
-func (p *PE) waitable(op string) error {
+func (p *PE) waitable(op string) error { return p.waitableUnder(op, p.s.blocks.abort.Load()) }
+
+// waitableUnder is waitable with the abort verdict that applies to the
+// wait (see longWait.verdict): nil when none does.
+func (p *PE) waitableUnder(op string, verdict *error) error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, op, errs.NoPE)
 	}
-	if e := p.s.blocks.abort.Load(); e != nil {
-		return errs.As(op, p.MyPE(), *e)
+	if verdict != nil {
+		return errs.As(op, p.MyPE(), *verdict)
 	}
+	return p.peerFailed(op)
+}
+
+// peerFailed returns the error naming a failed PE, nil when none failed.
+func (p *PE) peerFailed(op string) error {
 	if p.s.nFailed.Load() != 0 {
 		if r := int(p.s.firstFailed.Load()) - 1; r >= 0 {
 			if why := p.s.failed.Load(r); why != nil {
