@@ -39,7 +39,24 @@ type blocks struct {
 	last  atomic.Pointer[longWait]
 	opTO  atomic.Int64 // WithOpTimeout, ns; 0 = none
 	hang  atomic.Int64 // hang report after, ns; 0 = none
-	abort atomic.Pointer[error]
+	abort atomic.Pointer[verdict]
+}
+
+// verdict is an abort verdict: err ends the PE's blocking calls. everyPE
+// marks the simulator's deadlock report, given to every PE still running
+// at once (abortAll), after which they all go on to Finalize together; a
+// PE's own Abort is not.
+type verdict struct {
+	err     error
+	everyPE bool
+}
+
+// verdictErr is v's error, nil when v is.
+func verdictErr(v *verdict) error {
+	if v == nil {
+		return nil
+	}
+	return v.err
 }
 
 func (p *PE) block(w *longWait) {
@@ -63,9 +80,10 @@ func (p *PE) SetOpTimeout(d time.Duration) { p.s.blocks.opTO.Store(int64(d)) }
 func (p *PE) SetHangReport(d time.Duration) { p.s.blocks.hang.Store(int64(d)) }
 
 // Abort makes every blocked and later blocking call of the PE fail with
-// err (the simulator's deadlock verdict).
+// err, its Finalize's agreement included (Init's closer, whose peers never
+// join it).
 func (p *PE) Abort(err error) {
-	p.s.blocks.abort.Store(&err)
+	p.s.blocks.abort.Store(&verdict{err: err})
 	p.s.changed()
 }
 
@@ -117,7 +135,7 @@ type longWait struct {
 	start    time.Time
 	check    time.Duration // elapsed time of the next peer check
 	reported bool
-	before   *error // the abort verdict already given when the wait began
+	before   *verdict // the abort verdict already given when the wait began
 }
 
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
@@ -126,21 +144,22 @@ func (p *PE) startLong(op string, b coll.Blocked) *longWait {
 	return w
 }
 
-// verdict returns the abort verdict (the simulator's deadlock report,
-// Abort) that ends the wait, nil when none does. A verdict ends every wait
-// blocked when it came and every later one, so that a PE which blocks
-// again cannot hang, with one exception: a Finalize begun after it. Every
-// aborted PE goes on to Finalize, whose agreement completes once they all
-// arrive; failing it at its first look (2 ms, or at once when a notice
-// woke it) made Finalize's result depend on how fast the others got
-// there. That wait stays bounded by peer failures and the coordinator's
-// timeout.
-func (w *longWait) verdict() *error {
-	e := w.p.s.blocks.abort.Load()
-	if _, finalize := w.b.(groupWait); finalize && e == w.before {
+// verdict returns the error of the abort verdict (the simulator's
+// deadlock report, Abort) that ends the wait, nil when none does. A
+// verdict ends every wait blocked when it came and every later one, so
+// that a PE which blocks again cannot hang, with one exception: a Finalize
+// begun after the deadlock report. Every PE it aborted goes on to
+// Finalize, whose agreement completes once they all arrive; failing it at
+// its first look (2 ms, or at once when a notice woke it) made Finalize's
+// result depend on how fast the others got there. That wait stays bounded
+// by peer failures and the coordinator's timeout. A PE's own Abort has no
+// such exception: its peers may never join (TestStopPEEndsTheStartedPE).
+func (w *longWait) verdict() error {
+	v := w.p.s.blocks.abort.Load()
+	if _, finalize := w.b.(groupWait); finalize && v != nil && v.everyPE && v == w.before {
 		return nil
 	}
-	return e
+	return verdictErr(v)
 }
 
 func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
@@ -184,8 +203,8 @@ const noDuty = time.Duration(1 << 62)
 // report is set), or the error that ends the wait.
 func (w *longWait) step() (time.Duration, error) {
 	s := w.p.s
-	if e := w.verdict(); e != nil {
-		return 0, errs.As(w.op, w.p.MyPE(), *e)
+	if err := w.verdict(); err != nil {
+		return 0, errs.As(w.op, w.p.MyPE(), err)
 	}
 	el := time.Since(w.start)
 	due := el >= w.check

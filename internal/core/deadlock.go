@@ -168,7 +168,7 @@ func (w *LocalWorld) abortAll(why string, stuck time.Duration, gone func(rank in
 		if to := time.Duration(p.s.blocks.opTO.Load()); to > 0 && to <= stuck {
 			err = errs.New("wait", r, errs.NoPE, errs.ErrTimeout, "the operation timeout (%v) passed while no PE could make progress: %s", to, report)
 		}
-		p.s.blocks.abort.Store(&err)
+		p.s.blocks.abort.Store(&verdict{err: err, everyPE: true})
 		woken = append(woken, p)
 	}
 	for _, p := range woken {

@@ -114,16 +114,18 @@ func poll(cond func() bool, spinFor time.Duration) bool {
 	}
 }
 
-func (p *PE) waitable(op string) error { return p.waitableUnder(op, p.s.blocks.abort.Load()) }
+func (p *PE) waitable(op string) error {
+	return p.waitableUnder(op, verdictErr(p.s.blocks.abort.Load()))
+}
 
 // waitableUnder is waitable with the abort verdict that applies to the
 // wait (see longWait.verdict): nil when none does.
-func (p *PE) waitableUnder(op string, verdict *error) error {
+func (p *PE) waitableUnder(op string, verdict error) error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, op, errs.NoPE)
 	}
 	if verdict != nil {
-		return errs.As(op, p.MyPE(), *verdict)
+		return errs.As(op, p.MyPE(), verdict)
 	}
 	return p.peerFailed(op)
 }
