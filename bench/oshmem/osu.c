@@ -28,6 +28,7 @@
 #define SMALL_LIMIT 8192         /* bytes (p2p) or elements (collectives) */
 #define P2P_SKIP 1000
 #define P2P_ITERS 10000
+#define P2P_SKIP_LARGE 10
 #define P2P_ITERS_LARGE 100
 #define COLL_SKIP 200
 #define COLL_ITERS 1000
@@ -84,10 +85,11 @@ static double mean_over_pes(double v) {
 
 static double sum_over_pes(double v) { return mean_over_pes(v) * npes; }
 
-/* p2p_counts applies the OSU rule: many warm-ups and iterations for small
- * messages, a few un-warmed iterations for large ones. */
+/* p2p_counts applies the OSU rule (skip, loop, skip_large and loop_large
+ * of osu_oshm_put.c): many warm-ups and iterations for small messages,
+ * 10 warm-ups and 100 iterations for large ones. */
 static void p2p_counts(size_t size, int *skip, int *iters) {
-    *skip = size <= SMALL_LIMIT ? P2P_SKIP : 0;
+    *skip = size <= SMALL_LIMIT ? P2P_SKIP : P2P_SKIP_LARGE;
     *iters = size <= SMALL_LIMIT ? P2P_ITERS : P2P_ITERS_LARGE;
 }
 

@@ -16,6 +16,7 @@ const (
 	smallLimit     = 8192 // bytes (p2p) or elements (collectives)
 	p2pSkip        = 1000
 	p2pIters       = 10000
+	p2pSkipLarge   = 10
 	p2pItersLarge  = 100
 	collSkip       = 200
 	collIters      = 1000
@@ -189,11 +190,12 @@ func (r *runner) meanOverPEs(v float64) (float64, error) {
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
-// p2pCounts is the OSU rule: many warm-ups and iterations for small
-// messages, a few un-warmed iterations for large ones; -iters replaces
-// the timed count.
+// p2pCounts is the OSU rule (skip, loop, skip_large and loop_large of
+// osu_oshm_put.c): many warm-ups and iterations for small messages, 10
+// warm-ups and 100 iterations for large ones; -iters replaces the timed
+// count.
 func (r *runner) p2pCounts(size int) (skip, iters int) {
-	skip, iters = 0, p2pItersLarge
+	skip, iters = p2pSkipLarge, p2pItersLarge
 	if size <= smallLimit {
 		skip, iters = p2pSkip, p2pIters
 	}
