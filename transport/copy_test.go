@@ -7,7 +7,7 @@ import (
 )
 
 func TestCopy(t *testing.T) {
-	for _, n := range []int{0, 1, 7, copyPiece - 1, copyPiece, copyPiece + 3, 3*copyPiece + 5, cachedCopyMax, cachedCopyMax + 1} {
+	for _, n := range []int{0, 1, 7, repCopyMin - 1, repCopyMin, repCopyMin + 13, copyPiece - 1, copyPiece, copyPiece + 3, 3*copyPiece + 5, cachedCopyMax, cachedCopyMax + 1} {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = byte(i*31 + i>>9)
@@ -26,21 +26,42 @@ func TestCopy(t *testing.T) {
 	}
 }
 
-// BenchmarkCopy compares Copy with a single copy at sizes around memmove's
-// non-temporal switch; run it where the heaps live (go test -bench Copy).
+// TestCopyOverlapping: overlapping ranges copy as memmove does, either
+// way round, at sizes the string copy would otherwise take.
+func TestCopyOverlapping(t *testing.T) {
+	for _, n := range []int{repCopyMin, repCopyMin + 5, 3 * copyPiece} {
+		for _, shift := range []int{-4096, -1, 1, 4096} {
+			buf := make([]byte, n+8192)
+			for i := range buf {
+				buf[i] = byte(i*7 + i>>11)
+			}
+			want := append([]byte(nil), buf...)
+			src, dst := 4096, 4096+shift
+			copy(want[dst:dst+n], want[src:src+n])
+			Copy(buf[dst:dst+n], buf[src:src+n])
+			if !bytes.Equal(buf, want) {
+				t.Fatalf("%d bytes shifted by %d: differs from memmove", n, shift)
+			}
+		}
+	}
+}
+
+// BenchmarkCopy compares Copy with a single copy at sizes around the
+// string copy's start (repCopyMin) and memmove's non-temporal switch; run
+// it where the heaps live (go test -bench Copy).
 func BenchmarkCopy(b *testing.B) {
-	for _, n := range []int{1 << 20, 4 << 20, 16 << 20} {
+	for _, n := range []int{16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20} {
 		src, dst := make([]byte, n), make([]byte, n)
 		for i := range src { // else every read hits the zero page
 			src[i], dst[i] = byte(i), byte(i>>8)
 		}
-		b.Run(fmt.Sprintf("%dMiB/Copy", n>>20), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dKiB/Copy", n>>10), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
 				Copy(dst, src)
 			}
 		})
-		b.Run(fmt.Sprintf("%dMiB/copy", n>>20), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dKiB/copy", n>>10), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
 				copy(dst, src)
