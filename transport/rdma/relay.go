@@ -73,7 +73,7 @@ func (l *lane) forward(h *header, payload []byte) error {
 	defer l.mu.Unlock()
 	err := l.ready("relay")
 	if err == nil {
-		err = l.writeLocked(h, payload, true, "relay")
+		err = l.writeLocked(h, payload, true, "relay", l.p.n.clock.now())
 	}
 	return err
 }
@@ -105,10 +105,12 @@ func (l *lane) forwardRequest(h *header, sc *serverConn) {
 	if h.op == opFlush {
 		h.operand = l.written.Load()
 	}
+	now := l.p.n.clock.now()
+	s.deadline = now + int64(l.p.n.cfg.OpTimeout)
 	h.id = s.id()
 	s.state.Store(slotPending)
 	l.orphans.Add(1)
-	if l.writeLocked(h, nil, false, "relay") != nil {
+	if l.writeLocked(h, nil, false, "relay", now) != nil {
 		if s.state.CompareAndSwap(slotPending, slotClaimed) {
 			l.orphans.Add(-1)
 			sc.respondFailNow(s.want, id, l.p.peer)

@@ -26,9 +26,12 @@ type serverConn struct {
 
 	wmu sync.Mutex // guards bw, wdl and ob: relayed answers come from other goroutines
 	bw  *bufio.Writer
-	wdl time.Time
+	wdl int64 // write deadline set on c (clock ns)
 	ob  [headerSize]byte
 	rec gatherer // under TLS: gathers a flush's records into few writes
+	// oneWrite is the longest write rec's connection sends with one socket
+	// write unheld (see lane.oneWrite).
+	oneWrite int
 	// below, under sealed records, tells what the connection holds
 	// beyond br: it opens one record per read.
 	below interface{ Buffered() int }
@@ -87,6 +90,7 @@ func (sc *serverConn) handshake() error {
 		if sc.c, sc.rec, err = sealTLS(tc, rec, false); err != nil {
 			return err
 		}
+		sc.oneWrite = oneWriteOf(sc.rec)
 		sc.below, _ = sc.c.(interface{ Buffered() int })
 	}
 	return sc.raw.SetDeadline(time.Time{})
@@ -101,20 +105,16 @@ var errNotRequest = errors.New("response frame on an accepted connection")
 func (sc *serverConn) loop() error {
 	n := sc.n
 	heap := n.cfg.Heap
-	var hb [headerSize]byte
+	var h header
 	var acks ackPolicy
 	for {
-		if _, err := io.ReadFull(sc.br, hb[:]); err != nil {
+		if err := readHeader(sc.br, &h); err != nil {
 			// A reset between frames is a peer leaving too: closing a
 			// socket whose acks were never read (puts with no Quiet after
 			// them) resets it instead of sending FIN.
-			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
+			if err == io.EOF || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
 				return nil
 			}
-			return err
-		}
-		h, err := decodeHeader(hb[:])
-		if err != nil {
 			return err
 		}
 		if !h.isRequest() {
@@ -202,15 +202,28 @@ func (sc *serverConn) apply(h *header, heap []byte) error {
 func (sc *serverConn) respond(h *header, payload []byte, now bool) error {
 	sc.wmu.Lock()
 	defer sc.wmu.Unlock()
-	t := time.Now()
-	if sc.wdl.Sub(t) < sc.n.cfg.OpTimeout/2 {
-		sc.wdl = t.Add(sc.n.cfg.OpTimeout)
-		sc.c.SetWriteDeadline(sc.wdl)
+	if t, timeout := sc.n.clock.now(), sc.n.cfg.OpTimeout; sc.wdl-t < int64(timeout/2) {
+		sc.wdl = t + int64(timeout)
+		sc.c.SetWriteDeadline(time.Now().Add(timeout))
 	}
 	h.encode(sc.ob[:])
+	if headerSize+len(payload) <= sc.bw.Available() {
+		// The common answer stays in bw: no write to gather. (bw fails
+		// these only with the error of an earlier flush, which ended
+		// the connection already.)
+		if _, err := sc.bw.Write(sc.ob[:]); err != nil {
+			return err
+		}
+		sc.bw.Write(payload)
+		if now {
+			return sc.flushLocked()
+		}
+		sc.dirty = true
+		return nil
+	}
 	if sc.rec != nil {
 		// A large payload passes bw and goes to TLS at once: gather its
-		// records (a small one stays in bw and gathers nothing).
+		// records.
 		sc.rec.Hold()
 	}
 	_, err := sc.bw.Write(sc.ob[:])
@@ -247,9 +260,10 @@ func (sc *serverConn) flushOut() error {
 	return sc.flushLocked()
 }
 
-// flushLocked writes the buffered responses; the caller holds wmu.
+// flushLocked writes the buffered responses, one write of bw; the caller
+// holds wmu.
 func (sc *serverConn) flushLocked() error {
-	if sc.rec == nil {
+	if sc.rec == nil || sc.bw.Buffered() <= sc.oneWrite {
 		return sc.bw.Flush()
 	}
 	sc.rec.Hold()
