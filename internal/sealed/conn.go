@@ -72,6 +72,8 @@ type Conn struct {
 	rd    int
 	wr    int
 	plain []byte // opened plaintext not yet returned (inside in)
+	pend  []byte // plaintext gathered by Peek across records, returned before plain (inside head)
+	head  [PeekMax]byte
 	rerr  error
 	rnon  [12]byte
 	moved int // bytes fill moved to the buffer's start (tests: none in a stream of frames)
@@ -201,6 +203,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if len(c.pend) > 0 { // left by a Peek across records
+		n := copy(p, c.pend)
+		c.pend = c.pend[n:]
+		return n, nil
+	}
 	if len(c.plain) == 0 {
 		if err := c.next(); err != nil {
 			return 0, err
@@ -214,7 +221,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 // Buffered is how many bytes have been read from the socket and not yet
 // returned (opened plaintext and records not yet opened): while it is
 // above zero, more input is already here.
-func (c *Conn) Buffered() int { return len(c.plain) + c.wr - c.rd }
+func (c *Conn) Buffered() int { return len(c.pend) + len(c.plain) + c.wr - c.rd }
 
 // next reads and opens one record in place; any failure is final.
 func (c *Conn) next() error {

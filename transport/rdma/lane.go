@@ -1,7 +1,6 @@
 package rdma
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -39,9 +38,9 @@ type lane struct {
 	// The read side. Whoever holds the token reads the socket: a caller
 	// waiting for its own response (no goroutine hand-off on the common
 	// path), or the lane's reader goroutine while requests nobody waits for
-	// (relayed, GetNBI) are pending. br and hb belong to the holder.
+	// (relayed, GetNBI) are pending. src belongs to the holder.
 	rtok    readToken
-	br      *bufio.Reader
+	src     frameSource
 	orphans atomic.Int32  // pending relayed and detached requests, and pipelined gets issuing more
 	wake    chan struct{} // tells the reader goroutine that orphans rose
 	rwatch  *readWatch    // fails the lane when a reading caller waits too long
@@ -181,7 +180,7 @@ func (l *lane) ready(op string) error {
 		return l.errFor(op)
 	}
 	l.slots = newSlotTable(n.cfg.MaxOutstanding)
-	l.br = bufio.NewReaderSize(conn, 64<<10)
+	l.src = newFrameSource(conn)
 	n.wg.Add(1)
 	l.stMu.Unlock()
 	l.conn = conn

@@ -107,7 +107,7 @@ func (l *lane) readOne() bool {
 	}
 	n := l.p.n
 	var h header
-	if err := readHeader(l.br, &h); err != nil {
+	if err := readHeader(&l.src, &h); err != nil {
 		if _, bad := err.(frameError); bad {
 			n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "peer", l.p.peer, "addr", l.addr, "reason", err)
 			l.fail(errs.ErrPEFailed, "connection to %s: %v", l.addr, err)
@@ -118,7 +118,7 @@ func (l *lane) readOne() bool {
 	}
 	s, err := l.match(&h)
 	if err == nil && h.status == statusOK && h.op == opGetResp {
-		err = readInto(l.br, s.dst)
+		err = l.src.readFull(s.dst)
 	}
 	if err != nil {
 		n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "peer", l.p.peer, "addr", l.addr, "reason", err)

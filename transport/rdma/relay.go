@@ -2,7 +2,6 @@ package rdma
 
 import (
 	"fmt"
-	"io"
 )
 
 // relay forwards a request addressed to another rank over this node's own
@@ -38,7 +37,7 @@ func (sc *serverConn) relay(h *header) error {
 		if h.n > 0 {
 			buf = n.getBuf(int(h.n))
 			payload = *buf
-			if _, err := io.ReadFull(sc.br, payload); err != nil {
+			if err := sc.src.readFull(payload); err != nil {
 				n.putBuf(buf)
 				return err
 			}

@@ -22,7 +22,7 @@ type serverConn struct {
 	raw      net.Conn
 	admitted func() // frees the connection's place among the unauthenticated
 	c        net.Conn
-	br       *bufio.Reader
+	src      frameSource
 
 	wmu sync.Mutex // guards bw, wdl and ob: relayed answers come from other goroutines
 	bw  *bufio.Writer
@@ -32,10 +32,7 @@ type serverConn struct {
 	// oneWrite is the longest write rec's connection sends with one socket
 	// write unheld (see lane.oneWrite).
 	oneWrite int
-	// below, under sealed records, tells what the connection holds
-	// beyond br: it opens one record per read.
-	below interface{ Buffered() int }
-	lw    *lowWater // without TLS: large payloads wake the reader once per chunk
+	lw       *lowWater // without TLS: large payloads wake the reader once per chunk
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
@@ -58,7 +55,7 @@ func (sc *serverConn) serve() {
 	if sc.rec == nil {
 		sc.lw = newLowWater(sc.raw)
 	}
-	sc.br = bufio.NewReaderSize(sc.c, 64<<10)
+	sc.src = newFrameSource(sc.c)
 	sc.bw = bufio.NewWriterSize(sc.c, 64<<10)
 	if err := sc.loop(); err != nil {
 		n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "remote", sc.raw.RemoteAddr().String(), "reason", err)
@@ -91,7 +88,6 @@ func (sc *serverConn) handshake() error {
 			return err
 		}
 		sc.oneWrite = oneWriteOf(sc.rec)
-		sc.below, _ = sc.c.(interface{ Buffered() int })
 	}
 	return sc.raw.SetDeadline(time.Time{})
 }
@@ -108,7 +104,7 @@ func (sc *serverConn) loop() error {
 	var h header
 	var acks ackPolicy
 	for {
-		if err := readHeader(sc.br, &h); err != nil {
+		if err := readHeader(&sc.src, &h); err != nil {
 			// A reset between frames is a peer leaving too: closing a
 			// socket whose acks were never read (puts with no Quiet after
 			// them) resets it instead of sending FIN.
@@ -270,14 +266,9 @@ func (sc *serverConn) flushLocked() error {
 	return sc.rec.Release(sc.bw.Flush())
 }
 
-// inputDry reports whether no more input is buffered: in br, nor below it
-// in a sealed connection (which opens one record per read).
-func (sc *serverConn) inputDry() bool {
-	if sc.br.Buffered() > 0 {
-		return false
-	}
-	return sc.below == nil || sc.below.Buffered() == 0
-}
+// inputDry reports whether no more input is buffered (in a sealed
+// connection: opened or not).
+func (sc *serverConn) inputDry() bool { return sc.src.buffered() == 0 }
 
 // usable is how many bytes of the heap frames may address now.
 func (n *Node) usable() int {
