@@ -57,6 +57,9 @@ func (sc *serverConn) relay(h *header) error {
 	if l == nil {
 		return sc.respondFail(responseOp(h.op), h.id, int(h.dst))
 	}
+	if !sc.shared { // written once: the answering goroutines read it
+		sc.shared = true
+	}
 	l.forwardRequest(h, sc)
 	return nil
 }
