@@ -137,6 +137,15 @@ func (c *Conn) Write(p []byte) (int, error) {
 	if c.werr != nil {
 		return 0, c.werr
 	}
+	if len(p) <= MaxRecord && len(p) > 0 && !c.held { // one record, written at once: the common frame
+		if err := c.seal(p); err != nil {
+			return 0, err
+		}
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	n := 0
 	for len(p) > 0 {
 		k := min(len(p), MaxRecord)
@@ -231,8 +240,10 @@ func (c *Conn) next() error {
 	if c.rd == c.wr { // nothing buffered: the next read gets the whole buffer
 		c.rd, c.wr = 0, 0
 	}
-	if err := c.fill(hdrLen); err != nil {
-		return c.failRead(err, true)
+	if c.wr-c.rd < hdrLen { // fill's own first test, without the call when a record is here
+		if err := c.fill(hdrLen); err != nil {
+			return c.failRead(err, true)
+		}
 	}
 	n := int(binary.LittleEndian.Uint32(c.in[c.rd:]))
 	if n < 1 || n > MaxRecord {
@@ -241,8 +252,10 @@ func (c *Conn) next() error {
 	if n == MaxRecord && len(c.in) < bulkBuffer {
 		c.grow()
 	}
-	if err := c.fill(hdrLen + n + tagLen); err != nil {
-		return c.failRead(err, false)
+	if c.wr-c.rd < hdrLen+n+tagLen {
+		if err := c.fill(hdrLen + n + tagLen); err != nil {
+			return c.failRead(err, false)
+		}
 	}
 	rec := c.in[c.rd : c.rd+hdrLen+n+tagLen]
 	c.r.nonce(&c.rnon)
