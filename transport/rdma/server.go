@@ -114,7 +114,7 @@ func (sc *serverConn) loop() error {
 			// A reset between frames is a peer leaving too: closing a
 			// socket whose acks were never read (puts with no Quiet after
 			// them) resets it instead of sending FIN.
-			if err == io.EOF || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) {
 				return nil
 			}
 			return err
