@@ -31,10 +31,10 @@ type serverConn struct {
 	// goroutines answering relayed requests see it: it is written before
 	// the relayed request is published.
 	shared bool
-	bw  *bufio.Writer
-	wdl int64 // write deadline set on c (clock ns)
-	ob  [headerSize]byte
-	rec gatherer // under TLS: gathers a flush's records into few writes
+	bw     *bufio.Writer
+	wdl    int64 // write deadline set on c (clock ns)
+	ob     [headerSize]byte
+	rec    gatherer // under TLS: gathers a flush's records into few writes
 	// oneWrite is the longest write rec's connection sends with one socket
 	// write unheld (see lane.oneWrite).
 	oneWrite int
