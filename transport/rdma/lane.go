@@ -367,7 +367,7 @@ func (l *lane) await(s *slot, op string) (uint64, error) {
 		return l.finish(s, op)
 	}
 	if l.deadNow() {
-		return 0, l.abandon(s, op)
+		return l.abandon(s, op)
 	}
 	return l.awaitParked(s, op)
 }
@@ -395,17 +395,17 @@ func (l *lane) awaitParked(s *slot, op string) (uint64, error) {
 			if l.readFor(s) {
 				return l.finish(s, op)
 			}
-			return 0, l.abandon(s, op)
+			return l.abandon(s, op)
 		}
 		select {
 		case <-s.done:
 			return l.finish(s, op)
 		case <-l.rtok.freed: // try again
 		case <-l.dead:
-			return 0, l.abandon(s, op)
+			return l.abandon(s, op)
 		case <-s.timer.C:
 			l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, l.p.n.cfg.OpTimeout)
-			return 0, l.abandon(s, op)
+			return l.abandon(s, op)
 		}
 	}
 }
@@ -413,17 +413,16 @@ func (l *lane) awaitParked(s *slot, op string) (uint64, error) {
 // abandon is await's end on a failed lane: once no reader can fill s's
 // buffer any more, s completed after all or the lane's error is returned.
 // An abandoned slot is never released: the lane is dead.
-func (l *lane) abandon(s *slot, op string) error {
+func (l *lane) abandon(s *slot, op string) (uint64, error) {
 	l.quiesce()
-	if st := s.state.Load(); st == slotDone {
+	if s.state.Load() == slotDone {
 		select { // the news, if s was waiting when it completed
 		case <-s.done:
 		default:
 		}
-		_, err := l.finish(s, op)
-		return err
+		return l.finish(s, op)
 	}
-	return l.errFor(op)
+	return 0, l.errFor(op)
 }
 
 // finish releases the completed s and reports its result.

@@ -1,10 +1,14 @@
 package rdma
 
 import (
+	"errors"
 	"io"
 	"net"
 	"runtime"
 	"testing"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
 )
 
 // scriptedPeer accepts one connection and hands its get requests to the
@@ -143,4 +147,90 @@ func TestParkedCallerEndsOnPeerFailure(t *testing.T) {
 	w.nodes[0].PeerFailed(1)
 	wantPEFailed(t, <-resA, 1)
 	wantPEFailed(t, <-resB, 1)
+}
+
+// TestParkedAtomicAnsweredAsTheLaneFails: a parked fetch-add whose answer
+// arrives just before the connection is lost returns that answer's old
+// value, whether its caller sees the news or the lane's failure first
+// (which of the two it sees is the scheduler's choice; TestAbandonKeeps
+// the answer pins the second).
+func TestParkedAtomicAnsweredAsTheLaneFails(t *testing.T) {
+	for round := range 5 {
+		w := newWorld(t, 2, 4096, nil)
+		sp := newScriptedPeer(t)
+		p := w.nodes[0].Path(1, sp.ln.Addr().String()).(*path)
+		resA := make(chan error, 1)
+		type result struct {
+			old uint64
+			err error
+		}
+		resB := make(chan result, 1)
+		go func() { resA <- p.Get(make([]byte, 8), 0) }()
+		<-sp.reqs
+		c := <-sp.conn
+		sp.conn <- c
+		go func() {
+			old, err := p.Atomic(transport.AtomicFetchAdd, 8, 64, 1, 0)
+			resB <- result{old, err}
+		}()
+		reqB := <-sp.reqs
+		waitParked(p.lanes[small])
+		resp := header{op: opAtomicResp, id: reqB.id, src: reqB.dst, dst: reqB.src, operand: 42}
+		var b [headerSize]byte
+		resp.encode(b[:])
+		if _, err := c.Write(b[:]); err != nil {
+			t.Fatal(err)
+		}
+		c.Close() // A, reading, completes B's slot, then finds the connection gone
+		if r := <-resB; r.err != nil || r.old != 42 {
+			t.Fatalf("round %d: answered fetch-add returned %d, %v; want 42, nil", round, r.old, r.err)
+		}
+		wantPEFailed(t, <-resA, 1)
+	}
+}
+
+// TestAbandonKeepsTheAnswer: a caller that finds its lane failed but its
+// slot completed (the answer came first) gets the answer, old value
+// included, not the failure.
+func TestAbandonKeepsTheAnswer(t *testing.T) {
+	w := newWorld(t, 2, 4096, nil)
+	p := w.path(0, 1).(*path)
+	if err := p.Put(0, []byte{1}); err != nil { // connects the small lane
+		t.Fatal(err)
+	}
+	l := p.lanes[small]
+	l.mu.Lock()
+	s, ok := l.acquireSlot()
+	l.mu.Unlock()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	s.old = 42
+	s.state.Store(slotWaiting)
+	s.state.Store(slotDone)
+	s.done <- struct{}{} // the news a parked owner is sent
+	l.fail(errs.ErrPEFailed, "test")
+	if old, err := l.abandon(s, "Atomic"); err != nil || old != 42 {
+		t.Fatalf("abandon of an answered request: %d, %v; want 42, nil", old, err)
+	}
+	select {
+	case <-s.done:
+		t.Fatal("the news was left in the slot")
+	default:
+	}
+	if _, err := l.abandon(mustPending(t, l), "Atomic"); !errors.Is(err, errs.ErrPEFailed) {
+		t.Fatalf("abandon of an unanswered request: %v, want ErrPEFailed", err)
+	}
+}
+
+// mustPending returns a fresh pending slot of l.
+func mustPending(t *testing.T, l *lane) *slot {
+	l.mu.Lock()
+	s, ok := l.acquireSlot()
+	l.mu.Unlock()
+	if !ok {
+		t.Fatal("no slot")
+	}
+	s.state.Store(slotPending)
+	return s
 }
