@@ -36,7 +36,6 @@ func (t *Team) sync(op string, set syncSet) error {
 	}
 	t.epochs[set]++
 	epoch := t.epochs[set]
-	local := t.rt.Local()
 	base := t.l.psync + uint64(8*t.l.rounds)*uint64(set)
 	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
 		peer := t.members[(t.me+d)%n]
@@ -48,7 +47,7 @@ func (t *Team) sync(op string, set syncSet) error {
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return err
 		}
-		if err := t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
+		if err := t.waitWord(op, word, epoch); err != nil {
 			return err
 		}
 	}

@@ -64,7 +64,8 @@ type Team struct {
 	members []int
 	me      int
 	l       layout
-	root    bool // TeamWorld or TeamShared: never destroyed
+	root    bool    // TeamWorld or TeamShared: never destroyed
+	timer   OpTimer // rt when it times team operations, else nil (timerOf)
 
 	mu     sync.Mutex
 	epochs [syncSets]uint64 // operations completed in each sync set
@@ -79,6 +80,8 @@ type Team struct {
 	// left is when a member that called Finalize was first seen in this
 	// operation (see CheckPeers).
 	left time.Time
+	// wait is the word the member waits on (see waitWord).
+	wait waitFor
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the
@@ -96,7 +99,9 @@ func NewRoot(rt Runtime, id string, members []int, slot int) (*Team, error) {
 func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
 	a := team.New(id, members, rt.MyPE(), slot)
 	pool := rt.TeamPool()
-	return &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root}
+	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt)}
+	t.wait.reachedFn = t.wait.reached
+	return t
 }
 
 // SyncWords returns how many 8-byte words a team of n PEs needs for Sync:
