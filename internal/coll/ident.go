@@ -42,7 +42,7 @@ func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v 
 func (t *Team) publish(o team.Op) {
 	t.cur.Store(opWord(o))
 	t.early, t.left = time.Time{}, time.Time{}
-	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
+	transport.ApplySignal(t.local, t.l.op, opWord(o), transport.SignalSet)
 }
 
 // Blocked is a team operation that a waiting PE checks now and then while

@@ -62,17 +62,7 @@ func (t *Team) SyncAs(op string) error {
 	if t == nil {
 		return t.usable(op)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if err := t.usable(op); err != nil {
-		return err
-	}
-	if err := t.number(op, team.KindSync); err != nil {
-		return err
-	}
-	t.timeOp(op, false)
-	defer t.timeOp(op, true)
-	return errs.As(op, t.rt.MyPE(), t.sync(op, syncSync))
+	return t.synchronize(op, team.KindSync, syncSync)
 }
 
 // BarrierAs is Barrier reported as op (BarrierAll): every failure inside
@@ -84,15 +74,26 @@ func (t *Team) BarrierAs(op string) error {
 	if err := t.rt.Quiet(); err != nil {
 		return errs.As(op, t.rt.MyPE(), err)
 	}
+	return t.synchronize(op, team.KindBarrier, syncBarrier)
+}
+
+// synchronize locks t, numbers op (of kind k) and runs the dissemination
+// in set's words: SyncAs and BarrierAs past their own steps.
+func (t *Team) synchronize(op string, k team.Kind, set syncSet) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.usable(op); err != nil {
 		return err
 	}
-	if err := t.number(op, team.KindBarrier); err != nil {
+	if err := t.number(op, k); err != nil {
 		return err
 	}
-	t.timeOp(op, false)
-	defer t.timeOp(op, true)
-	return errs.As(op, t.rt.MyPE(), t.sync(op, syncBarrier))
+	if t.timer != nil {
+		t.timeOp(op, false)
+		defer t.timeOp(op, true)
+	}
+	if err := t.sync(op, set); err != nil {
+		return errs.As(op, t.rt.MyPE(), err)
+	}
+	return nil
 }

@@ -27,7 +27,8 @@ type Runtime interface {
 	MyPE() int
 	// Path returns the data path to world PE pe, or an error naming op.
 	Path(op string, pe int) (transport.Path, error)
-	// Local returns the calling PE's own heap.
+	// Local returns the calling PE's own heap, the same slice for the
+	// PE's life (a team keeps it: see Team.local).
 	Local() []byte
 	// WaitBlocked blocks until cond holds, re-checking it whenever the
 	// PE's heap changes; it fails when the world fails or ends, and when
@@ -66,6 +67,7 @@ type Team struct {
 	l       layout
 	root    bool    // TeamWorld or TeamShared: never destroyed
 	timer   OpTimer // rt when it times team operations, else nil (timerOf)
+	local   []byte  // rt.Local(), kept for the barrier's words: no interface call per round
 
 	mu     sync.Mutex
 	epochs [syncSets]uint64 // operations completed in each sync set
@@ -99,7 +101,7 @@ func NewRoot(rt Runtime, id string, members []int, slot int) (*Team, error) {
 func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
 	a := team.New(id, members, rt.MyPE(), slot)
 	pool := rt.TeamPool()
-	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt)}
+	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt), local: rt.Local()}
 	t.wait.reachedFn = t.wait.reached
 	return t
 }

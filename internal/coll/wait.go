@@ -20,11 +20,10 @@ func (w *waitFor) reached() bool { return transport.Load64(w.mem, w.off) >= w.wa
 // waitWord waits until this member's word at off is at least want; t.mu
 // is held.
 func (t *Team) waitWord(op string, off, want uint64) error {
-	local := t.rt.Local()
-	if transport.Load64(local, off) >= want {
+	if transport.Load64(t.local, off) >= want {
 		return nil
 	}
-	t.wait.mem, t.wait.off, t.wait.want = local, off, want
+	t.wait.mem, t.wait.off, t.wait.want = t.local, off, want
 	return t.rt.WaitBlocked(op, t, t.wait.reachedFn)
 }
 
