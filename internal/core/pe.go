@@ -240,6 +240,7 @@ func Start(cfg Config) (*PE, error) {
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 		exitKnown: make(chan struct{}),
 	}
+	s.blocks.made = time.Now()
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
 	if cfg.Paths != nil {
