@@ -104,12 +104,11 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	if a.Err != nil {
 		bad = 1
 	}
-	n := len(t.members)
 	local := t.rt.Local()
 	var buf [24]byte
 	t.rt.Fence() // the previous collective's signals land before this one's
-	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
-		path, err := t.rt.Path(op, t.members[(t.me+d)%n])
+	for k, peer := range t.ahead {
+		path, err := t.rt.Path(op, peer)
 		if err != nil {
 			return seq, err
 		}

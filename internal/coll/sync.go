@@ -30,15 +30,13 @@ const (
 
 // sync is Sync with t.mu held, counting in set's words.
 func (t *Team) sync(op string, set syncSet) error {
-	n := len(t.members)
-	if n <= 1 {
-		return nil
+	if len(t.ahead) == 0 {
+		return nil // one member
 	}
 	t.epochs[set]++
 	epoch := t.epochs[set]
 	base := t.l.psync + uint64(8*t.l.rounds)*uint64(set)
-	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
-		peer := t.members[(t.me+d)%n]
+	for k, peer := range t.ahead {
 		path, err := t.rt.Path(op, peer)
 		if err != nil {
 			return err

@@ -68,6 +68,10 @@ type Team struct {
 	root    bool    // TeamWorld or TeamShared: never destroyed
 	timer   OpTimer // rt when it times team operations, else nil (timerOf)
 	local   []byte  // rt.Local(), kept for the barrier's words: no interface call per round
+	// ahead is the world rank of the member 2^k places ahead of this one,
+	// the peer of dissemination round k (sync, begin): a barrier divides
+	// nothing.
+	ahead []int
 
 	mu     sync.Mutex
 	epochs [syncSets]uint64 // operations completed in each sync set
@@ -103,6 +107,9 @@ func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
 	pool := rt.TeamPool()
 	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt), local: rt.Local()}
 	t.wait.reachedFn = t.wait.reached
+	for d := 1; d < len(t.members); d <<= 1 {
+		t.ahead = append(t.ahead, t.members[(t.me+d)%len(t.members)])
+	}
 	return t
 }
 
