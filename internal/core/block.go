@@ -161,9 +161,13 @@ func (w *longWait) elapsed() time.Duration {
 	return time.Since(w.p.s.blocks.made) - time.Duration(w.begun.Load())
 }
 
+// startLong registers a wait of op on b (a team operation, an
+// agreement), reusing the PE's spare when it was the same call's on the
+// same team: then every field a report reads is already what it would
+// set. endLong ends it.
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
 	w := p.s.blocks.spare.Swap(nil)
-	if t, ok := b.(*coll.Team); !ok || w == nil || w.b != coll.Blocked(t) || w.op != op {
+	if t, ok := b.(*coll.Team); !ok || w == nil || w.p != p || w.b != coll.Blocked(t) || w.op != op {
 		w = &longWait{p: p, op: op, b: b, off: noWord}
 	}
 	w.begin()
