@@ -81,10 +81,10 @@ func (t *Team) synchronize(op string, k team.Kind, set syncSet) error {
 	if t.timer != nil {
 		return t.timedSynchronize(op, k, set)
 	}
-	// No defer (with the error path's, a tenth of a barrier's
-	// instructions): nothing in here panics but a bug. The simulated
-	// network, which ends a PE by panicking inside its calls, times team
-	// operations, so it takes timedSynchronize.
+	// No defers: with core.BarrierAll's they were an eighth of a
+	// barrier's instructions outside its wait. Nothing in here panics but
+	// a bug; the simulated network, which ends a PE by panicking inside
+	// its calls, times team operations, so it takes timedSynchronize.
 	t.mu.Lock()
 	err := t.usable(op)
 	if err == nil {
