@@ -207,7 +207,12 @@ func (p *PE) Finalize() error {
 		// tearing down, not a failure to report (nor to log as one).
 		p.s.agreed.Store(true)
 	case !together || errors.Is(err, errs.ErrPEFailed):
-		err = p.failures(op) // every failure, each named once
+		// Every failure this PE knows of, each named once. The
+		// coordinator's answer can come before the failure's notice: then
+		// this PE knows of none yet, and the agreement's error stands.
+		if all := p.failures(op); all != nil {
+			err = all
+		}
 	}
 	if e := p.s.exited.Load(); e != nil {
 		err = &exitError{rank: e.rank, status: e.status}
