@@ -90,6 +90,10 @@ type peerState struct {
 	queue    []*out
 	abort    bool // this side closes after a failure of its own
 	sus      suspicion
+	// writeErr is the link's first failed write, at writeErrAt: it no
+	// longer writes and waits for its reader's verdict (writefail.go).
+	writeErr   string
+	writeErrAt int64
 }
 
 // Events.
@@ -208,6 +212,8 @@ func (s *peerState) step(now int64, ev any) []any {
 			return s.closed(now)
 		}
 		return nil
+	case evWriteFailed:
+		return s.writeFailed(now, ev)
 	case evLost:
 		if ev.conn != s.conn {
 			return nil
@@ -222,15 +228,17 @@ func (s *peerState) step(now int64, ev any) []any {
 	case evTick:
 		return s.tick(now)
 	case evSend:
-		switch s.phase {
-		case phaseUp:
+		switch {
+		case s.phase == phaseUp && s.writeErr != "":
+			return []any{actDrop{ev.m, "write failed: " + s.writeErr}}
+		case s.phase == phaseUp:
 			return []any{actWrite{s.conn, ev.m}}
-		case phaseRelayed:
+		case s.phase == phaseRelayed:
 			if ev.m.hop {
 				return []any{actDrop{ev.m, "no second relay"}}
 			}
 			return []any{actForward{s.via, ev.m}}
-		case phaseIdle, phaseDialing, phaseWaiting:
+		case s.phase == phaseIdle, s.phase == phaseDialing, s.phase == phaseWaiting:
 			if len(s.queue) >= maxQueue {
 				return []any{actDrop{ev.m, "queue full"}}
 			}
@@ -280,6 +288,7 @@ func (s *peerState) route(now int64, ev evRoute) []any {
 func (s *peerState) up(now int64, conn int) []any {
 	s.enter(now, phaseUp)
 	s.conn, s.heard, s.direct, s.nextDial = conn, now, now, 0
+	s.writeErr = ""
 	acts := []any{actRead{conn}}
 	for _, m := range s.queue {
 		acts = append(acts, actWrite{conn, m})
@@ -360,8 +369,10 @@ func (s *peerState) tick(now int64) []any {
 		s.sus.clear()
 	}
 	s.lastTick = now
-	switch s.phase {
-	case phaseUp:
+	switch {
+	case s.phase == phaseUp && s.writeErr != "":
+		return s.writeVerdict(now)
+	case s.phase == phaseUp:
 		acts := []any{actHeartbeat{s.conn}} // keep trying to reach it
 		switch {
 		case s.sus.on && now-s.sus.since >= s.t.Probe:
@@ -372,16 +383,16 @@ func (s *peerState) tick(now int64) []any {
 			return append(acts, s.sus.raise(now))
 		}
 		return acts
-	case phaseDialing:
+	case s.phase == phaseDialing:
 		if s.nextDial != 0 && now >= s.nextDial {
 			s.nextDial = 0
 			return []any{actDial{}}
 		}
-	case phaseWaiting:
+	case s.phase == phaseWaiting:
 		if now-s.since >= s.t.Connect {
 			return s.lose(now, fmt.Sprintf("it did not connect within %d ms", s.t.Connect), true)
 		}
-	case phaseClosing:
+	case s.phase == phaseClosing:
 		if now-s.since >= s.t.Silence {
 			return s.closed(now)
 		}
