@@ -193,6 +193,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	if err != nil {
 		return nil, err
 	}
+	j.ctl.setEnded(j.endedCause)
 	j.ctl.markStarted()
 	if j.gossipWorld != nil {
 		go j.ctl.watchGossip(j.gossipWorld, c.NPEs)

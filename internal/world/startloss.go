@@ -95,10 +95,7 @@ func (j *joiner) primaryCause() (int, string, bool) {
 	if r, w, ok := j.ctl.loss.firstCause(); ok {
 		return r, w, true
 	}
-	if r, ok := j.endedProcess(); ok {
-		return r, fmt.Sprintf("its process (pid %d) has ended", j.recs[r].PID), true
-	}
-	return 0, "", false
+	return j.endedCause()
 }
 
 // blameInit renames an Init agreement's ErrPEFailed that names a PE
@@ -117,13 +114,22 @@ func (j *joiner) blameInit(err error) error {
 	return errs.New("Init", j.cfg.Rank, r, errs.ErrPEFailed, "PE %d failed: %s (then PE %d closed after a failure of its own: %s)", r, why, e.Target, e.Detail)
 }
 
-// endedProcess returns a same-host PE whose process has ended, if any.
+// endedProcess returns a same-host PE whose process has ended, if any,
+// but not one found closing after a failure of its own: it exits too,
+// after the failure it followed (rank 0 aborting after a kill of PE 2
+// was named instead of PE 2).
 func (j *joiner) endedProcess() (int, bool) {
 	if j.cfg.HostID != "" {
 		return 0, false
 	}
 	for r, rec := range j.recs {
-		if r != j.cfg.Rank && rec.Host == j.hostID && netprobe.ProcessGone(rec.PID) {
+		if r == j.cfg.Rank || rec.Host != j.hostID {
+			continue
+		}
+		if why, ok := j.ctl.loss.of(r); ok && isAbort(why) {
+			continue
+		}
+		if netprobe.ProcessGone(rec.PID) {
 			return r, true
 		}
 	}
