@@ -179,9 +179,15 @@ func (s *peerState) step(now int64, ev any) []any {
 		s.nextDial = now + s.t.Retry
 		return nil
 	case evAccepted:
-		switch s.phase {
-		case phaseIdle, phaseWaiting:
+		switch {
+		case s.phase == phaseIdle, s.phase == phaseWaiting:
 			return s.up(now, ev.conn)
+		case s.phase == phaseClosing && s.conn == 0:
+			// Closed while waiting for the peer's link (closeWaiting):
+			// what waited goes out, then the bye.
+			acts := s.up(now, ev.conn)
+			s.enter(now, phaseClosing)
+			return append(acts, actBye{ev.conn, s.abort})
 		}
 		return []any{actClose{ev.conn}} // a second link, or one too late
 	case evHeard:
@@ -329,6 +335,14 @@ func (s *peerState) close(now int64, abort bool) []any {
 		return []any{actBye{s.conn, abort}}
 	case s.phase == phaseDialing && s.nextDial == 0:
 		// A dial is under way: its link, if it comes, says bye.
+		s.enter(now, phaseClosing)
+		return nil
+	case s.phase == phaseWaiting && (abort || len(s.queue) > 0):
+		// The peer dials, or its link is being handed over: it must get
+		// what waited (rank 0's answers to a start-up round) and the
+		// abort, or it takes this end for a death and names this PE as
+		// the one that failed. Its link, if it comes within Silence,
+		// carries them.
 		s.enter(now, phaseClosing)
 		return nil
 	}
