@@ -40,6 +40,9 @@ type blocks struct {
 	opTO  atomic.Int64 // WithOpTimeout, ns; 0 = none
 	hang  atomic.Int64 // hang report after, ns; 0 = none
 	abort atomic.Pointer[verdict]
+	// checkNow asks a wait to check its peers at its next step: the
+	// deadlock detector's last look (askChecks).
+	checkNow atomic.Bool
 }
 
 // verdict is an abort verdict: err ends the PE's blocking calls. everyPE
@@ -221,6 +224,9 @@ func (w *longWait) step() (time.Duration, error) {
 		// wakes an agreement's waiter for it (OnCheck).
 		due = c.CheckDue()
 		next = noDuty
+	}
+	if s.blocks.checkNow.Swap(false) {
+		due = true
 	}
 	if due {
 		if err := w.checkPeers(); err != nil {
