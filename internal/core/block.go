@@ -271,6 +271,13 @@ func (p *PE) wordCheck(w *longWait) error {
 	if len(left) == 0 {
 		return nil
 	}
+	if err := p.peerFailed(w.op); err != nil {
+		// A PE counted as gone above failed, maybe since the wait last
+		// looked (waitable): that failure is the cause, as it would have
+		// been then (a lock's waiter named a PE that had finalized, not
+		// the holder that died: TestFailureMatrix/lock-holder-dies, Lazy).
+		return err
+	}
 	return errs.New(w.op, p.MyPE(), left[0], errs.ErrPEFailed, "every other PE has called Finalize or failed (PEs %s) while this PE waits in %s on %s",
 		coll.Ranges(left), w.op, w.waiting())
 }
