@@ -98,8 +98,15 @@ func BenchmarkAtomicAdd(b *testing.B)      { benchOp(b, "AtomicAdd") }
 func BenchmarkQuiet(b *testing.B)          { benchOp(b, "Quiet") }
 
 // BenchmarkBarrierAll measures a barrier of 8 PEs, per barrier.
-func BenchmarkBarrierAll(b *testing.B) {
-	err := sim.Run(8, func(p *shmem.PE) error {
+func BenchmarkBarrierAll(b *testing.B) { benchBarrier(b, 8) }
+
+// BenchmarkBarrierAll2PEs measures a barrier of 2 PEs, the same-host pair
+// of bench/compare.sh (the in-process world's paths are the udma ones).
+func BenchmarkBarrierAll2PEs(b *testing.B) { benchBarrier(b, 2) }
+
+// benchBarrier times BarrierAll on n PEs, per barrier.
+func benchBarrier(b *testing.B, n int) {
+	err := sim.Run(n, func(p *shmem.PE) error {
 		if p.MyPE() == 0 {
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -14,11 +14,8 @@ func meteredColl(c *core.PE, k core.CollKind, f func() error) error {
 	return err
 }
 
-// teamColl is meteredColl for a team's Sync and Barrier; a nil team has
-// no PE to count on and fails in f.
-func teamColl(t *Team, k core.CollKind, f func() error) error {
-	if t == nil || t.p == nil {
-		return f()
-	}
-	return meteredColl(t.p.c, k, f)
-}
+// teamMetered reports whether t's Sync and Barrier are to be metered
+// (meteredColl); a nil team has no PE to count on and fails in the call.
+// Callers call the operation directly otherwise: a method value passed
+// to meteredColl is an indirect call through a wrapper.
+func teamMetered(t *Team) bool { return t != nil && t.p != nil && t.p.c.CollMetered() }

@@ -110,11 +110,21 @@ func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 
 // Sync returns when every member has called Sync as many times as the
 // caller (shmem_team_sync). It completes nothing; Barrier does.
-func (t *Team) Sync() error { return teamColl(t, core.CollSync, t.inner().Sync) }
+func (t *Team) Sync() error {
+	if teamMetered(t) {
+		return meteredColl(t.p.c, core.CollSync, t.t.Sync)
+	}
+	return t.inner().Sync()
+}
 
 // Barrier completes the caller's outstanding operations (Quiet) and then
 // Syncs the team.
-func (t *Team) Barrier() error { return teamColl(t, core.CollBarrier, t.inner().Barrier) }
+func (t *Team) Barrier() error {
+	if teamMetered(t) {
+		return meteredColl(t.p.c, core.CollBarrier, t.t.Barrier)
+	}
+	return t.inner().Barrier()
+}
 
 // Destroy ends the team (shmem_team_destroy). It is collective over the
 // team: it synchronizes the members before the team's resources are reused.

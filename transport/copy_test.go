@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"unsafe"
 )
 
 func TestCopy(t *testing.T) {
@@ -61,11 +62,47 @@ func BenchmarkCopy(b *testing.B) {
 				Copy(dst, src)
 			}
 		})
+		// The destination 8 bytes after the source modulo 4 KiB: where
+		// REP MOVSB is slow and Copy must not take it.
+		aliased := make([]byte, n+8192)
+		shift := (int(uintptr(unsafe.Pointer(&src[0]))) - int(uintptr(unsafe.Pointer(&aliased[0]))) + 8) & 4095
+		b.Run(fmt.Sprintf("%dKiB/CopyAliased", n>>10), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				Copy(aliased[shift:shift+n], src)
+			}
+		})
 		b.Run(fmt.Sprintf("%dKiB/copy", n>>10), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for i := 0; i < b.N; i++ {
 				copy(dst, src)
 			}
 		})
+	}
+}
+
+// TestPageAliased: the distances at which Copy avoids REP MOVSB, and that
+// copies at every distance around them are still exact.
+func TestPageAliased(t *testing.T) {
+	buf := make([]byte, 3*repCopyMin+8192)
+	for i := range buf {
+		buf[i] = byte(i*13 + i>>10)
+	}
+	for _, d := range []int{0, 1, 8, 31, 63, 64, 65, 4095, 4096, 4097, 4096 + 40} {
+		src := buf[:repCopyMin]
+		dst := make([]byte, repCopyMin+d+8192)
+		// Align dst's start to src's modulo 4 KiB, then shift it by d.
+		shift := (int(uintptr(unsafe.Pointer(&src[0]))) - int(uintptr(unsafe.Pointer(&dst[0]))) + d) & 4095
+		shift += d &^ 4095
+		to := dst[shift : shift+repCopyMin]
+		got := pageAliased(to, src)
+		want := d%4096 != 0 && d%4096 < 64
+		if got != want {
+			t.Errorf("distance %d: pageAliased = %v, want %v", d, got, want)
+		}
+		Copy(to, src)
+		if !bytes.Equal(to, src) {
+			t.Fatalf("distance %d: copy differs", d)
+		}
 	}
 }

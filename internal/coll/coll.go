@@ -72,20 +72,6 @@ func enc(seq uint64, step int) uint64 { return seq<<stepBits | uint64(step) }
 func (t *Team) sigWord(j int) uint64 { return t.l.sig + uint64(8*j) }
 func (t *Team) ackWord(j int) uint64 { return t.l.ack + uint64(8*j) }
 
-// waitWord waits until this member's word at off is at least want.
-func (t *Team) waitWord(op string, off, want uint64) error {
-	local := t.rt.Local()
-	if transport.Load64(local, off) >= want {
-		return nil
-	}
-	return t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, off) >= want })
-}
-
-// waitFrom waits for member j's signal to reach step of collective seq.
-func (t *Team) waitFrom(op string, j int, seq uint64, step int) error {
-	return t.waitWord(op, t.sigWord(j), enc(seq, step))
-}
-
 // putSig puts data at off in member j's heap and then sets this member's
 // signal word there to v.
 func (t *Team) putSig(op string, j int, off uint64, data []byte, v uint64) error {
@@ -118,12 +104,11 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	if a.Err != nil {
 		bad = 1
 	}
-	n := len(t.members)
 	local := t.rt.Local()
 	var buf [24]byte
 	t.rt.Fence() // the previous collective's signals land before this one's
-	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
-		path, err := t.rt.Path(op, t.members[(t.me+d)%n])
+	for k, peer := range t.ahead {
+		path, err := t.rt.Path(op, peer)
 		if err != nil {
 			return seq, err
 		}

@@ -42,7 +42,7 @@ func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v 
 func (t *Team) publish(o team.Op) {
 	t.cur.Store(opWord(o))
 	t.early, t.left = time.Time{}, time.Time{}
-	transport.ApplySignal(t.rt.Local(), t.l.op, opWord(o), transport.SignalSet)
+	transport.ApplySignal(t.local, t.l.op, opWord(o), transport.SignalSet)
 }
 
 // Blocked is a team operation that a waiting PE checks now and then while
@@ -95,10 +95,13 @@ func (t *Team) CheckPeers(op string) error {
 		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
 			continue // it passed this operation, so it took part in it
 		}
-		if v == 0 {
+		if v == 0 && mine.Kind == team.KindDestroy {
 			// A zeroed word is a released slot: the peer completed the
 			// team's Destroy (the last operation of the team, which this
-			// PE waits in) and may have finalized since.
+			// PE waits in) and may have finalized since. In any other
+			// operation it is a peer that has run none of the team's
+			// operations yet (none can complete Destroy before this PE
+			// reaches it): behind, as below.
 			continue
 		}
 		// Behind: on its way, unless it called Finalize (numbered on

@@ -30,16 +30,13 @@ const (
 
 // sync is Sync with t.mu held, counting in set's words.
 func (t *Team) sync(op string, set syncSet) error {
-	n := len(t.members)
-	if n <= 1 {
-		return nil
+	if len(t.ahead) == 0 {
+		return nil // one member
 	}
 	t.epochs[set]++
 	epoch := t.epochs[set]
-	local := t.rt.Local()
 	base := t.l.psync + uint64(8*t.l.rounds)*uint64(set)
-	for k, d := 0, 1; d < n; k, d = k+1, d<<1 {
-		peer := t.members[(t.me+d)%n]
+	for k, peer := range t.ahead {
 		path, err := t.rt.Path(op, peer)
 		if err != nil {
 			return err
@@ -48,7 +45,7 @@ func (t *Team) sync(op string, set syncSet) error {
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return err
 		}
-		if err := t.rt.WaitBlocked(op, t, func() bool { return transport.Load64(local, word) >= epoch }); err != nil {
+		if err := t.waitWord(op, word, epoch); err != nil {
 			return err
 		}
 	}
@@ -63,17 +60,7 @@ func (t *Team) SyncAs(op string) error {
 	if t == nil {
 		return t.usable(op)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if err := t.usable(op); err != nil {
-		return err
-	}
-	if err := t.number(op, team.KindSync); err != nil {
-		return err
-	}
-	t.timeOp(op, false)
-	defer t.timeOp(op, true)
-	return errs.As(op, t.rt.MyPE(), t.sync(op, syncSync))
+	return t.synchronize(op, team.KindSync, syncSync)
 }
 
 // BarrierAs is Barrier reported as op (BarrierAll): every failure inside
@@ -85,15 +72,48 @@ func (t *Team) BarrierAs(op string) error {
 	if err := t.rt.Quiet(); err != nil {
 		return errs.As(op, t.rt.MyPE(), err)
 	}
+	return t.synchronize(op, team.KindBarrier, syncBarrier)
+}
+
+// synchronize locks t, numbers op (of kind k) and runs the dissemination
+// in set's words: SyncAs and BarrierAs past their own steps.
+func (t *Team) synchronize(op string, k team.Kind, set syncSet) error {
+	if t.timer != nil {
+		return t.timedSynchronize(op, k, set)
+	}
+	// No defers: with core.BarrierAll's they were an eighth of a
+	// barrier's instructions outside its wait. Nothing in here panics but
+	// a bug; the simulated network, which ends a PE by panicking inside
+	// its calls, times team operations, so it takes timedSynchronize.
+	t.mu.Lock()
+	err := t.usable(op)
+	if err == nil {
+		err = t.number(op, k)
+	}
+	if err == nil {
+		if err = t.sync(op, set); err != nil {
+			err = errs.As(op, t.rt.MyPE(), err)
+		}
+	}
+	t.mu.Unlock()
+	return err
+}
+
+// timedSynchronize is synchronize telling the runtime's OpTimer when the
+// operation starts and returns, whatever way it returns.
+func (t *Team) timedSynchronize(op string, k team.Kind, set syncSet) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.usable(op); err != nil {
 		return err
 	}
-	if err := t.number(op, team.KindBarrier); err != nil {
+	if err := t.number(op, k); err != nil {
 		return err
 	}
 	t.timeOp(op, false)
 	defer t.timeOp(op, true)
-	return errs.As(op, t.rt.MyPE(), t.sync(op, syncBarrier))
+	if err := t.sync(op, set); err != nil {
+		return errs.As(op, t.rt.MyPE(), err)
+	}
+	return nil
 }

@@ -27,7 +27,8 @@ type Runtime interface {
 	MyPE() int
 	// Path returns the data path to world PE pe, or an error naming op.
 	Path(op string, pe int) (transport.Path, error)
-	// Local returns the calling PE's own heap.
+	// Local returns the calling PE's own heap, the same slice for the
+	// PE's life (a team keeps it: see Team.local).
 	Local() []byte
 	// WaitBlocked blocks until cond holds, re-checking it whenever the
 	// PE's heap changes; it fails when the world fails or ends, and when
@@ -64,7 +65,13 @@ type Team struct {
 	members []int
 	me      int
 	l       layout
-	root    bool // TeamWorld or TeamShared: never destroyed
+	root    bool    // TeamWorld or TeamShared: never destroyed
+	timer   OpTimer // rt when it times team operations, else nil (timerOf)
+	local   []byte  // rt.Local(), kept for the barrier's words: no interface call per round
+	// ahead is the world rank of the member 2^k places ahead of this one,
+	// the peer of dissemination round k (sync, begin): a barrier divides
+	// nothing.
+	ahead []int
 
 	mu     sync.Mutex
 	epochs [syncSets]uint64 // operations completed in each sync set
@@ -79,6 +86,8 @@ type Team struct {
 	// left is when a member that called Finalize was first seen in this
 	// operation (see CheckPeers).
 	left time.Time
+	// wait is the word the member waits on (see waitWord).
+	wait waitFor
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the
@@ -96,7 +105,12 @@ func NewRoot(rt Runtime, id string, members []int, slot int) (*Team, error) {
 func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
 	a := team.New(id, members, rt.MyPE(), slot)
 	pool := rt.TeamPool()
-	return &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root}
+	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt), local: rt.Local()}
+	t.wait.reachedFn = t.wait.reached
+	for d := 1; d < len(t.members); d <<= 1 {
+		t.ahead = append(t.ahead, t.members[(t.me+d)%len(t.members)])
+	}
+	return t
 }
 
 // SyncWords returns how many 8-byte words a team of n PEs needs for Sync:

@@ -90,7 +90,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		b = groupWait{domain: domain, members: members}
 	}
 	w := p.startLong(op, b)
-	defer p.unblock()
+	defer p.endLong(w)
 	// The wait sleeps until its next duty (a peer check, the timeouts,
 	// the hang report) or until the PE's state changes (notices), never
 	// on a fixed tick: the first look comes after checkFirst, as most
@@ -117,7 +117,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		if err == nil {
 			sleep, err = w.step()
 		}
-		left := p.s.cfg.Timeout - time.Since(w.start)
+		left := p.s.cfg.Timeout - w.elapsed()
 		if err == nil && left < 0 {
 			err = errs.New(op, p.MyPE(), errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", p.s.cfg.Timeout)
 		}

@@ -43,6 +43,13 @@ type blocks struct {
 	// checkNow asks a wait to check its peers at its next step: the
 	// deadlock detector's last look (askChecks).
 	checkNow atomic.Bool
+	// made is when the registry was made: waits keep their start as an
+	// offset from it (longWait.begun).
+	made time.Time
+	// spare is a finished team wait, kept for the next wait of the same
+	// call on the same team (startLong): a barrier that waits long every
+	// time (a peer late, more PEs than cores) allocates once, not per call.
+	spare atomic.Pointer[longWait]
 }
 
 // verdict is an abort verdict: err ends the PE's blocking calls. everyPE
@@ -102,7 +109,7 @@ func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
 	if w == nil {
 		return true, gen, "?"
 	}
-	return true, gen, fmt.Sprintf("%s on %s, for %v", w.op, w.waiting(), time.Since(w.start).Round(time.Millisecond))
+	return true, gen, fmt.Sprintf("%s on %s, for %v", w.op, w.waiting(), w.elapsed().Round(time.Millisecond))
 }
 
 // blockedIn says what the PE's latest blocked call is in, without times.
@@ -125,26 +132,60 @@ func (p *PE) Report() string {
 func (p *PE) Finished() bool { return p.s.finalized.Load() }
 
 // longWait is the bookkeeping of one registered wait: its only
-// allocation. A wait on a team operation has b; a wait on a word of this
-// PE's heap (WaitUntil, signal waits) has off, and a wait for a lock
-// also lock (see WaitLock); descriptions are made only when needed.
+// allocation, which a team wait reuses (blocks.spare). A wait on a team
+// operation has b; a wait on a word of this PE's heap (WaitUntil, signal
+// waits) has off, and a wait for a lock also lock (see WaitLock);
+// descriptions are made only when needed. Reports read the fields up to
+// begun from other goroutines (blocks.last), so a reused wait keeps them
+// unchanged and begun is atomic; the others are the waiter's own.
 type longWait struct {
-	p        *PE
-	op       string
-	b        coll.Blocked
-	off      uint64 // the word waited on, noWord if unknown
-	lock     bool   // the word is a lock on PE home
-	home     int
-	start    time.Time
+	p     *PE
+	op    string
+	b     coll.Blocked
+	off   uint64 // the word waited on, noWord if unknown
+	lock  bool   // the word is a lock on PE home
+	home  int
+	begun atomic.Int64 // when the wait began, in ns since blocks.made
+
 	check    time.Duration // elapsed time of the next peer check
 	reported bool
 	before   *verdict // the abort verdict already given when the wait began
 }
 
+// begin starts w's clock and duties afresh.
+func (w *longWait) begin() {
+	w.begun.Store(int64(time.Since(w.p.s.blocks.made)))
+	w.check = firstCheck(w.p.NPEs())
+	w.reported = false
+}
+
+// elapsed is how long ago w began.
+func (w *longWait) elapsed() time.Duration {
+	return time.Since(w.p.s.blocks.made) - time.Duration(w.begun.Load())
+}
+
+// startLong registers a wait of op on b (a team operation, an
+// agreement), reusing the PE's spare when it was the same call's on the
+// same team: then every field a report reads is already what it would
+// set. endLong ends it.
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	w := &longWait{p: p, op: op, b: b, off: noWord, start: time.Now(), check: firstCheck(p.NPEs()), before: p.s.blocks.abort.Load()}
+	w := p.s.blocks.spare.Swap(nil)
+	if t, ok := b.(*coll.Team); !ok || w == nil || w.p != p || w.b != coll.Blocked(t) || w.op != op {
+		w = &longWait{p: p, op: op, b: b, off: noWord}
+	}
+	w.begin()
+	w.before = p.s.blocks.abort.Load()
 	p.block(w)
 	return w
+}
+
+// endLong unregisters w, which startLong made, and keeps it for the next
+// wait when it is a team's.
+func (p *PE) endLong(w *longWait) {
+	p.unblock()
+	if _, ok := w.b.(*coll.Team); ok {
+		p.s.blocks.spare.Store(w)
+	}
 }
 
 // verdict returns the error of the abort verdict (the simulator's
@@ -166,7 +207,8 @@ func (w *longWait) verdict() error {
 }
 
 func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
-	w := &longWait{p: p, op: op, off: off, lock: lock, home: home, start: time.Now(), check: firstCheck(p.NPEs())}
+	w := &longWait{p: p, op: op, off: off, lock: lock, home: home}
+	w.begin()
 	p.block(w)
 	return w
 }
@@ -209,7 +251,7 @@ func (w *longWait) step() (time.Duration, error) {
 	if err := w.verdict(); err != nil {
 		return 0, errs.As(w.op, w.p.MyPE(), err)
 	}
-	el := time.Since(w.start)
+	el := w.elapsed()
 	due := el >= w.check
 	if due {
 		w.check = el + min(max(el, checkFirst), checkMax)

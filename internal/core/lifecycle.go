@@ -102,9 +102,13 @@ func (p *PE) BarrierAll() error {
 	if err := p.Check("BarrierAll"); err != nil {
 		return err
 	}
+	// No defer, as in coll's synchronize: nothing in the barrier panics
+	// but a bug and the simulated network's end of a PE, after which the
+	// PE runs nothing more.
 	p.s.collMu.Lock()
-	defer p.s.collMu.Unlock()
-	return p.s.world.BarrierAs("BarrierAll")
+	err := p.s.world.BarrierAs("BarrierAll")
+	p.s.collMu.Unlock()
+	return err
 }
 
 // SyncAll waits until every PE has called SyncAll; unlike BarrierAll it
@@ -113,9 +117,10 @@ func (p *PE) SyncAll() error {
 	if err := p.Check("SyncAll"); err != nil {
 		return err
 	}
-	p.s.collMu.Lock()
-	defer p.s.collMu.Unlock()
-	return p.s.world.SyncAs("SyncAll")
+	p.s.collMu.Lock() // no defer: see BarrierAll
+	err := p.s.world.SyncAs("SyncAll")
+	p.s.collMu.Unlock()
+	return err
 }
 
 // CollectiveLock serializes a collective call against the PE's others;

@@ -23,6 +23,10 @@ func (k CollKind) String() string {
 	return [NumCollKinds]string{"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall", "alltoalls", "reduce"}[k]
 }
 
+// CollMetered reports whether the PE meters collectives (CollStart's
+// condition), inlined where the caller skips the metering altogether.
+func (p *PE) CollMetered() bool { return p.s.meter != nil && p.s.pctl.Load() > 0 }
+
 // CollStart returns the time a collective starts, for CollDone, and
 // whether the PE meters (metrics on, level above 0). A collective costs
 // microseconds, so every one is timed, with atomic counters.

@@ -240,6 +240,7 @@ func Start(cfg Config) (*PE, error) {
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
 		exitKnown: make(chan struct{}),
 	}
+	s.blocks.made = time.Now()
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
 	if cfg.Paths != nil {
@@ -342,6 +343,9 @@ func (p *PE) TeamOp(team string, seq uint64, op string, end bool) {
 		f(team, seq, op, end)
 	}
 }
+
+// TimesTeamOps implements coll.OpTimer: whether Config.TeamOp is set.
+func (p *PE) TimesTeamOps() bool { return p.s.cfg.TeamOp != nil }
 
 // MyPE returns this PE's rank in the world.
 func (p *PE) MyPE() int { return p.s.cfg.Rank }
@@ -473,7 +477,18 @@ func (p *PE) annotate(err error, op string, target int) error {
 }
 
 // Check returns nil when the PE can be used, else an error naming op.
+// While nothing has happened to the world (unsettled is 0; see FastPath)
+// that is one load, inlined into the caller; otherwise checked reads each
+// state.
 func (p *PE) Check(op string) error {
+	if p.s.unsettled.Load() == 0 && !p.isCtx {
+		return nil
+	}
+	return p.checked(op)
+}
+
+// checked is Check past its common case.
+func (p *PE) checked(op string) error {
 	if err := p.usable(); err != nil {
 		return p.annotate(err, op, errs.NoPE)
 	}

@@ -50,10 +50,11 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 	var w *longWait
 	if b != nil {
 		w = p.startLong(op, b)
+		defer p.endLong(w)
 	} else {
 		w = p.startWord(op, off, false, 0)
+		defer p.unblock()
 	}
-	defer p.unblock()
 	for {
 		p.s.kick.kick()
 		if poll(cond, p.s.cfg.Spin) {

@@ -127,6 +127,49 @@ func destroyVsSync(p *shmem.PE) error {
 	return team.Sync()
 }
 
+// teamBarrier: PEs 0-2 of 4 split off a team (PE 3 is not in it); PE 1
+// then leaves it by fate while PEs 0 and 2 wait in the team's Barrier,
+// which only the team's own words tell them (PE 1 never reached the
+// team's first operation, and Finalize numbers TeamWorld alone).
+func teamBarrier(fate func(p *shmem.PE)) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		team, err := p.TeamWorld().SplitStrided(0, 1, 3)
+		if err != nil {
+			return err
+		}
+		// Every PE is past the split before PE 1 leaves: the split's
+		// own failure is not the point here.
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		switch p.MyPE() {
+		case 1:
+			fate(p)
+			return nil
+		case 3:
+			return nil
+		}
+		return team.Barrier()
+	}
+}
+
+// leaves is the fate of a PE that returns to Finalize.
+func leaves(*shmem.PE) {}
+
+// waiters is the Want of teamBarrier: the class of PEs 0 and 2, of PE 1
+// and of PE 3.
+func waiters(waiting, leaving, outside Class) func(int) Class {
+	return func(r int) Class {
+		switch r {
+		case 1:
+			return leaving
+		case 3:
+			return outside
+		}
+		return waiting
+	}
+}
+
 // Died is the exit status of a PE that a scenario kills.
 const Died = 9
 
@@ -138,6 +181,14 @@ func Scenarios() []Scenario {
 			Say: func(r int) []string {
 				return []string{"BarrierAll", "PE 1 called Finalize while this PE waits in BarrierAll"}
 			}},
+		{Name: "finalize-vs-team-barrier", NPEs: 4, Body: teamBarrier(leaves),
+			Want: waiters("PEFailed", "nil", "nil"), Fin: all("nil"),
+			Say: func(r int) []string {
+				return []string{"Barrier", "PE 1 called Finalize while this PE waits in Barrier"}
+			}},
+		{Name: "team-barrier-member-dies", NPEs: 4, Body: teamBarrier(Die),
+			Want: waiters("PEFailed", "-", "nil"), Fin: but(1, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Barrier", "PE 1"} }},
 		{Name: "finalize-vs-fcollect", NPEs: 4, Body: split(3, "Finalize", "FCollect"),
 			Want: but(3, "nil", "PEFailed"), Fin: all("nil"),
 			Say: func(r int) []string { return []string{"FCollect", "PE 3 called Finalize"} }},

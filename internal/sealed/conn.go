@@ -72,6 +72,8 @@ type Conn struct {
 	rd    int
 	wr    int
 	plain []byte // opened plaintext not yet returned (inside in)
+	pend  []byte // plaintext gathered by Peek across records, returned before plain (inside head)
+	head  [PeekMax]byte
 	rerr  error
 	rnon  [12]byte
 	moved int // bytes fill moved to the buffer's start (tests: none in a stream of frames)
@@ -134,6 +136,15 @@ func newConn(sock net.Conn, send, recv []byte, keyLen int, pending []byte) (*Con
 func (c *Conn) Write(p []byte) (int, error) {
 	if c.werr != nil {
 		return 0, c.werr
+	}
+	if len(p) <= MaxRecord && len(p) > 0 && !c.held { // one record, written at once: the common frame
+		if err := c.seal(p); err != nil {
+			return 0, err
+		}
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
 	n := 0
 	for len(p) > 0 {
@@ -201,6 +212,11 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if len(c.pend) > 0 { // left by a Peek across records
+		n := copy(p, c.pend)
+		c.pend = c.pend[n:]
+		return n, nil
+	}
 	if len(c.plain) == 0 {
 		if err := c.next(); err != nil {
 			return 0, err
@@ -214,7 +230,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 // Buffered is how many bytes have been read from the socket and not yet
 // returned (opened plaintext and records not yet opened): while it is
 // above zero, more input is already here.
-func (c *Conn) Buffered() int { return len(c.plain) + c.wr - c.rd }
+func (c *Conn) Buffered() int { return len(c.pend) + len(c.plain) + c.wr - c.rd }
 
 // next reads and opens one record in place; any failure is final.
 func (c *Conn) next() error {
@@ -224,8 +240,10 @@ func (c *Conn) next() error {
 	if c.rd == c.wr { // nothing buffered: the next read gets the whole buffer
 		c.rd, c.wr = 0, 0
 	}
-	if err := c.fill(hdrLen); err != nil {
-		return c.failRead(err, true)
+	if c.wr-c.rd < hdrLen { // fill's own first test, without the call when a record is here
+		if err := c.fill(hdrLen); err != nil {
+			return c.failRead(err, true)
+		}
 	}
 	n := int(binary.LittleEndian.Uint32(c.in[c.rd:]))
 	if n < 1 || n > MaxRecord {
@@ -234,8 +252,10 @@ func (c *Conn) next() error {
 	if n == MaxRecord && len(c.in) < bulkBuffer {
 		c.grow()
 	}
-	if err := c.fill(hdrLen + n + tagLen); err != nil {
-		return c.failRead(err, false)
+	if c.wr-c.rd < hdrLen+n+tagLen {
+		if err := c.fill(hdrLen + n + tagLen); err != nil {
+			return c.failRead(err, false)
+		}
 	}
 	rec := c.in[c.rd : c.rd+hdrLen+n+tagLen]
 	c.r.nonce(&c.rnon)

@@ -35,9 +35,10 @@
 //     is bounded (1..MaxRecord), so a hostile length costs no allocation
 //     and no read past the buffer.
 //   - Nothing unauthenticated leaves the package: a record is opened in
-//     place inside the package's own read buffer, and Read copies out only
-//     a record whose tag checked. (Go's amd64 GCM decrypts into the
-//     destination before it compares the tag, so opening straight into a
+//     place inside the package's own read buffer, and Read (like Peek,
+//     Discard and ReadFull, which serve frames in place) hands out only
+//     plaintext of a record whose tag checked. (Go's amd64 GCM decrypts
+//     into the destination before it compares the tag, so opening straight into a
 //     caller's memory — the symmetric heap — would let a forged record
 //     write it.) Any failure is final: the connection returns the same
 //     error from then on.

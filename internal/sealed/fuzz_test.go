@@ -23,7 +23,8 @@ func canonicalStream(tb testing.TB) (wire, plain []byte) {
 	return b.Bytes(), plain
 }
 
-// FuzzOpen feeds arbitrary bytes to a reader holding the corpus's keys.
+// FuzzOpen feeds arbitrary bytes to a reader holding the corpus's keys,
+// read with Read, Peek and ReadFull in turn.
 // Whatever it returns must be a prefix of the canonical plaintext: only
 // the canonical sender can make a record that opens at a given number,
 // so any other byte delivered would be a forgery getting through. It must
@@ -45,10 +46,25 @@ func FuzzOpen(f *testing.F) {
 		got := make([]byte, 0, len(plain))
 		buf := make([]byte, 777)
 		var err error
-		for range 1 + len(stream) {
+		for i := range 1 + len(stream) {
+			// Read, Peek with Discard, and ReadFull in turn: frames are
+			// read all three ways.
 			var n int
-			n, err = recv.Read(buf)
-			got = append(got, buf[:n]...)
+			switch i % 3 {
+			case 0:
+				n, err = recv.Read(buf)
+				got = append(got, buf[:n]...)
+			case 1:
+				var b []byte
+				if b, err = recv.Peek(1 + i%PeekMax); err == nil {
+					got = append(got, b...)
+					_, err = recv.Discard(len(b))
+				}
+			case 2:
+				if err = recv.ReadFull(buf[:1+i%len(buf)]); err == nil {
+					got = append(got, buf[:1+i%len(buf)]...)
+				}
+			}
 			if err != nil {
 				break
 			}

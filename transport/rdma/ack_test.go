@@ -168,7 +168,7 @@ func TestAckEveryUnderContinuousInput(t *testing.T) {
 	}
 	defer n.Close()
 	cli, srv := net.Pipe()
-	sc := &serverConn{n: n, raw: srv, c: srv, relayFail: -1, br: bufio.NewReaderSize(srv, 64<<10), bw: bufio.NewWriter(srv)}
+	sc := &serverConn{n: n, raw: srv, c: srv, relayFail: -1, src: newFrameSource(srv), bw: bufio.NewWriter(srv)}
 	done := make(chan error, 1)
 	go func() { done <- sc.loop() }()
 	const frames = 2*ackEvery + 44

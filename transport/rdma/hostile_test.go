@@ -134,7 +134,7 @@ func FuzzServe(f *testing.F) {
 	defer n.Close()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cli, srv := net.Pipe()
-		sc := &serverConn{n: n, raw: srv, c: srv, relayFail: -1, br: bufio.NewReader(srv), bw: bufio.NewWriter(srv)}
+		sc := &serverConn{n: n, raw: srv, c: srv, relayFail: -1, src: newFrameSource(srv), bw: bufio.NewWriter(srv)}
 		drained := make(chan struct{})
 		go func() { io.Copy(io.Discard, cli); close(drained) }()
 		go func() { cli.Write(b); cli.Close() }()

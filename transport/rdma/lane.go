@@ -1,7 +1,6 @@
 package rdma
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -27,19 +26,21 @@ type lane struct {
 
 	mu   sync.Mutex // serialises connect and every write
 	conn net.Conn   // guarded by mu; nil until connected
-	wdl  time.Time  // write deadline currently set on conn
+	wdl  int64      // write deadline currently set on conn (clock ns)
 	wbuf []byte     // header plus small payloads, so a frame is one write
 	rec  gatherer   // under TLS: gathers a frame's records into few writes
+	// oneWrite is the longest write rec's connection sends with one socket
+	// write unheld; longer single writes are held.
+	oneWrite int
 
 	slots *slotTable // set once by connect, before the reader starts
 
 	// The read side. Whoever holds the token reads the socket: a caller
 	// waiting for its own response (no goroutine hand-off on the common
 	// path), or the lane's reader goroutine while requests nobody waits for
-	// (relayed, GetNBI) are pending. br and hb belong to the holder.
-	rtok    chan struct{}
-	br      *bufio.Reader
-	hb      [headerSize]byte
+	// (relayed, GetNBI) are pending. src belongs to the holder.
+	rtok    readToken
+	src     frameSource
 	orphans atomic.Int32  // pending relayed and detached requests, and pipelined gets issuing more
 	wake    chan struct{} // tells the reader goroutine that orphans rose
 	rwatch  *readWatch    // fails the lane when a reading caller waits too long
@@ -57,6 +58,11 @@ type lane struct {
 	fenceMark atomic.Uint64 // frame number that later frames on the other lane must wait for
 	nbiFail   atomic.Int64  // rank a relay reported failed under a GetNBI, or -1
 
+	// deadFlag is set (after failErr) when the lane fails: the hot path's
+	// check, one load, where a receive from a closed channel costs a
+	// select.
+	deadFlag atomic.Bool
+
 	stMu    sync.Mutex // guards the fields below
 	raw     net.Conn
 	isDead  bool
@@ -67,9 +73,9 @@ type lane struct {
 
 func newLane(p *path, bulk bool, addr string) *lane {
 	l := &lane{p: p, bulk: bulk, autoAck: p.via < 0 && !bulk, addr: addr, dead: make(chan struct{}),
-		rtok: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
-	l.rtok <- struct{}{}
-	l.rwatch = newReadWatch(func() {
+		wake: make(chan struct{}, 1)}
+	l.rtok.freed = make(chan struct{}, 1)
+	l.rwatch = newReadWatch(p.n.clock, func() {
 		l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, l.p.n.cfg.OpTimeout)
 	})
 	l.wbuf = make([]byte, headerSize+p.n.cfg.SmallMax)
@@ -94,6 +100,7 @@ func (l *lane) fail(sentinel error, detail string, args ...any) {
 	}
 	l.isDead = true
 	l.failErr, l.failMsg = sentinel, fmt.Sprintf(detail, args...)
+	l.deadFlag.Store(true)
 	close(l.dead)
 	l.rwatch.close()
 	if l.raw != nil {
@@ -106,14 +113,8 @@ func (l *lane) fail(sentinel error, detail string, args ...any) {
 	}
 }
 
-func (l *lane) deadNow() bool {
-	select {
-	case <-l.dead:
-		return true
-	default:
-		return false
-	}
-}
+// deadNow reports whether the lane has failed.
+func (l *lane) deadNow() bool { return l.deadFlag.Load() }
 
 // ready makes sure the lane is connected; the caller holds mu. A failed dial
 // leaves the lane usable so that an op issued before the peer listens can be
@@ -170,6 +171,7 @@ func (l *lane) ready(op string) error {
 		if conn, l.rec, err = sealTLS(tc, rec, true); err != nil {
 			return l.dropRaw(raw, op, l.handshakeErr(op, "switching to sealed records", err))
 		}
+		l.oneWrite = oneWriteOf(l.rec)
 	}
 	raw.SetDeadline(time.Time{})
 	l.stMu.Lock()
@@ -178,7 +180,7 @@ func (l *lane) ready(op string) error {
 		return l.errFor(op)
 	}
 	l.slots = newSlotTable(n.cfg.MaxOutstanding)
-	l.br = bufio.NewReaderSize(conn, 64<<10)
+	l.src = newFrameSource(conn)
 	n.wg.Add(1)
 	l.stMu.Unlock()
 	l.conn = conn
@@ -224,8 +226,9 @@ func (l *lane) dropRaw(raw net.Conn, op string, err error) error {
 
 // writeLocked writes one frame; the caller holds mu and has called ready.
 // A counted frame (a put, posted atomic, signal or detached get) completes
-// only once acknowledged: Quiet and Fence wait for it.
-func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) error {
+// only once acknowledged: Quiet and Fence wait for it. now is the clock's
+// reading for this frame (the caller's one read per operation).
+func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string, now int64) error {
 	if l.bulk {
 		h.flags |= flagBulk
 	}
@@ -236,30 +239,39 @@ func (l *lane) writeLocked(h *header, payload []byte, counted bool, op string) e
 		h.n = uint32(len(payload))
 	}
 	h.encode(l.wbuf)
-	now := time.Now()
-	if l.wdl.Sub(now) < l.p.n.cfg.OpTimeout/2 {
-		l.wdl = now.Add(l.p.n.cfg.OpTimeout)
-		l.conn.SetWriteDeadline(l.wdl)
-	}
-	if l.rec != nil {
-		l.rec.Hold()
+	if timeout := l.p.n.cfg.OpTimeout; l.wdl-now < int64(timeout/2) {
+		l.wdl = now + int64(timeout)
+		l.conn.SetWriteDeadline(time.Now().Add(timeout))
 	}
 	seq := l.sent.Add(1)
 	var err error
 	if headerSize+len(payload) <= len(l.wbuf) {
+		// One write: a sealed connection seals it and writes it at once,
+		// so it needs no hold; crypto/tls splits a write into 16 KiB
+		// records, each written on its own unless held.
 		copy(l.wbuf[headerSize:], payload)
-		_, err = l.conn.Write(l.wbuf[:headerSize+len(payload)])
+		frame := l.wbuf[:headerSize+len(payload)]
+		if l.rec != nil && len(frame) > l.oneWrite {
+			l.rec.Hold()
+			_, err = l.conn.Write(frame)
+			err = l.rec.Release(err)
+		} else {
+			_, err = l.conn.Write(frame)
+		}
 	} else {
 		// Two writes, not one writev: the payload is at least SmallMax, so
 		// the extra syscall is noise, and the race detector models write(2)
 		// (not writev) as synchronisation between the two ends in one
 		// process, which keeps -race tests of a whole world meaningful.
+		if l.rec != nil {
+			l.rec.Hold()
+		}
 		if _, err = l.conn.Write(l.wbuf[:headerSize]); err == nil {
 			_, err = l.conn.Write(payload)
 		}
-	}
-	if l.rec != nil {
-		err = l.rec.Release(err)
+		if l.rec != nil {
+			err = l.rec.Release(err)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -285,7 +297,7 @@ func (l *lane) send(h *header, payload []byte, op string) error {
 	l.mu.Lock()
 	err := l.ready(op)
 	if err == nil {
-		err = l.writeLocked(h, payload, true, op)
+		err = l.writeLocked(h, payload, true, op, l.p.n.clock.now())
 	}
 	l.mu.Unlock()
 	return err
@@ -293,7 +305,8 @@ func (l *lane) send(h *header, payload []byte, op string) error {
 
 // request writes a frame that expects a response and returns its slot. dst
 // receives a get's data. A detached request (GetNBI) is released by the
-// reader and counted like a put, so that Quiet's flush covers it.
+// reader and counted like a put, so that Quiet's flush covers it. The
+// response is due OpTimeout after the request is written.
 func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -305,9 +318,11 @@ func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, 
 		l.fail(errs.ErrTimeout, "%d requests unanswered for %v", l.p.n.cfg.MaxOutstanding, l.p.n.cfg.OpTimeout)
 		return nil, l.errFor(op)
 	}
+	now := l.p.n.clock.now()
 	s.want = responseOp(h.op)
 	s.dst = dst
 	s.detached = detached
+	s.deadline = now + int64(l.p.n.cfg.OpTimeout)
 	if h.op == opFlush {
 		h.operand = l.written.Load()
 	}
@@ -316,7 +331,7 @@ func (l *lane) request(h *header, dst []byte, detached bool, op string) (*slot, 
 	if detached {
 		l.orphans.Add(1)
 	}
-	if err := l.writeLocked(h, nil, detached, op); err != nil {
+	if err := l.writeLocked(h, nil, detached, op, now); err != nil {
 		return nil, err
 	}
 	if detached {
@@ -338,47 +353,76 @@ func responseOp(op uint8) uint8 {
 }
 
 // await waits for s's response, releases s and returns the atomic's old
-// value. The wait is bounded by OpTimeout; expiry fails the lane. When nobody
-// else is reading the lane, the caller reads the responses itself.
+// value. The wait ends at s's deadline, whose expiry fails the lane, or
+// when the lane fails. When nobody else is reading the lane, the caller
+// reads the responses itself.
 func (l *lane) await(s *slot, op string) (uint64, error) {
-	timeout := l.p.n.cfg.OpTimeout
-	deadline := time.Now().Add(timeout)
 	// The common case first: nobody else reads the lane, so the caller
-	// reads its own response, bounded by readFor's deadline. Only a caller
-	// that must wait for another reader arms the slot's timer and selects
-	// (about 1750 instructions a get or fetch-add, half its client side's
-	// cost beyond the syscalls, measured with callgrind).
-	select {
-	case <-l.rtok:
-		if !l.readFor(s, deadline) {
-			return 0, l.errFor(op)
-		}
+	// reads its own response, bounded by the read watch, and finds it in
+	// its slot. Only a caller that must wait for another reader arms the
+	// slot's timer and selects (about 1750 instructions a get or
+	// fetch-add, half its client side's cost beyond the syscalls,
+	// measured with callgrind).
+	if s.state.Load() == slotDone || l.rtok.tryTake() && l.readFor(s) {
 		return l.finish(s, op)
-	default:
 	}
-	s.timer.Reset(timeout)
-	select {
-	case <-s.done:
-		s.timer.Stop()
-	case <-l.rtok:
-		s.timer.Stop()
-		if !l.readFor(s, deadline) {
-			return 0, l.errFor(op)
+	if l.deadNow() {
+		return l.abandon(s, op)
+	}
+	return l.awaitParked(s, op)
+}
+
+// awaitParked is await for a caller that found the read side held: it
+// waits for the completion news, for the token, for the lane's failure or
+// for s's deadline.
+func (l *lane) awaitParked(s *slot, op string) (uint64, error) {
+	if !s.state.CompareAndSwap(slotPending, slotWaiting) {
+		return l.finish(s, op) // completed meanwhile, without news
+	}
+	s.timer.Reset(time.Duration(s.deadline - l.p.n.clock.now()))
+	defer s.timer.Stop()
+	l.rtok.wait() // before the next try: see readToken
+	defer l.rtok.unwait()
+	for {
+		if l.rtok.tryTake() {
+			if !s.state.CompareAndSwap(slotWaiting, slotPending) {
+				// Completed by the token's last holder, who sent the news
+				// before giving the token back.
+				<-s.done
+				l.rtok.release()
+				return l.finish(s, op)
+			}
+			if l.readFor(s) {
+				return l.finish(s, op)
+			}
+			return l.abandon(s, op)
 		}
-	case <-l.dead:
-		s.timer.Stop()
 		select {
 		case <-s.done:
-		default:
-			l.quiesce()
-			return 0, l.errFor(op)
+			return l.finish(s, op)
+		case <-l.rtok.freed: // try again
+		case <-l.dead:
+			return l.abandon(s, op)
+		case <-s.timer.C:
+			l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, l.p.n.cfg.OpTimeout)
+			return l.abandon(s, op)
 		}
-	case <-s.timer.C:
-		l.fail(errs.ErrTimeout, "no response from %s within %v", l.addr, timeout)
-		l.quiesce()
-		return 0, l.errFor(op)
 	}
-	return l.finish(s, op)
+}
+
+// abandon is await's end on a failed lane: once no reader can fill s's
+// buffer any more, s completed after all or the lane's error is returned.
+// An abandoned slot is never released: the lane is dead.
+func (l *lane) abandon(s *slot, op string) (uint64, error) {
+	l.quiesce()
+	if s.state.Load() == slotDone {
+		select { // the news, if s was waiting when it completed
+		case <-s.done:
+		default:
+		}
+		return l.finish(s, op)
+	}
+	return 0, l.errFor(op)
 }
 
 // finish releases the completed s and reports its result.
@@ -426,21 +470,15 @@ func (l *lane) flush(op string) error {
 // to a flush, whose answer that reader hands over.
 func (l *lane) settle(mark uint64, op string) error {
 	acked := l.acked.Load()
-	canRead := false
-	if acked < mark && l.autoAck {
-		select {
-		case <-l.rtok: // the read side is ours until readUntilAcked returns it
-			canRead = true
-		default:
-		}
-	}
+	// The read side is ours, if we take it, until readUntilAcked returns it.
+	canRead := acked < mark && l.autoAck && l.rtok.tryTake()
 	switch settleAction(acked, mark, l.autoAck, canRead) {
 	case settleDone:
 		return nil
 	case settleFlush:
 		return l.flush(op)
 	}
-	if !l.readUntilAcked(mark, time.Now().Add(l.p.n.cfg.OpTimeout)) {
+	if !l.readUntilAcked(mark, l.p.n.clock.now()+int64(l.p.n.cfg.OpTimeout)) {
 		return l.errFor(op)
 	}
 	return nil

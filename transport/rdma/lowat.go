@@ -73,12 +73,11 @@ func (lw *lowWater) fit(rem int) {
 // low-water mark when sc has one.
 func (sc *serverConn) readPayload(dst []byte) error {
 	if sc.lw == nil || len(dst) < lowWaterMin {
-		_, err := io.ReadFull(sc.br, dst)
-		return err
+		return sc.src.readFull(dst)
 	}
 	k := 0
-	if b := sc.br.Buffered(); b > 0 {
-		k, _ = sc.br.Read(dst[:min(len(dst), b)]) // served by the buffer alone
+	if b := sc.src.br.Buffered(); b > 0 {
+		k, _ = sc.src.br.Read(dst[:min(len(dst), b)]) // served by the buffer alone
 	}
 	for k < len(dst) {
 		sc.lw.fit(len(dst) - k)

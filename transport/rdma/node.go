@@ -61,6 +61,7 @@ type Node struct {
 	streams map[*stream]struct{}    // open streams (contexts), failed and closed with the node
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
 	poll    *pollBudget             // busy polling of the node's reads; nil when BusyPoll is 0
+	clock   clock                   // deadlines' monotonic clock; set by Listen, never changed
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
@@ -85,7 +86,8 @@ func Listen(cfg Config) (*Node, error) {
 		}
 	}
 	n := &Node{cfg: c, log: c.Logger, ln: ln,
-		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}, streams: map[*stream]struct{}{}}
+		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}, streams: map[*stream]struct{}{},
+		clock: newClock()}
 	n.eng.n = n
 	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger})
 	if c.BusyPoll > 0 {

@@ -2,8 +2,6 @@ package rdma
 
 import (
 	"errors"
-	"io"
-	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
@@ -27,14 +25,12 @@ func (l *lane) readLoop() {
 			return
 		}
 		for l.orphans.Load() > 0 || l.backlogged() {
-			select {
-			case <-l.rtok:
-			case <-l.dead:
+			if !l.rtok.take(l.dead) {
 				l.quiesceRelays()
 				return
 			}
 			ok := l.readOne()
-			l.rtok <- struct{}{}
+			l.rtok.release()
 			if !ok {
 				l.quiesceRelays()
 				return
@@ -46,16 +42,17 @@ func (l *lane) readLoop() {
 // quiesceRelays answers the relayed requests of a dead lane once nobody is
 // reading into their buffers any more.
 func (l *lane) quiesceRelays() {
-	<-l.rtok
+	l.rtok.take(nil)
 	l.failRelays()
-	l.rtok <- struct{}{}
+	l.rtok.release()
 }
 
 // quiesce returns once no reader is filling a buffer of the dead lane, so a
-// failed Get's caller owns its buffer again.
+// failed Get's caller owns its buffer again. (Later holders read nothing:
+// readOne checks the lane first.)
 func (l *lane) quiesce() {
-	<-l.rtok
-	l.rtok <- struct{}{}
+	l.rtok.take(nil)
+	l.rtok.release()
 }
 
 // backlogged reports whether the reader goroutine should drain acks
@@ -72,70 +69,56 @@ func (l *lane) wakeReader() {
 	}
 }
 
-// readFor reads frames, holding the read token, until s completes or the
-// lane fails; it reports whether s completed. deadline bounds the wait.
-func (l *lane) readFor(s *slot, deadline time.Time) bool {
-	ok := !l.deadNow()
-	if ok {
-		l.rwatch.start(deadline)
-	wait:
-		for {
-			select {
-			case <-s.done:
-				break wait
-			default:
-			}
-			if !l.readOne() {
-				ok = false
-				break
-			}
+// readFor reads frames, holding the read token (which it returns), until
+// s completes or the lane fails; it reports whether s completed. s's
+// deadline bounds the wait.
+func (l *lane) readFor(s *slot) bool {
+	if s.state.Load() != slotDone && !l.deadNow() {
+		l.rwatch.start(s.deadline)
+		for s.state.Load() != slotDone && l.readOne() {
 		}
 		l.rwatch.stop()
 	}
-	l.rtok <- struct{}{}
-	if ok {
-		return true
-	}
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
+	l.rtok.release()
+	return s.state.Load() == slotDone
 }
 
 // readUntilAcked reads frames, holding the read token (which it returns),
 // until the peer has acknowledged frame mark or the lane fails; it reports
-// whether mark was acknowledged. deadline bounds the wait.
-func (l *lane) readUntilAcked(mark uint64, deadline time.Time) bool {
-	ok := !l.deadNow()
-	if ok && l.acked.Load() < mark {
+// whether mark was acknowledged. deadline (clock ns) bounds the wait.
+func (l *lane) readUntilAcked(mark uint64, deadline int64) bool {
+	if l.acked.Load() < mark && !l.deadNow() {
 		l.rwatch.start(deadline)
-		for l.acked.Load() < mark {
-			if !l.readOne() {
-				ok = false
-				break
-			}
+		for l.acked.Load() < mark && l.readOne() {
 		}
 		l.rwatch.stop()
 	}
-	l.rtok <- struct{}{}
-	return ok || l.acked.Load() >= mark
+	l.rtok.release()
+	return l.acked.Load() >= mark
 }
 
 // readOne reads, checks and completes one response; the caller holds the
-// read token. It reports false once the lane has failed.
+// read token. It reports false once the lane has failed, and reads
+// nothing from a failed lane: a caller that gave up on it owns its
+// buffer again once the token's holder at the failure is done.
 func (l *lane) readOne() bool {
-	n := l.p.n
-	if _, err := io.ReadFull(l.br, l.hb[:]); err != nil {
-		l.fail(errs.ErrPEFailed, "connection to %s lost: %v", l.addr, err)
+	if l.deadNow() {
 		return false
 	}
-	s, h, err := l.match(l.hb[:])
-	if err == nil && h.status == statusOK && h.op == opGetResp {
-		if _, rerr := io.ReadFull(l.br, s.dst); rerr != nil {
-			err = rerr
+	n := l.p.n
+	var h header
+	if err := readHeader(&l.src, &h); err != nil {
+		if _, bad := err.(frameError); bad {
+			n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "peer", l.p.peer, "addr", l.addr, "reason", err)
+			l.fail(errs.ErrPEFailed, "connection to %s: %v", l.addr, err)
+		} else {
+			l.fail(errs.ErrPEFailed, "connection to %s lost: %v", l.addr, err)
 		}
+		return false
+	}
+	s, err := l.match(&h)
+	if err == nil && h.status == statusOK && h.op == opGetResp {
+		err = l.src.readFull(s.dst)
 	}
 	if err != nil {
 		n.log.Warn("rdma: closing connection", "rank", n.cfg.Rank, "peer", l.p.peer, "addr", l.addr, "reason", err)
@@ -148,45 +131,41 @@ func (l *lane) readOne() bool {
 	return true
 }
 
-// match decodes a response header and finds its slot, checking everything
+// match finds the slot of a decoded response header, checking everything
 // about it before the payload is read. An unsolicited ack has no slot.
-func (l *lane) match(b []byte) (*slot, header, error) {
-	h, err := decodeHeader(b)
-	if err != nil {
-		return nil, h, err
-	}
+func (l *lane) match(h *header) (*slot, error) {
 	if h.isRequest() {
-		return nil, h, errors.New("request on a dialled connection")
+		return nil, errors.New("request on a dialled connection")
 	}
 	if h.op == opAck {
 		if h.status != statusOK {
-			return nil, h, errors.New("ack with a failure status")
+			return nil, errors.New("ack with a failure status")
 		}
-		return nil, h, l.ack(h.operand, true)
+		return nil, l.ack(h.operand, true)
 	}
 	s := l.slots.lookup(h.id)
 	if s == nil || s.want != h.op {
-		return nil, h, errNoRequest
+		return nil, errNoRequest
 	}
 	switch {
 	case h.status != statusOK:
 		if h.operand >= uint64(l.p.n.cfg.NPEs) {
-			return nil, h, errors.New("failure status names no PE")
+			return nil, errors.New("failure status names no PE")
 		}
 		s.fail = int(h.operand)
 	case h.op == opGetResp:
 		if int(h.n) != len(s.dst) {
-			return nil, h, errors.New("get response length differs from the request")
+			return nil, errors.New("get response length differs from the request")
 		}
 	case h.op == opAtomicResp:
 		s.old = h.operand
 	case h.op == opFlushAck:
 		if err := l.ack(h.operand, false); err != nil {
-			return nil, h, err
+			return nil, err
 		}
 		s.old = h.operand
 	}
-	return s, h, nil
+	return s, nil
 }
 
 // ack records that the peer has applied the lane's frames up to seq
@@ -220,7 +199,12 @@ func (l *lane) complete(s *slot, h *header) {
 		l.orphans.Add(-1)
 		l.slots.release(s)
 	default:
-		s.done <- struct{}{}
+		// The owner finds slotDone in its slot; only one parked in
+		// slotWaiting needs the news. Sent before the token is released,
+		// so whoever takes it next finds the news already there.
+		if s.state.Swap(slotDone) == slotWaiting {
+			s.done <- struct{}{}
+		}
 	}
 }
 

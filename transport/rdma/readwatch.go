@@ -2,6 +2,7 @@ package rdma
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,48 +17,53 @@ import (
 // and the timer is reset only when it is not armed or armed for later.
 // When it fires it looks at the read in progress: none, and it stays
 // disarmed; one whose deadline has not come, and it waits for that. A
-// read therefore costs two uncontended lock pairs, and a lane that keeps
-// reading re-arms the timer once per OpTimeout, not per operation.
+// lane that keeps reading re-arms the timer once per OpTimeout, not per
+// operation, and a read costs two atomic stores and a load: the lock is
+// taken only to arm the timer.
+//
+// No read goes unwatched: start stores the deadline, then looks at the
+// timer; fire disarms, then looks at the deadline. Either start sees the
+// timer disarmed and arms it, or fire sees the deadline and re-arms for it.
 type readWatch struct {
-	mu       sync.Mutex
-	deadline int64 // unix ns the current read must end by; 0: nobody reads
-	at       int64 // unix ns the timer fires at; 0: not armed
-	closed   bool
+	deadline atomic.Int64 // clock ns the current read must end by; 0: nobody reads
+	at       atomic.Int64 // clock ns the timer fires at; 0: not armed
+	mu       sync.Mutex   // serialises arming and firing
+	closed   bool         // guarded by mu
+	clk      clock
 	timer    *time.Timer
 	expire   func()
 }
 
-func newReadWatch(expire func()) *readWatch {
-	w := &readWatch{expire: expire}
-	w.timer = time.AfterFunc(time.Hour, func() { w.fire(time.Now()) })
+func newReadWatch(clk clock, expire func()) *readWatch {
+	w := &readWatch{clk: clk, expire: expire}
+	w.timer = time.AfterFunc(time.Hour, func() { w.fire(w.clk.now()) })
 	w.timer.Stop()
 	return w
 }
 
-// start watches a read that must end by deadline.
-func (w *readWatch) start(deadline time.Time) {
-	d := deadline.UnixNano()
+// start watches a read that must end by deadline (clock ns, above 0).
+func (w *readWatch) start(deadline int64) {
+	w.deadline.Store(deadline)
+	if a := w.at.Load(); a != 0 && a <= deadline {
+		return // the armed timer fires first and will find this read
+	}
 	w.mu.Lock()
-	w.deadline = d
-	if !w.closed && (w.at == 0 || d < w.at) {
-		w.at = d
-		w.timer.Reset(time.Until(deadline))
+	if a := w.at.Load(); !w.closed && (a == 0 || deadline < a) {
+		w.at.Store(deadline)
+		w.timer.Reset(time.Duration(deadline - w.clk.now()))
 	}
 	w.mu.Unlock()
 }
 
 // stop ends the watch of the current read. An armed timer stays armed and
 // will find nobody reading.
-func (w *readWatch) stop() {
-	w.mu.Lock()
-	w.deadline = 0
-	w.mu.Unlock()
-}
+func (w *readWatch) stop() { w.deadline.Store(0) }
 
 // close stops the timer for good (the lane failed).
 func (w *readWatch) close() {
 	w.mu.Lock()
-	w.closed, w.at = true, 0
+	w.closed = true
+	w.at.Store(0)
 	w.timer.Stop()
 	w.mu.Unlock()
 }
@@ -66,18 +72,22 @@ func (w *readWatch) close() {
 // its deadline has passed, re-arms for it if not, and disarms when nobody
 // reads. (A callback of a timer that start reset meanwhile may run too;
 // it finds the same state and does the same.)
-func (w *readWatch) fire(now time.Time) {
+func (w *readWatch) fire(now int64) {
 	w.mu.Lock()
-	d, t := w.deadline, now.UnixNano()
+	if w.closed {
+		w.mu.Unlock()
+		return
+	}
+	w.at.Store(0) // before the deadline's load: see the type's comment
+	d := w.deadline.Load()
 	expired := false
 	switch {
-	case w.closed || d == 0:
-		w.at = 0
-	case t >= d:
-		w.at, w.deadline, expired = 0, 0, true
+	case d == 0:
+	case now >= d:
+		expired = w.deadline.CompareAndSwap(d, 0)
 	default:
-		w.at = d
-		w.timer.Reset(time.Duration(d - t))
+		w.at.Store(d)
+		w.timer.Reset(time.Duration(d - now))
 	}
 	w.mu.Unlock()
 	if expired {

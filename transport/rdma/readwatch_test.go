@@ -14,22 +14,23 @@ import (
 // timer is set an hour ahead, so it never runs during the test).
 func TestReadWatchDecides(t *testing.T) {
 	expired := 0
-	w := newReadWatch(func() { expired++ })
+	clk := newClock()
+	w := newReadWatch(clk, func() { expired++ })
 	defer w.close()
-	base := time.Now().Add(time.Hour)
-	at := func(d time.Duration) time.Time { return base.Add(d) }
+	base := clk.now() + int64(time.Hour)
+	at := func(d time.Duration) int64 { return base + int64(d) }
 
 	w.start(at(0))
-	if armedAt(w) != at(0).UnixNano() {
+	if armedAt(w) != at(0) {
 		t.Fatalf("first read: timer at %d, want its deadline", armedAt(w))
 	}
 	w.stop()
 	w.start(at(time.Second)) // a later read: the armed timer stays
-	if armedAt(w) != at(0).UnixNano() {
+	if armedAt(w) != at(0) {
 		t.Fatalf("later read moved the timer to %d", armedAt(w))
 	}
 	w.fire(at(0)) // fires for the first read, finds the second
-	if expired != 0 || armedAt(w) != at(time.Second).UnixNano() {
+	if expired != 0 || armedAt(w) != at(time.Second) {
 		t.Fatalf("fire before the read's deadline: expired %d, timer at %d, want 0 and re-armed for it", expired, armedAt(w))
 	}
 	w.fire(at(time.Second))
@@ -46,7 +47,7 @@ func TestReadWatchDecides(t *testing.T) {
 	w.start(at(5 * time.Second))
 	w.stop()
 	w.start(at(4 * time.Second)) // an earlier deadline (a caller that waited for the token) re-arms sooner
-	if armedAt(w) != at(4*time.Second).UnixNano() {
+	if armedAt(w) != at(4*time.Second) {
 		t.Fatalf("earlier deadline: timer at %d, want it", armedAt(w))
 	}
 	w.close()
@@ -57,13 +58,8 @@ func TestReadWatchDecides(t *testing.T) {
 	}
 }
 
-// armedAt reads when w's timer fires (0: not armed), under its lock: a
-// re-armed real timer may run meanwhile on a slow machine.
-func armedAt(w *readWatch) int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.at
-}
+// armedAt reads when w's timer fires (0: not armed).
+func armedAt(w *readWatch) int64 { return w.at.Load() }
 
 // TestOpTimeoutAfterAnswers: a peer that answers a get and then goes
 // silent fails the next get with ErrTimeout, though the watch's timer was

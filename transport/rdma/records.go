@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 
@@ -150,4 +151,18 @@ func sealTLS(tc *tls.Conn, rec *recordConn, client bool) (net.Conn, gatherer, er
 		return nil, nil, fmt.Errorf("switching to sealed records: %w", err)
 	}
 	return sc, sc, nil
+}
+
+// tlsMaxPlaintext is the most plaintext crypto/tls puts in one record.
+const tlsMaxPlaintext = 16 << 10
+
+// oneWriteOf is the longest write that g's connection sends with one
+// socket write without a hold: a sealed connection seals a write's
+// records and writes them together; crypto/tls writes each 16 KiB record
+// on its own.
+func oneWriteOf(g gatherer) int {
+	if _, ok := g.(*recordConn); ok {
+		return tlsMaxPlaintext
+	}
+	return math.MaxInt
 }

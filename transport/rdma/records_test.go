@@ -5,8 +5,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"testing"
+
+	"github.com/goshmem/shmem/internal/sealed"
 )
 
 // countConn counts the writes that reach it.
@@ -86,5 +89,18 @@ func TestRecordConnUnderTLS(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatal("the frame differs after TLS over recordConn")
+	}
+}
+
+// TestOneWriteOf: a frame's single write is held only where the
+// connection would otherwise split it into several socket writes:
+// crypto/tls's records above 16 KiB; a sealed connection never.
+func TestOneWriteOf(t *testing.T) {
+	if got := oneWriteOf(newRecordConn(&countConn{})); got != tlsMaxPlaintext {
+		t.Fatalf("crypto/tls: %d, want %d", got, tlsMaxPlaintext)
+	}
+	var sc *sealed.Conn
+	if got := oneWriteOf(sc); got != math.MaxInt {
+		t.Fatalf("sealed: %d, want no limit", got)
 	}
 }

@@ -2,7 +2,6 @@ package rdma
 
 import (
 	"fmt"
-	"io"
 )
 
 // relay forwards a request addressed to another rank over this node's own
@@ -38,7 +37,7 @@ func (sc *serverConn) relay(h *header) error {
 		if h.n > 0 {
 			buf = n.getBuf(int(h.n))
 			payload = *buf
-			if _, err := io.ReadFull(sc.br, payload); err != nil {
+			if err := sc.src.readFull(payload); err != nil {
 				n.putBuf(buf)
 				return err
 			}
@@ -58,6 +57,9 @@ func (sc *serverConn) relay(h *header) error {
 	if l == nil {
 		return sc.respondFail(responseOp(h.op), h.id, int(h.dst))
 	}
+	if !sc.shared { // written once: the answering goroutines read it
+		sc.shared = true
+	}
 	l.forwardRequest(h, sc)
 	return nil
 }
@@ -73,7 +75,7 @@ func (l *lane) forward(h *header, payload []byte) error {
 	defer l.mu.Unlock()
 	err := l.ready("relay")
 	if err == nil {
-		err = l.writeLocked(h, payload, true, "relay")
+		err = l.writeLocked(h, payload, true, "relay", l.p.n.clock.now())
 	}
 	return err
 }
@@ -105,10 +107,12 @@ func (l *lane) forwardRequest(h *header, sc *serverConn) {
 	if h.op == opFlush {
 		h.operand = l.written.Load()
 	}
+	now := l.p.n.clock.now()
+	s.deadline = now + int64(l.p.n.cfg.OpTimeout)
 	h.id = s.id()
 	s.state.Store(slotPending)
 	l.orphans.Add(1)
-	if l.writeLocked(h, nil, false, "relay") != nil {
+	if l.writeLocked(h, nil, false, "relay", now) != nil {
 		if s.state.CompareAndSwap(slotPending, slotClaimed) {
 			l.orphans.Add(-1)
 			sc.respondFailNow(s.want, id, l.p.peer)

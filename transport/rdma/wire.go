@@ -103,39 +103,50 @@ var (
 // Range checks against a heap are checkTarget's job.
 func decodeHeader(b []byte) (header, error) {
 	var h header
+	err := h.decode(b)
+	return h, err
+}
+
+// decode is decodeHeader into h, which it overwrites whole: the readers
+// decode in place, from their read buffer into a header of their own.
+func (h *header) decode(b []byte) error {
 	if len(b) < headerSize {
-		return h, errField
+		*h = header{}
+		return errField
+	}
+	_ = b[headerSize-1]
+	*h = header{
+		op: b[3], width: b[4], aop: b[5], status: b[6], hops: b[7], flags: b[8],
+		n:       binary.LittleEndian.Uint32(b[12:]),
+		id:      binary.LittleEndian.Uint64(b[16:]),
+		src:     binary.LittleEndian.Uint32(b[24:]),
+		dst:     binary.LittleEndian.Uint32(b[28:]),
+		off:     binary.LittleEndian.Uint64(b[32:]),
+		operand: binary.LittleEndian.Uint64(b[40:]),
+		cond:    binary.LittleEndian.Uint64(b[48:]),
 	}
 	if binary.LittleEndian.Uint16(b[0:]) != magic || b[2] != version {
-		return h, errMagic
+		return errMagic
 	}
-	h.op, h.width, h.aop, h.status, h.hops, h.flags = b[3], b[4], b[5], b[6], b[7], b[8]
-	h.n = binary.LittleEndian.Uint32(b[12:])
-	h.id = binary.LittleEndian.Uint64(b[16:])
-	h.src = binary.LittleEndian.Uint32(b[24:])
-	h.dst = binary.LittleEndian.Uint32(b[28:])
-	h.off = binary.LittleEndian.Uint64(b[32:])
-	h.operand = binary.LittleEndian.Uint64(b[40:])
-	h.cond = binary.LittleEndian.Uint64(b[48:])
 	if b[9]|b[10]|b[11] != 0 || h.flags&^(flagBulk|flagAck) != 0 || h.hops > maxHops {
-		return h, errField
+		return errField
 	}
 	if h.n > MaxChunk {
-		return h, errTooLong
+		return errTooLong
 	}
 	if h.status != statusOK { // a failure answer: operand names the failed PE
 		if h.isRequest() || h.status != statusFailed || h.n != 0 || h.width|h.aop != 0 || h.off|h.cond != 0 || h.op >= opEnd {
-			return h, errField
+			return errField
 		}
-		return h, nil
+		return nil
 	}
 	if err := h.checkOp(); err != nil {
-		return h, err
+		return err
 	}
 	if h.flags&flagAck != 0 && h.op != opPut && h.op != opPutSignal && h.op != opAtomicPost && h.op != opGet && h.op != opAtomic {
-		return h, fmt.Errorf("%w: op %d: ack flag on a frame that is not a counted request", errField, h.op)
+		return fmt.Errorf("%w: op %d: ack flag on a frame that is not a counted request", errField, h.op)
 	}
-	return h, nil
+	return nil
 }
 
 // checkOp checks the fields each op uses and that the others are zero.

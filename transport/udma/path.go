@@ -179,6 +179,13 @@ func (p *Path) Atomic(op transport.AtomicOp, width int, off uint64, operand, con
 
 // AtomicPost applies a non-fetching op at once.
 func (p *Path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand uint64) error {
+	if width == 8 && op == transport.AtomicFetchAdd {
+		// The common post (AtomicAdd, Inc, every barrier round) as one
+		// LOCK XADD, without ApplyAtomic's two calls and switch.
+		atomic.AddUint64(p.word(off), operand)
+		p.ring()
+		return nil
+	}
 	transport.ApplyAtomic(p.mem, op, width, off, operand, 0)
 	p.ring()
 	return nil
