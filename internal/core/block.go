@@ -40,6 +40,9 @@ type blocks struct {
 	opTO  atomic.Int64 // WithOpTimeout, ns; 0 = none
 	hang  atomic.Int64 // hang report after, ns; 0 = none
 	abort atomic.Pointer[verdict]
+	// checkNow asks a wait to check its peers at its next step: the
+	// deadlock detector's last look (askChecks).
+	checkNow atomic.Bool
 	// made is when the registry was made: waits keep their start as an
 	// offset from it (longWait.begun).
 	made time.Time
@@ -264,6 +267,9 @@ func (w *longWait) step() (time.Duration, error) {
 		due = c.CheckDue()
 		next = noDuty
 	}
+	if s.blocks.checkNow.Swap(false) {
+		due = true
+	}
 	if due {
 		if err := w.checkPeers(); err != nil {
 			return 0, err
@@ -306,6 +312,13 @@ func (p *PE) wordCheck(w *longWait) error {
 	}
 	if len(left) == 0 {
 		return nil
+	}
+	if err := p.peerFailed(w.op); err != nil {
+		// A PE counted as gone above failed, maybe since the wait last
+		// looked (waitable): that failure is the cause, as it would have
+		// been then (a lock's waiter named a PE that had finalized, not
+		// the holder that died: TestFailureMatrix/lock-holder-dies, Lazy).
+		return err
 	}
 	return errs.New(w.op, p.MyPE(), left[0], errs.ErrPEFailed, "every other PE has called Finalize or failed (PEs %s) while this PE waits in %s on %s",
 		coll.Ranges(left), w.op, w.waiting())

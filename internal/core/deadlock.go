@@ -23,19 +23,34 @@ const DefaultDeadlockGrace = 500 * time.Millisecond
 // waits for, and no agreement is under way) for the grace period. Then no
 // wait can ever end: the detector aborts every PE with ErrDeadlock and a
 // report of what each is blocked in. In one process every put lands before
-// it returns, so "nobody running" really means "nothing in flight".
+// it returns, so "nobody running" really means "nothing in flight"; a
+// simulated network that holds writes (held) says so itself.
 type detector struct {
 	w     *LocalWorld
+	held  WritesHeld // nil without a simulated network that holds writes
 	grace time.Duration
 	gone  []atomic.Bool // by rank: failed (LocalWorld.Fail) or done
 	stop  chan struct{}
 	done  chan struct{}
 }
 
-func (w *LocalWorld) startDetector(grace time.Duration) {
+// WritesHeld is a Net that holds writes in flight (the simulator's Lazy
+// delivery, a cost model). They land as its scheduler steps, and a PE
+// that spins through the schedule (a lock's waiter) steps it: a write
+// held for hundreds of steps then lands after the detector's grace in
+// real time, and may end a wait. The world is not stuck while any is held
+// (TestFailureMatrix/lock-holder-leaves, Lazy with -race: a sync's post
+// held for 600 steps while PE 0 spun in SetLock was reported a deadlock
+// in 5 of 200 runs).
+type WritesHeld interface {
+	// WritesInFlight returns how many writes the network holds.
+	WritesInFlight() int
+}
+
+func (w *LocalWorld) startDetector(grace time.Duration, held WritesHeld) {
 	// Large worlds take longer to wake on a few cores: 1 ms more per PE.
 	grace += time.Duration(len(w.PEs)) * time.Millisecond
-	d := &detector{w: w, grace: grace, gone: make([]atomic.Bool, len(w.PEs)), stop: make(chan struct{}), done: make(chan struct{})}
+	d := &detector{w: w, held: held, grace: grace, gone: make([]atomic.Bool, len(w.PEs)), stop: make(chan struct{}), done: make(chan struct{})}
 	w.det = d
 	go d.run()
 }
@@ -60,6 +75,7 @@ func (d *detector) run() {
 	defer tick.Stop()
 	var last []uint64
 	var since time.Time
+	asked := false // the blocked PEs were asked to check their peers
 	for {
 		select {
 		case <-d.stop:
@@ -71,11 +87,26 @@ func (d *detector) run() {
 		case !ok:
 			last = nil
 		case last == nil || !equal(gens, last):
-			last, since = gens, time.Now()
+			last, since, asked = gens, time.Now(), false
+		case time.Since(since) >= d.grace && !asked:
+			d.askChecks()
+			since, asked = time.Now(), true
 		case time.Since(since) >= d.grace:
 			d.abort()
 			return
 		}
+	}
+}
+
+// askChecks has every PE's waits check their peers at their next step,
+// before the detector reports a deadlock, as the simulator's scheduler
+// runs a round of checks first: a wait's own checks come up to a second
+// apart, and a lock's waiter whose holder called Finalize was reported
+// deadlocked instead of failed (TestFailureMatrix/lock-holder-leaves
+// under the simulator's Lazy delivery with -race).
+func (d *detector) askChecks() {
+	for _, p := range d.w.PEs {
+		p.s.blocks.checkNow.Store(true)
 	}
 }
 
@@ -86,6 +117,9 @@ func (d *detector) snapshot() ([]uint64, bool) {
 	gens[len(d.w.PEs)] = d.w.coordMsgs.Load()
 	if gens[len(d.w.PEs)]%2 == 1 {
 		return nil, false // the coordinator is at work: an agreement is under way
+	}
+	if d.held != nil && d.held.WritesInFlight() > 0 {
+		return nil, false // a write still to land may end a wait
 	}
 	live := 0
 	for r, p := range d.w.PEs {

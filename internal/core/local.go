@@ -178,7 +178,8 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 		w.PEs = append(w.PEs, p)
 	}
 	if cfg.DeadlockGrace > 0 {
-		w.startDetector(cfg.DeadlockGrace)
+		held, _ := cfg.Net.(WritesHeld)
+		w.startDetector(cfg.DeadlockGrace, held)
 	}
 	return w, nil
 }

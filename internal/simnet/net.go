@@ -216,6 +216,9 @@ func (n *Net) Block(rank int) (resume func()) {
 	return func() {
 		n.mu.Lock()
 		defer n.mu.Unlock()
+		if p.st == stDone {
+			return // ended meanwhile: Exit took p off the outside count
+		}
 		n.outside--
 		p.st = stReturned
 		n.returned = append(n.returned, p)

@@ -279,7 +279,12 @@ func (n *Net) quiet(p *pe, sched bool) {
 			break
 		}
 		n.land(n.first(w))
-		if sched && n.cfg.Model == nil && len(p.out) > 0 {
+		// A yield returns without the baton once another goroutine of p
+		// parks on the bell or in an agreement (waitTurnOrAside): from
+		// there p runs aside, and a second yield would take the baton
+		// from the PE that holds it and list p as ready while its other
+		// goroutine is outside (listed twice once that one rejoins).
+		if sched && n.holder == p && p.st == stRunning && n.cfg.Model == nil && len(p.out) > 0 {
 			n.yield(p)
 		}
 	}

@@ -2,12 +2,18 @@ package simnet
 
 // The ready PEs are a list that pick samples, or with a model a min-heap
 // by (clock, rank), so that picking the earliest costs log n at 16384 PEs.
+//
+// A PE is in the list exactly while its status is stReady, so neither
+// function looks whether it is: every caller of addReady has just moved p
+// to stReady from another status (yield and Bell.Wait from stRunning with
+// the baton, ring and checkRound from stWaiting, rejoin from stReturned,
+// Start from stIdle), and p leaves stReady only by removeReady (pick,
+// Exit). Two goroutines of a PE that both hold its turn cannot both add
+// it: they take n.mu in turn, and the second finds p stReady, not
+// stRunning, and parks (enter, Bell.Wait). The guard these functions had
+// hid such a broken transition: Quiet's landing loop yielded again after
+// a yield that had returned without the baton (quiet, ops.go).
 func (n *Net) addReady(p *pe) {
-	if n.listed(p) {
-		// Another goroutine of p made it ready first (two goroutines of a
-		// PE may both hold its turn: see waitTurn).
-		return
-	}
 	p.readyIdx = len(n.ready)
 	n.ready = append(n.ready, p)
 	if n.cfg.Model != nil {
@@ -16,9 +22,6 @@ func (n *Net) addReady(p *pe) {
 }
 
 func (n *Net) removeReady(p *pe) {
-	if !n.listed(p) {
-		return
-	}
 	i := p.readyIdx
 	last := len(n.ready) - 1
 	n.readySwap(i, last)
@@ -67,9 +70,4 @@ func (n *Net) readyDown(i int) {
 		n.readySwap(i, m)
 		i = m
 	}
-}
-
-// listed reports whether p is in the ready list.
-func (n *Net) listed(p *pe) bool {
-	return p.readyIdx >= 0 && p.readyIdx < len(n.ready) && n.ready[p.readyIdx] == p
 }

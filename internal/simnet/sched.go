@@ -1,6 +1,7 @@
 package simnet
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -95,12 +96,28 @@ func (n *Net) Exit(rank int) {
 	was := p.st
 	p.st = stDone
 	n.progress++
+	// Other goroutines of p parked for its turn (on the bell, yielding)
+	// would wait for a pick that no longer comes: they see stDone.
+	p.cond.Broadcast()
 	switch was {
 	case stReady:
 		n.removeReady(p)
 	case stRunning:
 		n.holder = nil
 		n.schedule()
+	case stOutside, stReturned:
+		// p's goroutine in (or back from) an agreement must not rejoin:
+		// picked, p would hold the baton with nobody to hand it on. Its
+		// resume finds p done and returns. What waited for it to come
+		// back (a rejoin, a check round) may go on now.
+		if was == stOutside {
+			n.outside--
+		} else {
+			n.returned = slices.DeleteFunc(n.returned, func(q *pe) bool { return q == p })
+		}
+		if n.holder == nil && !n.scheduling {
+			n.schedule()
+		}
 	}
 }
 

@@ -65,3 +65,11 @@ func (n *Net) Result() Result {
 	})
 	return r
 }
+
+// WritesInFlight returns how many writes the network holds, not landed
+// yet (core.WritesHeld).
+func (n *Net) WritesInFlight() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.inflight.writes
+}

@@ -49,6 +49,9 @@ type control struct {
 	early   []detection // detections before it ran
 	// loss keeps every failure this PE detected, for start-up's waits.
 	loss lossLog
+	// ended finds a same-host PE whose process has ended (abortcause.go);
+	// nil until the PE runs.
+	ended func() (int, string, bool)
 }
 
 type detection struct {
@@ -128,21 +131,25 @@ func (c *control) send(rank int, msg any) bool {
 // so that the start-up agreement fails naming rank, and the PE hears once
 // it runs (started).
 func (c *control) detected(rank int, reason string) {
-	c.loss.add(rank, reason)
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Recorded and sent under c.mu: an abort held for its cause
+	// (holdAbort) that finds this loss is sent after this notice.
+	c.loss.add(rank, reason)
 	me, started := c.rank, c.started
-	if !started {
-		c.early = append(c.early, detection{rank, reason})
-	}
-	c.mu.Unlock()
 	notice := &actors.PEFailed{Rank: rank, Reason: reason, Origin: me}
-	if !started {
+	switch {
+	case !started:
+		c.early = append(c.early, detection{rank, reason})
 		c.sys.Root.Send(coordinatorPID(), notice)
-		return
+	case isAbort(reason):
+		c.holdAbort(me, notice) // behind the failure that caused it
+	default:
+		// Through the PE actor's mailbox, behind the messages the peer
+		// sent before its link ended: a GlobalExit there wins over the
+		// loss.
+		c.sys.Root.Send(c.sys.NewLocalPID(core.PEActor(me)), notice)
 	}
-	// Through the PE actor's mailbox, behind the messages the peer sent
-	// before its link ended: a GlobalExit there wins over the loss.
-	c.sys.Root.Send(c.sys.NewLocalPID(core.PEActor(me)), notice)
 }
 
 // started says that the PE actor runs: detections made before go to it.

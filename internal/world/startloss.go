@@ -3,7 +3,6 @@ package world
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/goshmem/shmem/internal/actorsys"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/netprobe"
-	"github.com/goshmem/shmem/internal/world/internal/lane"
 )
 
 // lossLog is what start-up waits on besides its answers: the failures
@@ -24,24 +22,41 @@ type lossLog struct {
 	lost   map[int]string
 	order  []int         // the ranks of lost, as found
 	signal chan struct{} // closed and replaced at each loss
+	// aborted holds the ranks that closed after a failure of their own
+	// (lane.AbortReason), also when another reason came first: a PE
+	// whose Init failed exits, and its ended process may be found before
+	// its abort is read.
+	aborted map[int]bool
 }
 
-// add records rank's failure, the first reason kept.
+// add records rank's failure, the first reason kept, and that it
+// aborted whenever reason says so.
 func (l *lossLog) add(rank int, reason string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.lost == nil {
-		l.lost = map[int]string{}
+		l.lost, l.aborted = map[int]string{}, map[int]bool{}
 	}
-	if _, ok := l.lost[rank]; ok {
-		return
+	_, known := l.lost[rank]
+	newAbort := isAbort(reason) && !l.aborted[rank]
+	if newAbort {
+		l.aborted[rank] = true
 	}
-	l.lost[rank] = reason
-	l.order = append(l.order, rank)
-	if l.signal != nil {
+	if !known {
+		l.lost[rank] = reason
+		l.order = append(l.order, rank)
+	}
+	if (!known || newAbort) && l.signal != nil {
 		close(l.signal)
 		l.signal = nil
 	}
+}
+
+// abortedRank reports whether rank closed after a failure of its own.
+func (l *lossLog) abortedRank(rank int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.aborted[rank]
 }
 
 // of returns the reason rank was found failed, if it was.
@@ -53,12 +68,12 @@ func (l *lossLog) of(rank int) (string, bool) {
 }
 
 // firstCause returns the first rank found failed for a reason of its own
-// (not lane.AbortReason), if any.
+// (that did not abort), if any.
 func (l *lossLog) firstCause() (int, string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range l.order {
-		if !strings.Contains(l.lost[r], lane.AbortReason) {
+		if !l.aborted[r] {
 			return r, l.lost[r], true
 		}
 	}
@@ -80,7 +95,7 @@ func (l *lossLog) changed() <-chan struct{} {
 // when another is known: a PE found failed for a reason of its own, or a
 // same-host process that has ended; that one is named.
 func (j *joiner) lostErr(rank int, during, why string) error {
-	if strings.Contains(why, lane.AbortReason) {
+	if isAbort(why) || j.ctl.loss.abortedRank(rank) {
 		if r, w, ok := j.primaryCause(); ok {
 			rank, why = r, w
 		}
@@ -95,10 +110,7 @@ func (j *joiner) primaryCause() (int, string, bool) {
 	if r, w, ok := j.ctl.loss.firstCause(); ok {
 		return r, w, true
 	}
-	if r, ok := j.endedProcess(); ok {
-		return r, fmt.Sprintf("its process (pid %d) has ended", j.recs[r].PID), true
-	}
-	return 0, "", false
+	return j.endedCause()
 }
 
 // blameInit renames an Init agreement's ErrPEFailed that names a PE
@@ -107,7 +119,7 @@ func (j *joiner) primaryCause() (int, string, bool) {
 // to the primary cause, when this PE finds one.
 func (j *joiner) blameInit(err error) error {
 	var e *errs.Error
-	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || !strings.Contains(e.Detail, lane.AbortReason) {
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || !isAbort(e.Detail) {
 		return err
 	}
 	r, why, ok := j.primaryCause()
@@ -117,13 +129,22 @@ func (j *joiner) blameInit(err error) error {
 	return errs.New("Init", j.cfg.Rank, r, errs.ErrPEFailed, "PE %d failed: %s (then PE %d closed after a failure of its own: %s)", r, why, e.Target, e.Detail)
 }
 
-// endedProcess returns a same-host PE whose process has ended, if any.
+// endedProcess returns a same-host PE whose process has ended, if any,
+// but not one found closing after a failure of its own: it exits too,
+// after the failure it followed (rank 0 aborting after a kill of PE 2
+// was named instead of PE 2).
 func (j *joiner) endedProcess() (int, bool) {
 	if j.cfg.HostID != "" {
 		return 0, false
 	}
 	for r, rec := range j.recs {
-		if r != j.cfg.Rank && rec.Host == j.hostID && netprobe.ProcessGone(rec.PID) {
+		if r == j.cfg.Rank || rec.Host != j.hostID {
+			continue
+		}
+		if j.ctl.loss.abortedRank(r) {
+			continue
+		}
+		if netprobe.ProcessGone(rec.PID) {
 			return r, true
 		}
 	}
@@ -177,17 +198,7 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 	for {
 		lost := j.ctl.loss.changed()
 		if why, ok := j.ctl.loss.of(0); ok && c.Rank != 0 {
-			// Rank 0 may have ended right after answering (aborting the
-			// round naming the PE that failed): its answer, sent before
-			// it ended, names the right PE.
-			grace := time.NewTimer(answerGrace)
-			defer grace.Stop()
-			select {
-			case r := <-answer:
-				return actorsys.Result(r, g.N, "Init", c.Rank)
-			case <-grace.C:
-			}
-			return nil, j.lostErr(0, "while this PE waited for its "+g.Domain+" agreement", why)
+			return j.rankZeroLost(answer, g, why)
 		}
 		select {
 		case r := <-answer:
@@ -197,6 +208,39 @@ func (j *joiner) gatherAtZero(g *actors.Gather) ([][]byte, error) {
 			return nil, errs.New("Init", c.Rank, errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", c.Timeout)
 		}
 	}
+}
+
+// rankZeroLost ends a start-up agreement of a PE that found rank 0 gone
+// (why). Rank 0 may have ended right after answering (aborting the round
+// naming the PE that failed): its answer, sent before it ended, names the
+// right PE, so it is waited for answerGrace. Found by its ended process,
+// rank 0 may also turn out to have aborted (its abort is read on the
+// lane): lostErr then names the failure it followed, which made it abort
+// (the fault suite blamed rank 0, which had aborted after PE 2's kill).
+func (j *joiner) rankZeroLost(answer <-chan *actors.GatherReply, g *actors.Gather, why string) ([][]byte, error) {
+	c := &j.cfg
+	grace := time.NewTimer(answerGrace)
+	defer grace.Stop()
+wait:
+	for {
+		changed := j.ctl.loss.changed()
+		if j.ctl.loss.abortedRank(0) {
+			break
+		}
+		select {
+		case r := <-answer:
+			return actorsys.Result(r, g.N, "Init", c.Rank)
+		case <-changed:
+		case <-grace.C:
+			break wait
+		}
+	}
+	select {
+	case r := <-answer: // sent before the abort, it may be read after it
+		return actorsys.Result(r, g.N, "Init", c.Rank)
+	default:
+	}
+	return nil, j.lostErr(0, "while this PE waited for its "+g.Domain+" agreement", why)
 }
 
 // watchNet bounds the network probes of one watch: the processes of this

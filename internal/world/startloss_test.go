@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/world/internal/lane"
 )
@@ -56,5 +57,29 @@ func TestBlameInit(t *testing.T) {
 	other := errs.New("Init", 0, 1, errs.ErrPEFailed, "killed")
 	if err := j.blameInit(other); err != other {
 		t.Fatalf("a failure of its own: %v, want it unchanged", err)
+	}
+}
+
+// TestRankZeroAbortFoundAfterItsEnd: PE 1, waiting for a start-up round,
+// finds rank 0's process ended, then reads rank 0's abort (its Init
+// failed on PE 2's death, which PE 1 found too): Init names PE 2, not rank
+// 0. The abort is kept although another reason for rank 0 came first, and
+// ends the wait for rank 0's answer, which will not come.
+func TestRankZeroAbortFoundAfterItsEnd(t *testing.T) {
+	j := &joiner{cfg: Config{Rank: 1, HostID: "grouped"}, ctl: &control{}}
+	ended := "its process (pid 7) ended during start-up"
+	j.ctl.loss.add(0, ended)
+	j.ctl.loss.add(2, "lost the control link to PE 2 at 127.0.0.1:1: connection closed by the peer")
+	j.ctl.loss.add(0, "lost the control link to PE 0 at 127.0.0.1:2: "+lane.AbortReason)
+	if !j.ctl.loss.abortedRank(0) {
+		t.Fatal("rank 0's abort, read after its end, was not kept")
+	}
+	if r, _, ok := j.ctl.loss.firstCause(); !ok || r != 2 {
+		t.Fatalf("first cause = PE %d (%v), want PE 2", r, ok)
+	}
+	_, err := j.rankZeroLost(make(chan *actors.GatherReply), &actors.Gather{Domain: "reach", N: 3}, ended)
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
+		t.Fatalf("Init's error: %v, want ErrPEFailed naming PE 2", err)
 	}
 }

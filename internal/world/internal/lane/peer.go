@@ -136,7 +136,8 @@ func (p *peer) act(ctx actor.Context, a any) any {
 }
 
 // write sends one frame; a write that fails or does not finish within
-// Timing.Silence (a peer that stopped reading) loses the link.
+// Timing.Silence (a peer that stopped reading) ends the link, with the
+// verdict its reader finds (writefail.go).
 func (p *peer) write(id int, b []byte) any {
 	c := p.conns[id]
 	if c == nil {
@@ -144,7 +145,7 @@ func (p *peer) write(id int, b []byte) any {
 	}
 	_ = c.SetWriteDeadline(time.Now().Add(time.Duration(p.l.cfg.Timing.Silence) * time.Millisecond))
 	if _, err := c.Write(b); err != nil {
-		return evLost{conn: id, reason: "write: " + err.Error()}
+		return evWriteFailed{conn: id, reason: "write: " + err.Error()}
 	}
 	return nil
 }

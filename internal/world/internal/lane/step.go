@@ -90,6 +90,10 @@ type peerState struct {
 	queue    []*out
 	abort    bool // this side closes after a failure of its own
 	sus      suspicion
+	// writeErr is the link's first failed write, at writeErrAt: it no
+	// longer writes and waits for its reader's verdict (writefail.go).
+	writeErr   string
+	writeErrAt int64
 }
 
 // Events.
@@ -175,9 +179,15 @@ func (s *peerState) step(now int64, ev any) []any {
 		s.nextDial = now + s.t.Retry
 		return nil
 	case evAccepted:
-		switch s.phase {
-		case phaseIdle, phaseWaiting:
+		switch {
+		case s.phase == phaseIdle, s.phase == phaseWaiting:
 			return s.up(now, ev.conn)
+		case s.phase == phaseClosing && s.conn == 0:
+			// Closed while waiting for the peer's link (closeWaiting):
+			// what waited goes out, then the bye.
+			acts := s.up(now, ev.conn)
+			s.enter(now, phaseClosing)
+			return append(acts, actBye{ev.conn, s.abort})
 		}
 		return []any{actClose{ev.conn}} // a second link, or one too late
 	case evHeard:
@@ -208,6 +218,8 @@ func (s *peerState) step(now int64, ev any) []any {
 			return s.closed(now)
 		}
 		return nil
+	case evWriteFailed:
+		return s.writeFailed(now, ev)
 	case evLost:
 		if ev.conn != s.conn {
 			return nil
@@ -222,15 +234,17 @@ func (s *peerState) step(now int64, ev any) []any {
 	case evTick:
 		return s.tick(now)
 	case evSend:
-		switch s.phase {
-		case phaseUp:
+		switch {
+		case s.phase == phaseUp && s.writeErr != "":
+			return []any{actDrop{ev.m, "write failed: " + s.writeErr}}
+		case s.phase == phaseUp:
 			return []any{actWrite{s.conn, ev.m}}
-		case phaseRelayed:
+		case s.phase == phaseRelayed:
 			if ev.m.hop {
 				return []any{actDrop{ev.m, "no second relay"}}
 			}
 			return []any{actForward{s.via, ev.m}}
-		case phaseIdle, phaseDialing, phaseWaiting:
+		case s.phase == phaseIdle, s.phase == phaseDialing, s.phase == phaseWaiting:
 			if len(s.queue) >= maxQueue {
 				return []any{actDrop{ev.m, "queue full"}}
 			}
@@ -280,6 +294,7 @@ func (s *peerState) route(now int64, ev evRoute) []any {
 func (s *peerState) up(now int64, conn int) []any {
 	s.enter(now, phaseUp)
 	s.conn, s.heard, s.direct, s.nextDial = conn, now, now, 0
+	s.writeErr = ""
 	acts := []any{actRead{conn}}
 	for _, m := range s.queue {
 		acts = append(acts, actWrite{conn, m})
@@ -322,6 +337,14 @@ func (s *peerState) close(now int64, abort bool) []any {
 		// A dial is under way: its link, if it comes, says bye.
 		s.enter(now, phaseClosing)
 		return nil
+	case s.phase == phaseWaiting && (abort || len(s.queue) > 0):
+		// The peer dials, or its link is being handed over: it must get
+		// what waited (rank 0's answers to a start-up round) and the
+		// abort, or it takes this end for a death and names this PE as
+		// the one that failed. Its link, if it comes within Silence,
+		// carries them.
+		s.enter(now, phaseClosing)
+		return nil
 	}
 	var acts []any
 	if s.phase == phaseDialing {
@@ -360,8 +383,10 @@ func (s *peerState) tick(now int64) []any {
 		s.sus.clear()
 	}
 	s.lastTick = now
-	switch s.phase {
-	case phaseUp:
+	switch {
+	case s.phase == phaseUp && s.writeErr != "":
+		return s.writeVerdict(now)
+	case s.phase == phaseUp:
 		acts := []any{actHeartbeat{s.conn}} // keep trying to reach it
 		switch {
 		case s.sus.on && now-s.sus.since >= s.t.Probe:
@@ -372,16 +397,16 @@ func (s *peerState) tick(now int64) []any {
 			return append(acts, s.sus.raise(now))
 		}
 		return acts
-	case phaseDialing:
+	case s.phase == phaseDialing:
 		if s.nextDial != 0 && now >= s.nextDial {
 			s.nextDial = 0
 			return []any{actDial{}}
 		}
-	case phaseWaiting:
+	case s.phase == phaseWaiting:
 		if now-s.since >= s.t.Connect {
 			return s.lose(now, fmt.Sprintf("it did not connect within %d ms", s.t.Connect), true)
 		}
-	case phaseClosing:
+	case s.phase == phaseClosing:
 		if now-s.since >= s.t.Silence {
 			return s.closed(now)
 		}

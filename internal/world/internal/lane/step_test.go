@@ -88,6 +88,8 @@ func scenarioEvent(t *testing.T, c *datadriven.Case) any {
 		return evBye{conn: intArg(t, c, "conn"), abort: abort}
 	case "lost":
 		return evLost{conn: intArg(t, c, "conn"), reason: "reset"}
+	case "write-failed":
+		return evWriteFailed{conn: intArg(t, c, "conn"), reason: "write: broken pipe"}
 	case "tick":
 		return evTick{}
 	case "send":
@@ -173,6 +175,9 @@ func (s *peerState) describe() string {
 	}
 	if s.nextDial != 0 {
 		d += fmt.Sprintf(" next-dial=%d", s.nextDial)
+	}
+	if s.writeErr != "" {
+		d += fmt.Sprintf(" write-failed(at=%d)", s.writeErrAt)
 	}
 	return d
 }
