@@ -17,8 +17,8 @@ const smallGather = 64 << 10
 // every member, in team order (shmem_fcollect, allgather).
 func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 	const op = "FCollect"
-	seq, unlock, err := t.lockedBegin(op, &a)
-	defer unlock()
+	seq, end, err := t.lockedBegin(op, &a)
+	defer end.unlock()
 	if err != nil || nbytes == 0 {
 		return err
 	}
@@ -41,8 +41,8 @@ func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 // member (they all compute the same total).
 func (t *Team) Collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbytes int) error {
 	const op = "Collect"
-	seq, unlock, err := t.lockedBegin(op, &a)
-	defer unlock()
+	seq, end, err := t.lockedBegin(op, &a)
+	defer end.unlock()
 	if err != nil {
 		return err
 	}

@@ -13,8 +13,8 @@ import (
 // for personalized exchange.
 func (t *Team) Alltoall(a Args, dstOff, srcOff uint64, nbytes int) error {
 	const op = "Alltoall"
-	seq, unlock, err := t.lockedBegin(op, &a)
-	defer unlock()
+	seq, end, err := t.lockedBegin(op, &a)
+	defer end.unlock()
 	if err != nil || nbytes == 0 {
 		return err
 	}
@@ -50,8 +50,8 @@ func (t *Team) waitAll(op string, seq uint64, step int) error {
 // element is its own put, fenced before the signal.
 func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 	const op = "Alltoalls"
-	seq, unlock, err := t.lockedBegin(op, &a)
-	defer unlock()
+	seq, end, err := t.lockedBegin(op, &a)
+	defer end.unlock()
 	if err != nil || a.Count == 0 {
 		return err
 	}

@@ -11,8 +11,8 @@ const bcastChunk = 32 << 10
 // children's destination, so it needs no scratch.
 func (t *Team) Broadcast(a Args, dstOff, srcOff uint64, nbytes int) error {
 	const op = "Broadcast"
-	seq, unlock, err := t.lockedBegin(op, &a)
-	defer unlock()
+	seq, end, err := t.lockedBegin(op, &a)
+	defer end.unlock()
 	if err != nil || nbytes == 0 {
 		return err
 	}

@@ -142,19 +142,38 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 }
 
 // lockedBegin locks t, checks it is usable and runs begin; the caller
-// calls the returned unlock whatever the error.
-func (t *Team) lockedBegin(op string, a *Args) (uint64, func(), error) {
+// defers the returned opEnd's unlock whatever the error.
+func (t *Team) lockedBegin(op string, a *Args) (uint64, opEnd, error) {
 	if t == nil {
-		return 0, func() {}, t.usable(op)
+		return 0, opEnd{}, t.usable(op)
 	}
 	t.mu.Lock()
 	if err := t.usable(op); err != nil {
-		return 0, t.mu.Unlock, err
+		return 0, opEnd{t: t}, err
 	}
 	if err := t.number(op, kinds[a.Kind]); err != nil {
-		return 0, t.mu.Unlock, err
+		return 0, opEnd{t: t}, err
 	}
 	t.timeOp(op, false)
 	seq, err := t.begin(op, a)
-	return seq, func() { t.timeOp(op, true); t.mu.Unlock() }, err
+	return seq, opEnd{t: t, op: op, timed: true}, err
+}
+
+// opEnd ends what lockedBegin began. A value, not a closure: a closure
+// over t and op escaped, one allocation per collective per PE.
+type opEnd struct {
+	t     *Team // nil: nothing was locked
+	op    string
+	timed bool // the operation's timing started
+}
+
+// unlock stops the operation's timing, if it started, and unlocks the team.
+func (e opEnd) unlock() {
+	if e.t == nil {
+		return
+	}
+	if e.timed {
+		e.t.timeOp(e.op, true)
+	}
+	e.t.mu.Unlock()
 }

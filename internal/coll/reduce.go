@@ -25,8 +25,8 @@ const ringBuffers = 4
 // ScratchBytes.
 func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Combine) error {
 	const op = "Reduce"
-	seq, unlock, err := t.lockedBegin(op, &a)
-	defer unlock()
+	seq, end, err := t.lockedBegin(op, &a)
+	defer end.unlock()
 	if err != nil || nbytes == 0 {
 		return err
 	}
