@@ -106,7 +106,7 @@ func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
 	a := team.New(id, members, rt.MyPE(), slot)
 	pool := rt.TeamPool()
 	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt), local: rt.Local()}
-	t.wait.reachedFn = t.wait.reached
+	t.wait.reached = t.wordReached
 	for d := 1; d < len(t.members); d <<= 1 {
 		t.ahead = append(t.ahead, t.members[(t.me+d)%len(t.members)])
 	}

@@ -2,29 +2,28 @@ package coll
 
 import "github.com/goshmem/shmem/transport"
 
-// waitFor is the word a member waits on in its own heap and the value it
-// waits for. A team waits on one word at a time, with t.mu held, so one
-// waitFor per team serves every wait of its operations.
+// waitFor is the word a member waits on in its own heap (Team.local) and
+// the value it waits for. A team waits on one word at a time, with t.mu
+// held, so one waitFor per team serves every wait of its operations.
 type waitFor struct {
-	mem       []byte
 	off, want uint64
-	// reachedFn is reached, bound once when the team is made: a closure
-	// made per wait escapes through Runtime.WaitBlocked, one allocation
-	// per barrier round and per collective step.
-	reachedFn func() bool
+	// reached is t.wordReached, bound once when the team is made: a
+	// closure made per wait escapes through Runtime.WaitBlocked, one
+	// allocation per barrier round and per collective step.
+	reached func() bool
 }
 
-// reached reports whether the word holds want or more.
-func (w *waitFor) reached() bool { return transport.Load64(w.mem, w.off) >= w.want }
+// wordReached reports whether the word t waits on holds its value or more.
+func (t *Team) wordReached() bool { return transport.Load64(t.local, t.wait.off) >= t.wait.want }
 
 // waitWord waits until this member's word at off is at least want; t.mu
 // is held.
 func (t *Team) waitWord(op string, off, want uint64) error {
-	if transport.Load64(t.local, off) >= want {
+	t.wait.off, t.wait.want = off, want
+	if t.wordReached() {
 		return nil
 	}
-	t.wait.mem, t.wait.off, t.wait.want = t.local, off, want
-	return t.rt.WaitBlocked(op, t, t.wait.reachedFn)
+	return t.rt.WaitBlocked(op, t, t.wait.reached)
 }
 
 // waitFrom waits for member j's signal to reach step of collective seq.

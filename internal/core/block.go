@@ -170,7 +170,7 @@ func (w *longWait) elapsed() time.Duration {
 // set. endLong ends it.
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
 	w := p.s.blocks.spare.Swap(nil)
-	if t, ok := b.(*coll.Team); !ok || w == nil || w.p != p || w.b != coll.Blocked(t) || w.op != op {
+	if _, ok := b.(*coll.Team); !ok || w == nil || w.p != p || w.b != b || w.op != op {
 		w = &longWait{p: p, op: op, b: b, off: noWord}
 	}
 	w.begin()
