@@ -3,6 +3,7 @@ package rdma
 import (
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"syscall"
@@ -119,8 +120,15 @@ func (b *pollBudget) parkedFor(d time.Duration) {
 type busyConn struct {
 	*net.TCPConn
 	rc   syscall.RawConn
-	pb   *pollBudget
+	pb   *pollBudget           // nil: reads park at once (SHMEM_BUSY_POLL=0)
 	poll func(fd uintptr) bool // bound once, so Read does not allocate
+	put  func(fd uintptr) bool // writeOnce, bound once
+
+	// The writer's scratch space (writes are serialised by the
+	// connection's owner, and may run beside the one reader).
+	wbuf []byte
+	wn   int
+	werr error
 
 	buf    []byte
 	n      int
@@ -132,11 +140,12 @@ type busyConn struct {
 	limit  time.Duration
 }
 
-// newBusyConn wraps c; a nil pb, or a connection that is not TCP, returns
-// c unchanged.
+// newBusyConn wraps c; a connection that is not TCP is returned unchanged.
+// With a nil pb reads park at once, as the runtime's own do; the wrapper
+// still makes small reads and writes raw system calls (sysRead, sysWrite).
 func newBusyConn(c net.Conn, pb *pollBudget) net.Conn {
 	tc, ok := c.(*net.TCPConn)
-	if !ok || pb == nil {
+	if !ok {
 		return c
 	}
 	rc, err := tc.SyscallConn()
@@ -145,7 +154,50 @@ func newBusyConn(c net.Conn, pb *pollBudget) net.Conn {
 	}
 	b := &busyConn{TCPConn: tc, rc: rc, pb: pb}
 	b.poll = b.readOnce
+	b.put = b.writeOnce
 	return b
+}
+
+// rawWriteMax is the longest write made as a raw system call (sysWrite):
+// a frame, an answer, a small record. Longer ones (bulk chunks, whose
+// copy into the kernel takes tens of microseconds) go through the
+// runtime's write, which lets it hand the P on while the copy runs.
+const rawWriteMax = 16 << 10
+
+// Write writes like net.Conn's Write (deadlines, close, partial writes),
+// small writes as raw system calls.
+func (b *busyConn) Write(p []byte) (int, error) {
+	if len(p) > rawWriteMax || len(p) == 0 {
+		return b.TCPConn.Write(p)
+	}
+	b.wbuf, b.wn, b.werr = p, 0, nil
+	err := b.rc.Write(b.put)
+	n := b.wn
+	b.wbuf = nil
+	if err == nil && b.werr != nil {
+		err = &net.OpError{Op: "write", Net: "tcp", Source: b.LocalAddr(), Addr: b.RemoteAddr(), Err: os.NewSyscallError("write", b.werr)}
+	}
+	return n, err
+}
+
+// writeOnce is the RawConn callback of Write: it returns false to wait
+// until the socket is writable (then it runs again), true once the write
+// is done or failed.
+func (b *busyConn) writeOnce(fd uintptr) bool {
+	for b.wn < len(b.wbuf) {
+		n, err := sysWrite(int(fd), b.wbuf[b.wn:])
+		switch err {
+		case nil:
+			b.wn += n
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			b.werr = err
+			return true
+		}
+	}
+	return true
 }
 
 // Read reads like net.Conn's Read, polling first within the budget.
@@ -153,7 +205,7 @@ func (b *busyConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	b.buf, b.n, b.err, b.spun, b.parked = p, 0, nil, false, false
+	b.buf, b.n, b.err, b.spun, b.parked = p, 0, nil, b.pb == nil, false
 	err := b.rc.Read(b.poll)
 	b.buf = nil
 	if err != nil {
@@ -167,13 +219,12 @@ func (b *busyConn) Read(p []byte) (int, error) {
 func (b *busyConn) readOnce(fd uintptr) bool {
 	if b.parked {
 		b.parked = false
-		b.pb.parkedFor(time.Since(b.start))
+		if b.pb != nil {
+			b.pb.parkedFor(time.Since(b.start))
+		}
 	}
 	for i := 0; ; i++ {
-		// syscall.Read, not a raw syscall nor unix.Read: it tells the race
-		// detector that the read synchronises with the peer's write, on the
-		// same token net.Conn's writes use.
-		n, err := syscall.Read(int(fd), b.buf)
+		n, err := sysRead(int(fd), b.buf)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -227,7 +278,7 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 
 // park starts timing a wait in the runtime's poller and returns false.
 func (b *busyConn) park() bool {
-	if !b.parked {
+	if !b.parked && b.pb != nil {
 		b.parked, b.start = true, time.Now()
 	}
 	return false

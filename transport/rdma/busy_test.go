@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -99,10 +100,6 @@ func TestBusyConnHonoursDeadlineAndClose(t *testing.T) {
 }
 
 func TestBusyConnNotWrapped(t *testing.T) {
-	c, _ := tcpPair(t)
-	if newBusyConn(c, nil) != c {
-		t.Fatal("no budget must leave the connection as it is")
-	}
 	p1, p2 := net.Pipe()
 	defer p1.Close()
 	defer p2.Close()
@@ -228,5 +225,82 @@ func TestBusyConnGivesUpPollingWhenUnanswered(t *testing.T) {
 	}
 	if pb.polling.Load() {
 		t.Fatal("the polling slot is still taken")
+	}
+}
+
+// TestBusyConnWithoutBudget: with no budget (SHMEM_BUSY_POLL=0) the
+// connection is still wrapped, for its raw reads and writes, and its reads
+// park at once without touching a budget.
+func TestBusyConnWithoutBudget(t *testing.T) {
+	c, s := tcpPair(t)
+	bc := newBusyConn(c, nil)
+	if _, ok := bc.(*busyConn); !ok {
+		t.Fatalf("a TCP connection without a budget is not wrapped: %T", bc)
+	}
+	go func() {
+		time.Sleep(time.Millisecond) // pacing only: the read parks first
+		s.Write([]byte("ping"))
+	}()
+	var b [4]byte
+	if _, err := io.ReadFull(bc, b[:]); err != nil || string(b[:]) != "ping" {
+		t.Fatalf("read %q, %v", b, err)
+	}
+}
+
+// TestBusyConnWrites: small writes (raw system calls) and large ones
+// arrive whole and in order, a write that cannot proceed waits for the
+// socket and honours the write deadline, and writes on a closed or reset
+// connection fail as net.Conn's do.
+func TestBusyConnWrites(t *testing.T) {
+	c, s := tcpPair(t)
+	bc := newBusyConn(c, nil)
+	var want []byte
+	for i, n := range []int{1, 56, rawWriteMax, rawWriteMax + 1, 1 << 20, 3} {
+		want = append(want, pattern(n, byte(i))...)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b := make([]byte, len(want))
+		io.ReadFull(s, b)
+		got <- b
+	}()
+	for i, n := range []int{1, 56, rawWriteMax, rawWriteMax + 1, 1 << 20, 3} {
+		if k, err := bc.Write(pattern(n, byte(i))); err != nil || k != n {
+			t.Fatalf("write of %d bytes: %d, %v", n, k, err)
+		}
+	}
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Fatal("the peer read other bytes than were written")
+	}
+
+	// Nobody reads s now: small writes fill both socket buffers, then one
+	// waits for the socket until the deadline.
+	bc.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+	small := make([]byte, 4096)
+	var err error
+	for total := 0; err == nil && total < 1<<30; total += len(small) {
+		_, err = bc.Write(small)
+	}
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write with a full socket: %v, want os.ErrDeadlineExceeded", err)
+	}
+
+	c2, s2 := tcpPair(t)
+	bc2 := newBusyConn(c2, nil)
+	s2.(*net.TCPConn).SetLinger(0)
+	s2.Close() // a reset: writes fail (EPIPE or ECONNRESET)
+	for i := 0; err == nil || errors.Is(err, os.ErrDeadlineExceeded); i++ {
+		if i == 1000 {
+			t.Fatal("writes to a reset connection keep succeeding")
+		}
+		_, err = bc2.Write([]byte("x"))
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || !(errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+		t.Fatalf("write to a reset connection: %v (%T), want a *net.OpError of EPIPE or ECONNRESET", err, err)
+	}
+	bc2.Close()
+	if _, err := bc2.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write on a closed connection: %v, want net.ErrClosed", err)
 	}
 }
