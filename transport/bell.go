@@ -42,6 +42,10 @@ func (b *LocalBell) Ring() {
 	}
 }
 
+// Armed reports whether a waiter is armed: whether a Ring now would wake
+// one.
+func (b *LocalBell) Armed() bool { return b.waiters.Load() > 0 }
+
 // Arm registers a waiter and returns the ring count to pass to Wait.
 func (b *LocalBell) Arm() uint32 {
 	b.waiters.Add(1)

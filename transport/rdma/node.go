@@ -61,7 +61,10 @@ type Node struct {
 	streams map[*stream]struct{}    // open streams (contexts), failed and closed with the node
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
 	poll    *pollBudget             // busy polling of the node's reads; nil when BusyPoll is 0
-	clock   clock                   // deadlines' monotonic clock; set by Listen, never changed
+	// yieldBell is the node's bell when servers yield after ringing a
+	// waiter (see serverConn.loop): a LocalBell, with polling reads.
+	yieldBell *transport.LocalBell
+	clock     clock // deadlines' monotonic clock; set by Listen, never changed
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
@@ -92,6 +95,7 @@ func Listen(cfg Config) (*Node, error) {
 	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger})
 	if c.BusyPoll > 0 {
 		n.poll = newPollBudget(c.BusyPoll)
+		n.yieldBell, _ = c.Bell.(*transport.LocalBell)
 	}
 	chunk := c.ChunkSize
 	n.bufs.New = func() any { b := make([]byte, chunk); return &b }

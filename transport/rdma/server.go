@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -153,7 +154,15 @@ func (sc *serverConn) loop() error {
 		// does not wait for it too.
 		if sc.ringDue {
 			sc.ringDue = false
-			if bell := n.cfg.Bell; bell != nil {
+			if yb := n.yieldBell; yb != nil && yb.Armed() {
+				// The waiter this wakes (a PE in a barrier, say) runs
+				// now, while the answer travels and the peer turns
+				// round, instead of at the first yield of the next
+				// read's poll, a few failed reads later, where it
+				// delays the read that finds the peer's next request.
+				yb.Ring()
+				runtime.Gosched()
+			} else if bell := n.cfg.Bell; bell != nil {
 				bell.Ring()
 			}
 		}
