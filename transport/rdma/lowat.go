@@ -75,10 +75,7 @@ func (sc *serverConn) readPayload(dst []byte) error {
 	if sc.lw == nil || len(dst) < lowWaterMin {
 		return sc.src.readFull(dst)
 	}
-	k := 0
-	if b := sc.src.br.Buffered(); b > 0 {
-		k, _ = sc.src.br.Read(dst[:min(len(dst), b)]) // served by the buffer alone
-	}
+	k := sc.src.plain.take(dst) // what the buffer holds
 	for k < len(dst) {
 		sc.lw.fit(len(dst) - k)
 		m, err := sc.c.Read(dst[k:])
