@@ -101,8 +101,8 @@ func (p *PE) Abort(err error) {
 // changes whenever one blocks or unblocks, and what the latest is blocked
 // in ("" when none).
 func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
-	gen = p.s.blocks.gen.Load()
-	if p.s.blocks.n.Load() <= 0 {
+	blocked, gen = p.blockGen()
+	if !blocked {
 		return false, gen, ""
 	}
 	w := p.s.blocks.last.Load()
@@ -110,6 +110,13 @@ func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
 		return true, gen, "?"
 	}
 	return true, gen, fmt.Sprintf("%s on %s, for %v", w.op, w.waiting(), w.elapsed().Round(time.Millisecond))
+}
+
+// blockGen is Blocked without what: the deadlock detector's look, which
+// describes nothing (a description allocates) unless it reports.
+func (p *PE) blockGen() (blocked bool, gen uint64) {
+	gen = p.s.blocks.gen.Load()
+	return p.s.blocks.n.Load() > 0, gen
 }
 
 // blockedIn says what the PE's latest blocked call is in, without times.
