@@ -27,7 +27,8 @@ const collBig = 8 << 10
 // TeamWorld and on a split team, and the barriers between them.
 // BenchmarkCollectives reports the same with -benchmem. AllocsPerRun runs
 // on one CPU, so many waits take their slow way (registered, sleeping on
-// the bell): that allocates nothing either.
+// the bell): that allocates nothing either, also when the calls
+// alternate between collectives and teams (the case "mixed").
 // Eager delivery only: CI skips it under SHMEM_SIM_DELIVERY=lazy, whose
 // held writes are copies. Not under the race detector (see raceEnabled).
 func TestCollectivesAllocateNothing(t *testing.T) {
@@ -170,6 +171,26 @@ func collAllocCases(p *shmem.PE) ([]collAllocCase, error) {
 		{"and", shmem.OpAnd}, {"or", shmem.OpOr}, {"xor", shmem.OpXor}} {
 		cases = append(cases, collAllocCase{"Reduce int64 " + op.name, func() error { return shmem.Reduce(w, op.op, dst, src) }})
 	}
+	// One call of each kind in turn, as a program makes them: the waits
+	// that register (most, on one CPU) alternate between calls and teams.
+	cases = append(cases, collAllocCase{"mixed", func() error {
+		if err := shmem.Broadcast(w, dst, src, 0); err != nil {
+			return err
+		}
+		if err := shmem.Reduce(w, shmem.OpSum, dst, src); err != nil {
+			return err
+		}
+		if err := shmem.FCollect(full, i64dst.Slice(0, n), src); err != nil {
+			return err
+		}
+		if err := shmem.Alltoall(w, i64dst.Slice(0, n), i64src.Slice(0, n)); err != nil {
+			return err
+		}
+		if err := full.Sync(); err != nil {
+			return err
+		}
+		return p.BarrierAll()
+	}})
 	// A split team of every PE (not a root team: its peers' state is read
 	// differently) and the caller's half of the world.
 	for _, tm := range []struct {
