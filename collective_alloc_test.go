@@ -24,19 +24,29 @@ const collBig = 8 << 10
 // Collect, FCollect, Alltoall, Alltoalls (packed, strided source, strided
 // destination), Reduce with every operator and each kind of kernel
 // (integers of each width, floats, the 16-bit floats, complex), on
-// TeamWorld and on a split team, and the barriers between them.
-// BenchmarkCollectives reports the same with -benchmem. AllocsPerRun runs
-// on one CPU, so many waits take their slow way (registered, sleeping on
-// the bell): that allocates nothing either, also when the calls
-// alternate between collectives and teams (the case "mixed").
-// Eager delivery only: CI skips it under SHMEM_SIM_DELIVERY=lazy, whose
+// TeamWorld, a split team of every PE and a half of the world, and the
+// barriers and syncs; with metrics on too. BenchmarkCollectives reports
+// the same with -benchmem. AllocsPerRun runs on one CPU, so many waits
+// take their slow way (registered, sleeping on the bell): that allocates
+// nothing either, also when the calls alternate between collectives and
+// teams (the case "mixed"). Eager delivery only: CI skips it under SHMEM_SIM_DELIVERY=lazy, whose
 // held writes are copies. Not under the race detector (see raceEnabled).
 func TestCollectivesAllocateNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's sync.Pool drops timers at random (see raceEnabled)")
 	}
-	for _, n := range []int{2, 8} {
-		t.Run(fmt.Sprintf("pes=%d", n), func(t *testing.T) {
+	for _, world := range []struct {
+		n       int
+		metered bool
+	}{{2, false}, {8, false}, {2, true}} {
+		name := fmt.Sprintf("pes=%d", world.n)
+		opts := []sim.Option{sim.WithHeapSize(64 << 20)}
+		if world.metered {
+			name += "/metrics" // WithMetrics: every collective counted and timed
+			opts = append(opts, sim.WithMetrics())
+		}
+		n := world.n
+		t.Run(name, func(t *testing.T) {
 			run(t, n, func(p *shmem.PE) error {
 				cases, err := collAllocCases(p)
 				if err != nil {
@@ -66,7 +76,7 @@ func TestCollectivesAllocateNothing(t *testing.T) {
 					}
 				}
 				return errors.Join(allocated...)
-			}, sim.WithHeapSize(64<<20))
+			}, opts...)
 		})
 	}
 }
