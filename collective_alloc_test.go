@@ -29,8 +29,9 @@ const collBig = 8 << 10
 // the same with -benchmem. AllocsPerRun runs on one CPU, so many waits
 // take their slow way (registered, sleeping on the bell): that allocates
 // nothing either, also when the calls alternate between collectives and
-// teams (the case "mixed"). Eager delivery only: CI skips it under SHMEM_SIM_DELIVERY=lazy, whose
-// held writes are copies. Not under the race detector (see raceEnabled).
+// teams (the case "mixed"). Eager delivery only: CI skips it under
+// SHMEM_SIM_DELIVERY=lazy, whose held writes are copies. Not under the
+// race detector (see raceEnabled).
 func TestCollectivesAllocateNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's sync.Pool drops timers at random (see raceEnabled)")
