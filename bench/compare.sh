@@ -13,12 +13,20 @@
 #   5. goshmem over TCP loopback, TLS off (SHMEM_TRANSPORT=tcp; label tcp)
 #   6. the same with reads that park at once (SHMEM_BUSY_POLL=0; label tcp-park)
 #      instead of polling first, as goshmem's default and OSHMEM's UCX do
+# then BW_ROUNDS short rounds of the shared-memory put alone (both
+# implementations, the first of the pair alternating), which add samples to
+# the put rows: the 64 KiB-4 MiB bandwidth rows move by up to 2x between
+# runs a minute apart on a shared VM, and the bandwidth target takes the
+# worst of seven sizes, so five samples a size are too few; then
+# bench/copyref, the copy routines alone in one process (transport.Copy
+# against the C library's memcpy, interleaved every few milliseconds);
 # then collects every row in bench/results.csv and runs bench/report, which
-# writes BENCHMARKS.md (medians over rounds, ratios, targets) and
-# bench/plot.png.
+# writes BENCHMARKS.md (medians over rounds, ratios, targets, the copyref
+# table) and bench/plot.png.
 #
 # Environment (all optional):
 #   ROUNDS       rounds                                   (default 3)
+#   BW_ROUNDS    put-only shared-memory rounds after them  (default 20)
 #   BENCHES      benches of the shared-memory runs         (default all)
 #   MAXSIZE      largest message of the shared-memory runs (default 4194304)
 #   TCP_BENCHES  benches of the TCP runs   (default put,get,atomic_fetch_add,barrier)
@@ -47,6 +55,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ROUNDS=${ROUNDS:-3}
+BW_ROUNDS=${BW_ROUNDS:-20}
 BENCHES=${BENCHES:-all}
 MAXSIZE=${MAXSIZE:-4194304}
 TCP_BENCHES=${TCP_BENCHES:-put,get,atomic_fetch_add,barrier}
@@ -88,18 +97,45 @@ for ((r = 1; r <= ROUNDS; r++)); do
     SHMEM_TRANSPORT=tcp goshmem tcp -notls -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
     SHMEM_TRANSPORT=tcp SHMEM_BUSY_POLL=0 goshmem tcp-park -notls -t tcp-park -b "$TCP_BENCHES,tcp_rtt" -m "$TCP_MAXSIZE"
 done
+# OSHMEM's processes copy with glibc's memcpy under run.sh's tunables;
+# copyref's reference must be that same memcpy.
+tunables=()
+[[ ${OSHMEM_REP_MOVSB:-0} == 1 ]] || tunables=(env GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=1073741824)
+for ((r = 1; r <= BW_ROUNDS; r++)); do
+    echo "compare.sh: put round $r of $BW_ROUNDS" >&2
+    if ((r % 2)); then
+        goshmem udma -b put -m "$MAXSIZE"
+        TRANSPORTS=shm BENCHES=put MAXSIZE=$MAXSIZE bench/oshmem/run.sh "$csv"
+    else
+        TRANSPORTS=shm BENCHES=put MAXSIZE=$MAXSIZE bench/oshmem/run.sh "$csv"
+        goshmem udma -b put -m "$MAXSIZE"
+    fi
+done
+go build -o "$tmp/copyref" ./bench/copyref
+"${tunables[@]}" "$tmp/copyref" -max "$MAXSIZE" >"$tmp/copyref.md"
 elapsed=$(($(date +%s) - start))
 cp "$csv" "$OUT"
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cat >"$tmp/intro.md" <<INTRO
-Produced by \`bench/compare.sh\` (ROUNDS=$ROUNDS, BENCHES=$BENCHES, MAXSIZE=$MAXSIZE,
+Produced by \`bench/compare.sh\` (ROUNDS=$ROUNDS, BW_ROUNDS=$BW_ROUNDS, BENCHES=$BENCHES, MAXSIZE=$MAXSIZE,
 TCP_BENCHES=$TCP_BENCHES, TCP_MAXSIZE=$TCP_MAXSIZE) on $(date -u +%Y-%m-%d) in ${elapsed} s,
 on a machine with $(nproc) cores ($cpu), $(go version | cut -d' ' -f3), Open MPI
 $(oshrun --version 2>/dev/null | head -n1 | grep -o '[0-9][0-9.]*' || echo '?') OSHMEM over UCX$([[ ${OSHMEM_REP_MOVSB:-0} == 1 ]] && echo ', glibc as installed' || echo ", glibc's REP MOVSB off (see bench/oshmem/run.sh: on this EPYC it runs at 3 GB/s for OSHMEM's 4-256 KiB puts)").
 2 PEs, each a process; rounds alternate OSHMEM and goshmem runs. Raw rows: \`$OUT\`.
 INTRO
-notes=()
-[[ -f $NOTES ]] && notes=(-notes "$NOTES")
+{
+    echo "## The copy alone (bench/copyref)"
+    echo
+    echo "transport.Copy, the copy of every same-host put and get, against the C library's memcpy"
+    echo "(the one OSHMEM's processes run, with the same GLIBC_TUNABLES) and Go's copy, in one process"
+    echo "on two shared mappings: medians over rounds of each round's ratio, the routines interleaved"
+    echo "every few milliseconds (higher is faster)."
+    echo
+    cat "$tmp/copyref.md"
+    echo
+    if [[ -f $NOTES ]]; then cat "$NOTES"; fi
+} >"$tmp/notes.md"
+notes=(-notes "$tmp/notes.md")
 bench/report.sh -in "$OUT" -out BENCHMARKS.md -png bench/plot.png -intro "$tmp/intro.md" "${notes[@]}"
 echo "compare.sh: wrote $OUT, BENCHMARKS.md, bench/plot.png in ${elapsed} s" >&2
