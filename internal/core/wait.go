@@ -55,9 +55,16 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 		w = p.startWord(op, off, false, 0)
 		defer p.unblock()
 	}
+	// A wait polls for Spin at first and after every sleep a ring ended:
+	// writes come in bursts, and a waiter that polls is not armed, so the
+	// burst's writers skip the wake-up. After a sleep that timed out (the
+	// backstop, or a duty below) nothing was arriving: it checks and sleeps
+	// again, so a PE that waits long (a service between collectives, a
+	// fabric waiter without write events) uses next to no CPU.
+	spin := p.s.cfg.Spin
 	for {
 		p.s.kick.kick()
-		if poll(cond, p.s.cfg.Spin) {
+		if poll(cond, spin) {
 			return nil
 		}
 		if err := p.waitable(op); err != nil {
@@ -75,7 +82,10 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 			bell.Disarm()
 			return nil
 		}
-		bell.Wait(armed, min(sleep, wakeEvery))
+		spin = 0
+		if bell.Wait(armed, min(sleep, wakeEvery)) {
+			spin = p.s.cfg.Spin
+		}
 		bell.Disarm()
 	}
 }
