@@ -24,8 +24,9 @@ const collBig = 8 << 10
 // Collect, FCollect, Alltoall, Alltoalls (packed, strided source, strided
 // destination), Reduce with every operator and each kind of kernel
 // (integers of each width, floats, the 16-bit floats, complex), on
-// TeamWorld, a split team of every PE and a half of the world, and the
-// barriers and syncs; with metrics on too. BenchmarkCollectives reports
+// TeamWorld, a split team of every PE and a half of the world, the
+// barriers and syncs, and the point-to-point waits (WaitUntil in a ring,
+// a lock taken in turn); with metrics on too. BenchmarkCollectives reports
 // the same with -benchmem. AllocsPerRun runs on one CPU, so many waits
 // take their slow way (registered, sleeping on the bell): that allocates
 // nothing either, also when the calls alternate between collectives and
@@ -142,7 +143,12 @@ func collAllocCases(p *shmem.PE) ([]collAllocCase, error) {
 	if err != nil {
 		return nil, err
 	}
+	flag, err := shmem.Calloc[int64](p, 2) // a ring's flag, and a lock
+	if err != nil {
+		return nil, err
+	}
 	src, dst := i64src.Slice(0, 1), i64dst.Slice(0, 1)
+	var seq int64
 	bigSrc, bigDst := i64src.Slice(0, collBig), i64dst.Slice(0, collBig)
 	cases := []collAllocCase{
 		{"BarrierAll", p.BarrierAll},
@@ -182,6 +188,24 @@ func collAllocCases(p *shmem.PE) ([]collAllocCase, error) {
 		{"and", shmem.OpAnd}, {"or", shmem.OpOr}, {"xor", shmem.OpXor}} {
 		cases = append(cases, collAllocCase{"Reduce int64 " + op.name, func() error { return shmem.Reduce(w, op.op, dst, src) }})
 	}
+	// Point-to-point synchronization waits register as collectives' do, on
+	// a word of the heap: a ring of puts, each PE waiting for its
+	// predecessor's, and a lock every PE takes in turn.
+	cases = append(cases,
+		collAllocCase{"WaitUntil ring", func() error {
+			seq++
+			if err := shmem.P(p, flag.Slice(0, 1), seq, (me+1)%n); err != nil {
+				return err
+			}
+			return shmem.WaitUntil(p, flag.Slice(0, 1), shmem.CmpGE, seq)
+		}},
+		collAllocCase{"SetLock, ClearLock", func() error {
+			if err := shmem.SetLock(p, flag.Slice(1, 2)); err != nil {
+				return err
+			}
+			return shmem.ClearLock(p, flag.Slice(1, 2))
+		}},
+	)
 	// One call of each kind in turn, as a program makes them: the waits
 	// that register (most, on one CPU) alternate between calls and teams.
 	cases = append(cases, collAllocCase{"mixed", func() error {

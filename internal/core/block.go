@@ -175,7 +175,8 @@ func (w *longWait) elapsed() time.Duration {
 // same team: then every field a report reads is already what it would
 // set. endLong ends it.
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	w := p.s.blocks.spares.take(p, op, b)
+	like := longWait{p: p, op: op, b: b, off: noWord}
+	w := p.s.blocks.spares.take(p, &like)
 	if w == nil {
 		w = &longWait{p: p, op: op, b: b, off: noWord}
 	}
@@ -185,8 +186,8 @@ func (p *PE) startLong(op string, b coll.Blocked) *longWait {
 	return w
 }
 
-// endLong unregisters w, which startLong made, and keeps it for the next
-// wait when it is a team's.
+// endLong unregisters w, which startLong or startWord made, and keeps it
+// for the next wait like it (spares.keep).
 func (p *PE) endLong(w *longWait) {
 	p.unblock()
 	p.s.blocks.spares.keep(w)
@@ -210,8 +211,15 @@ func (w *longWait) verdict() error {
 	return verdictErr(v)
 }
 
+// startWord registers a wait of op on the word at heap offset off (a lock
+// on PE home when lock), reusing a spare of the same wait as startLong
+// does: a WaitUntil in a loop allocates nothing. endLong ends it.
 func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
-	w := &longWait{p: p, op: op, off: off, lock: lock, home: home}
+	like := longWait{p: p, op: op, off: off, lock: lock, home: home}
+	w := p.s.blocks.spares.take(p, &like)
+	if w == nil {
+		w = &longWait{p: p, op: op, off: off, lock: lock, home: home}
+	}
 	w.begin()
 	p.block(w)
 	return w

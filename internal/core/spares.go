@@ -25,26 +25,38 @@ type spares struct {
 	next atomic.Uint32 // the slot keep overwrites when none is free
 }
 
-// take returns a spare of p's for a wait of op on b, nil when none was
-// that call's on that team (or b is not a team: agreements and Finalize
-// wait once).
-func (s *spares) take(p *PE, op string, b coll.Blocked) *longWait {
-	if _, ok := b.(*coll.Team); !ok {
+// take returns a spare of p's whose every field a report reads is
+// already like's (the same call on the same team, or on the same word), nil
+// when none is. An agreement or Finalize (b neither nil nor a team) waits
+// once and is never kept.
+func (s *spares) take(p *PE, like *longWait) *longWait {
+	if !reusable(like.b) {
 		return nil
 	}
 	for i := range s.w {
 		w := s.w[i].Load()
-		if w != nil && w.p == p && w.b == b && w.op == op && s.w[i].CompareAndSwap(w, nil) {
+		if w != nil && w.p == p && w.b == like.b && w.op == like.op && w.off == like.off &&
+			w.lock == like.lock && w.home == like.home && s.w[i].CompareAndSwap(w, nil) {
 			return w
 		}
 	}
 	return nil
 }
 
-// keep keeps w, a finished wait, when it is a team's: in a free slot, or
-// in place of the spare kept longest ago.
+// reusable reports whether waits on b come again alike: a team's, or a
+// word's (b nil: WaitUntil in a loop, a lock taken again).
+func reusable(b coll.Blocked) bool {
+	if b == nil {
+		return true
+	}
+	_, team := b.(*coll.Team)
+	return team
+}
+
+// keep keeps w, a finished wait, when its kind comes again (reusable): in
+// a free slot, or in place of the spare kept longest ago.
 func (s *spares) keep(w *longWait) {
-	if _, ok := w.b.(*coll.Team); !ok {
+	if !reusable(w.b) {
 		return
 	}
 	for i := range s.w {

@@ -53,7 +53,7 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 		defer p.endLong(w)
 	} else {
 		w = p.startWord(op, off, false, 0)
-		defer p.unblock()
+		defer p.endLong(w)
 	}
 	// A wait polls for Spin at first and after every sleep a ring ended:
 	// writes come in bursts, and a waiter that polls is not armed, so the
