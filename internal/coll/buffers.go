@@ -8,8 +8,11 @@ package coll
 type buffers struct {
 	// entry is what begin sends in each round of the entry. An array on
 	// the stack escapes through transport.Path's PutSignal (an interface
-	// call), and Put lets the caller reuse src once it returns.
-	entry [24]byte
+	// call), and Put lets the caller reuse src once it returns. It is an
+	// allocation of its own, holding no pointer: the fabric provider hands
+	// a small put's source to C (FI_INJECT), and cgo refuses memory that
+	// shares an object with Go pointers (off, ln and pack beside it).
+	entry *[24]byte
 	// off and ln are allgatherv's blocks (FCollect, Collect): the offset
 	// and length of each member's, one of each per member.
 	off, ln []int
@@ -23,5 +26,5 @@ type buffers struct {
 const packMax = 64 << 10
 
 func newBuffers(n int) buffers {
-	return buffers{off: make([]int, n), ln: make([]int, n)}
+	return buffers{entry: new([24]byte), off: make([]int, n), ln: make([]int, n)}
 }
