@@ -163,7 +163,9 @@ func TestAlltoall(t *testing.T) {
 
 func TestAlltoalls(t *testing.T) {
 	for _, n := range []int{1, 3, 4, 7} {
-		for _, st := range [][3]int{{1, 1, 3}, {2, 3, 2}, {3, 1, 4}, {1, 2, 1}, {2, 2, 0}} {
+		// The last two send blocks over 64 KiB: a strided source is
+		// packed in pieces (coll's packMax), a contiguous one is not.
+		for _, st := range [][3]int{{1, 1, 3}, {2, 3, 2}, {3, 1, 4}, {1, 2, 1}, {2, 2, 0}, {1, 2, 9000}, {1, 1, 9000}} {
 			ds, ss, cnt := st[0], st[1], st[2]
 			t.Run(fmt.Sprintf("n%d_d%d_s%d_c%d", n, ds, ss, cnt), func(t *testing.T) {
 				runSim(t, n, func(p *shmem.PE) error {
@@ -184,7 +186,7 @@ func TestAlltoalls(t *testing.T) {
 					}
 					for j := 0; j < n; j++ {
 						for k := 0; k < cnt; k++ {
-							src.Local(p)[ss*(j*cnt+k)] = int64(me*10000 + j*100 + k)
+							src.Local(p)[ss*(j*cnt+k)] = int64(me*100000000 + j*100000 + k)
 						}
 					}
 					if err := shmem.Alltoalls(p.TeamWorld(), dst, src, ds, ss, cnt); err != nil {
@@ -195,7 +197,7 @@ func TestAlltoalls(t *testing.T) {
 							return -7 // gaps and the tail are untouched
 						}
 						e := i / ds
-						return int64((e/cnt)*10000 + me*100 + e%cnt)
+						return int64((e/cnt)*100000000 + me*100000 + e%cnt)
 					})
 				})
 			})

@@ -44,128 +44,70 @@ type kernelError string
 func (e kernelError) Error() string { return string(e) }
 
 // combiner returns the kernel that folds a byte view of T elements into
-// another with op. Each kernel is one loop over typed slices: no call per
-// element.
-func combiner[T Elem](op Op) (coll.Combine, error) {
+// another with op (see reduce_kernel.go). Each kernel is one loop over
+// typed slices, no call per element, and a zero-size value: it becomes a
+// coll.Kernel without allocating.
+func combiner[T Elem](op Op) (coll.Kernel, error) {
 	switch any(*new(T)).(type) {
 	case Float16:
-		return halfKernel(op, func(u uint16) float32 { return Float16(u).Float32() }, func(f float32) uint16 { return uint16(NewFloat16(f)) })
+		return halfKernel[f16](op)
 	case BFloat16:
-		return halfKernel(op, func(u uint16) float32 { return BFloat16(u).Float32() }, func(f float32) uint16 { return uint16(NewBFloat16(f)) })
+		return halfKernel[bf16](op)
 	}
 	kind := reflect.TypeFor[T]().Kind()
 	isFloat := kind == reflect.Float32 || kind == reflect.Float64
 	switch op {
 	case OpSum:
-		return sumK[T], nil
+		return sumK[T]{}, nil
 	case OpProd:
-		return prodK[T], nil
+		return prodK[T]{}, nil
 	case OpMin:
-		return minK[T], nil
+		return minK[T]{}, nil
 	case OpMax:
-		return maxK[T], nil
+		return maxK[T]{}, nil
 	case OpAnd, OpOr, OpXor:
 		if isFloat {
 			return nil, kernelError("bitwise reduction of a floating-point type")
 		}
 		switch elemSize[T]() {
 		case 1:
-			return bitK[uint8](op), nil
+			return bitKernel[uint8](op), nil
 		case 2:
-			return bitK[uint16](op), nil
+			return bitKernel[uint16](op), nil
 		case 4:
-			return bitK[uint32](op), nil
+			return bitKernel[uint32](op), nil
 		default:
-			return bitK[uint64](op), nil
+			return bitKernel[uint64](op), nil
 		}
 	}
 	return nil, kernelError("unknown reduction operator")
 }
 
-func views[T Elem](d, s []byte) ([]T, []T) {
-	n := len(d) / int(elemSize[T]())
-	return asElems[T](d, n), asElems[T](s, n)
-}
-
-func sumK[T Elem](d, s []byte) {
-	dd, ss := views[T](d, s)
-	for i := range dd {
-		dd[i] += ss[i]
+// bitKernel returns the kernel of the bitwise op over U.
+func bitKernel[U unsigned](op Op) coll.Kernel {
+	switch op {
+	case OpAnd:
+		return andK[U]{}
+	case OpOr:
+		return orK[U]{}
 	}
+	return xorK[U]{}
 }
 
-func prodK[T Elem](d, s []byte) {
-	dd, ss := views[T](d, s)
-	for i := range dd {
-		dd[i] *= ss[i]
-	}
-}
-
-func minK[T Elem](d, s []byte) {
-	dd, ss := views[T](d, s)
-	for i := range dd {
-		if ss[i] < dd[i] {
-			dd[i] = ss[i]
-		}
-	}
-}
-
-func maxK[T Elem](d, s []byte) {
-	dd, ss := views[T](d, s)
-	for i := range dd {
-		if ss[i] > dd[i] {
-			dd[i] = ss[i]
-		}
-	}
-}
-
-type unsigned interface {
-	~uint8 | ~uint16 | ~uint32 | ~uint64
-}
-
-func bitK[U unsigned](op Op) coll.Combine {
-	return func(d, s []byte) {
-		n := len(d) / int(elemSize[U]())
-		dd, ss := asElems[U](d, n), asElems[U](s, n)
-		switch op {
-		case OpAnd:
-			for i := range dd {
-				dd[i] &= ss[i]
-			}
-		case OpOr:
-			for i := range dd {
-				dd[i] |= ss[i]
-			}
-		default:
-			for i := range dd {
-				dd[i] ^= ss[i]
-			}
-		}
-	}
-}
-
-// halfKernel computes a 16-bit float reduction in float32, rounding back
-// after each operation as a half-precision unit would.
-func halfKernel(op Op, load func(uint16) float32, store func(float32) uint16) (coll.Combine, error) {
-	var f func(a, b float32) float32
+// halfKernel returns the kernel of op over the 16-bit float that C
+// converts.
+func halfKernel[C halfCodec](op Op) (coll.Kernel, error) {
 	switch op {
 	case OpSum:
-		f = func(a, b float32) float32 { return a + b }
+		return halfSumK[C]{}, nil
 	case OpProd:
-		f = func(a, b float32) float32 { return a * b }
+		return halfProdK[C]{}, nil
 	case OpMin:
-		f = func(a, b float32) float32 { return min(a, b) }
+		return halfMinK[C]{}, nil
 	case OpMax:
-		f = func(a, b float32) float32 { return max(a, b) }
+		return halfMaxK[C]{}, nil
 	case OpAnd, OpOr, OpXor:
 		return nil, kernelError("bitwise reduction of a floating-point type")
-	default:
-		return nil, kernelError("unknown reduction operator")
 	}
-	return func(d, s []byte) {
-		dd, ss := views[uint16](d, s)
-		for i := range dd {
-			dd[i] = store(f(load(dd[i]), load(ss[i])))
-		}
-	}, nil
+	return nil, kernelError("unknown reduction operator")
 }

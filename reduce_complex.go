@@ -27,18 +27,18 @@ func ReduceComplex[F ~float32 | ~float64](t *Team, op Op, dst, src Sym[F]) error
 	}
 	n, size := src.n, int(elemSize[F]())
 	c := argCheck{p: p, op: name}
-	var f coll.Combine
+	var f coll.Kernel
 	switch {
 	case n%2 != 0:
 		c.fail("%d values are not whole complex numbers", n)
 	case op == OpSum && size == 4:
-		f = complexK[complex64](false)
+		f = complexSumK[complex64]{}
 	case op == OpSum:
-		f = complexK[complex128](false)
+		f = complexSumK[complex128]{}
 	case op == OpProd && size == 4:
-		f = complexK[complex64](true)
+		f = complexProdK[complex64]{}
 	case op == OpProd:
-		f = complexK[complex128](true)
+		f = complexProdK[complex128]{}
 	default:
 		c.fail("complex reductions are OpSum and OpProd, not %d", op)
 	}
@@ -65,23 +65,4 @@ func ComplexView[F ~float32 | ~float64, C ~complex64 | ~complex128](v []F) []C {
 		return nil
 	}
 	return unsafe.Slice((*C)(unsafe.Pointer(unsafe.SliceData(v))), len(v)/2)
-}
-
-// complexK returns the kernel that adds (or multiplies) byte views of C.
-func complexK[C complex64 | complex128](prod bool) coll.Combine {
-	return func(d, s []byte) {
-		var c C
-		n := len(d) / int(unsafe.Sizeof(c))
-		dd := unsafe.Slice((*C)(unsafe.Pointer(unsafe.SliceData(d))), n)
-		ss := unsafe.Slice((*C)(unsafe.Pointer(unsafe.SliceData(s))), n)
-		if prod {
-			for i := range dd {
-				dd[i] *= ss[i]
-			}
-			return
-		}
-		for i := range dd {
-			dd[i] += ss[i]
-		}
-	}
 }

@@ -62,19 +62,15 @@ func ParsePortRange(s string) (PortRange, error) {
 	return PortRange{Lo: l, Hi: h}, nil
 }
 
-// Listen listens on host at a port of r: the kernel's choice when r is
-// Any, else a free port of r other than those in skip (the unique ID's
-// rendezvous port, which rank 0 binds later and which another PE's
-// listener must not take first), tried from a random start so that the
-// PEs of one host do not all race for the first one. It fails with
-// errs.ErrBootstrap naming r when every port of r is taken.
+// Listen listens on host at a port of r other than those in skip (the
+// unique ID's rendezvous port, which rank 0 binds later and which another
+// PE's listener must not take first): the kernel's choice when r is Any
+// (see listenAvoiding), else a free port of r tried from a random start so
+// that the PEs of one host do not all race for the first one. It fails
+// with errs.ErrBootstrap naming r when every port of r is taken.
 func (r PortRange) Listen(host string, skip ...int) (net.Listener, error) {
 	if r.Any() {
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "listen on %s: %v", host, err)
-		}
-		return ln, nil
+		return listenAvoiding(host, skip, net.Listen)
 	}
 	n := r.Hi - r.Lo + 1
 	start := rand.IntN(n)

@@ -54,9 +54,10 @@ func (b *LocalBell) Arm() uint32 {
 
 // Wait blocks until a ring after Arm, or until timeout passes. It may also
 // return early (a token left by an earlier ring); waiters re-check anyway.
-func (b *LocalBell) Wait(armed uint32, timeout time.Duration) {
+// It reports whether the ring count moved since Arm.
+func (b *LocalBell) Wait(armed uint32, timeout time.Duration) bool {
 	if b.seq.Load() != armed {
-		return
+		return true
 	}
 	t, _ := b.timers.Get().(*time.Timer)
 	if t == nil {
@@ -70,6 +71,7 @@ func (b *LocalBell) Wait(armed uint32, timeout time.Duration) {
 	}
 	t.Stop() // since Go 1.23 a stopped timer delivers nothing stale after Reset
 	b.timers.Put(t)
+	return b.seq.Load() != armed
 }
 
 // Disarm unregisters a waiter that Arm registered.

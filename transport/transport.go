@@ -154,9 +154,14 @@ type Immediate interface {
 // returned, and Disarm when it stops waiting. Arm is a full memory barrier,
 // and so is every write that precedes Ring, so a write and an arming waiter
 // never miss each other.
+//
+// Wait reports whether a ring since Arm ended it (false: its timeout did).
+// A waiter uses that to choose how to wait next: after a ring more writes
+// often follow, worth polling for; after a timeout nothing was arriving.
+// True may be spurious, so the waiter re-checks its condition either way.
 type Bell interface {
 	Ring()
 	Arm() uint32
-	Wait(armed uint32, timeout time.Duration)
+	Wait(armed uint32, timeout time.Duration) (rung bool)
 	Disarm()
 }

@@ -10,19 +10,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/launch"
 	"github.com/goshmem/shmem/internal/launch/launchtest"
 )
 
 // freeAddr is a loopback address with a port nothing listens on now, so
-// the test needs no fixed port (CANN SHMEM's 8899 may be taken).
+// the test needs no fixed port (CANN SHMEM's 8899 may be taken). The port
+// is below the kernel's ephemeral range (bootstrap.FreePort): rank 0 binds
+// it only after run.sh has built the program and every PE has started, and
+// a port from that range (a released port-0 listener's) can meanwhile be
+// handed to any socket on port 0 or to a connect, another test's or a PE's
+// own listener (a CI run failed so at 8 PEs).
 func freeAddr(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := bootstrap.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
 
 // runScript runs run.sh as CANN SHMEM's users do, with env added to a

@@ -22,8 +22,7 @@ func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 	if err != nil || nbytes == 0 {
 		return err
 	}
-	n := len(t.members)
-	off, ln := make([]int, n), make([]int, n)
+	off, ln := t.buf.off, t.buf.ln
 	for j := range off {
 		off[j], ln[j] = j*nbytes, nbytes
 	}
@@ -46,11 +45,10 @@ func (t *Team) Collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbyte
 	if err != nil {
 		return err
 	}
-	n := len(t.members)
 	local := t.rt.Local()
 	cw := t.l.counts
 	binary.LittleEndian.PutUint64(local[cw+uint64(8*t.me):], uint64(nbytes))
-	off, ln := make([]int, n), make([]int, n)
+	off, ln := t.buf.off, t.buf.ln
 	for j := range off {
 		off[j], ln[j] = 8*j, 8
 	}

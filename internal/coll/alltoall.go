@@ -46,7 +46,7 @@ func (t *Team) waitAll(op string, seq uint64, step int) error {
 // block for member j is the source element at a.SStride*(j*count+k), and
 // lands at a.DStride*(i*count+k) of member j's destination for sender i;
 // elements between strided places are left untouched. A block whose
-// destination stride is 1 is packed and sent as one put; otherwise each
+// destination stride is 1 is one put (see putPacked); otherwise each
 // element is its own put, fenced before the signal.
 func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 	const op = "Alltoalls"
@@ -67,7 +67,6 @@ func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 		o := dstAt(me, k)
 		copy(local[o:o+uint64(e)], srcAt(me, k))
 	}
-	var pack []byte
 	for s := 1; s < n; s++ {
 		j := (me + s) % n
 		path, err := t.rt.Path(op, t.members[j])
@@ -75,11 +74,7 @@ func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 			return err
 		}
 		if ds == 1 {
-			pack = pack[:0]
-			for k := 0; k < cnt; k++ {
-				pack = append(pack, srcAt(j, k)...)
-			}
-			if err := path.PutSignal(dstAt(me, 0), pack, t.sigWord(me), enc(seq, 1), transport.SignalSet); err != nil {
+			if err := t.putPacked(path, dstAt(me, 0), srcOff+uint64(e*ss*j*cnt), e, ss, cnt, enc(seq, 1)); err != nil {
 				return err
 			}
 			continue
@@ -95,4 +90,43 @@ func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 		}
 	}
 	return t.waitAll(op, seq, 1)
+}
+
+// putPacked sends cnt elements of e bytes, taken at stride ss (in
+// elements) from src in this member's heap, to consecutive places from dst
+// on path's member, and then sets this member's signal word there to sig.
+// A contiguous source (ss 1) is one put as it lies; a strided one is
+// packed into the team's buffer, in pieces of at most packMax bytes, so
+// that the buffer, made once, serves every call.
+func (t *Team) putPacked(path transport.Path, dst, src uint64, e, ss, cnt int, sig uint64) error {
+	local := t.rt.Local()
+	if ss == 1 {
+		return path.PutSignal(dst, local[src:src+uint64(e*cnt)], t.sigWord(t.me), sig, transport.SignalSet)
+	}
+	per := max(1, packMax/e) // elements a piece
+	if need := min(cnt, per) * e; cap(t.buf.pack) < need {
+		t.buf.pack = make([]byte, 0, need)
+	}
+	for k0 := 0; k0 < cnt; k0 += per {
+		k1 := min(cnt, k0+per)
+		pack := t.buf.pack[:0]
+		for k := k0; k < k1; k++ {
+			o := src + uint64(e*ss*k)
+			pack = append(pack, local[o:o+uint64(e)]...)
+		}
+		at := dst + uint64(e*k0)
+		if k1 < cnt {
+			if err := path.Put(at, pack); err != nil {
+				return err
+			}
+			continue
+		}
+		if k0 > 0 {
+			t.rt.Fence() // the pieces before land before the signal
+		}
+		if err := path.PutSignal(at, pack, t.sigWord(t.me), sig, transport.SignalSet); err != nil {
+			return err
+		}
+	}
+	return nil
 }

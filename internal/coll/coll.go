@@ -105,7 +105,7 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 		bad = 1
 	}
 	local := t.rt.Local()
-	var buf [24]byte
+	buf := t.buf.entry
 	t.rt.Fence() // the previous collective's signals land before this one's
 	for k, peer := range t.ahead {
 		path, err := t.rt.Path(op, peer)

@@ -4,10 +4,22 @@ import (
 	"github.com/goshmem/shmem/transport"
 )
 
-// Combine folds src into dst element-wise (dst = dst op src); both hold
-// the same whole number of elements. It must be commutative so that every
-// member, combining in its own order, gets the same bits.
-type Combine func(dst, src []byte)
+// Kernel is a reduction's operator on byte views of its elements: Combine
+// folds src into dst element-wise (dst = dst op src); both hold the same
+// whole number of elements. It must be commutative so that every member,
+// combining in its own order, gets the same bits. An interface, not a
+// func: package shmem's kernels are zero-size types, which become a
+// Kernel without allocating, where the value of a generic function is a
+// closure over its dictionary, made on every call.
+type Kernel interface {
+	Combine(dst, src []byte)
+}
+
+// KernelFunc is a function used as a Kernel.
+type KernelFunc func(dst, src []byte)
+
+// Combine calls f.
+func (f KernelFunc) Combine(dst, src []byte) { f(dst, src) }
 
 // ringBuffers is how many scratch buffers the ring reduce-scatter cycles
 // through: a sender may run this many chunks ahead of its receiver before
@@ -23,7 +35,7 @@ const ringBuffers = 4
 // chunks, then a ring allgather straight into the destinations: each
 // member sends about 2·nbytes whatever n is, and scratch use stays at
 // ScratchBytes.
-func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Combine) error {
+func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) error {
 	const op = "Reduce"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()
@@ -54,7 +66,7 @@ func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Combine) erro
 // the odd one and sits out until the odd one sends it the result. Each
 // exchange lands in its own scratch region, so a partner that runs ahead
 // never overwrites data not yet combined.
-func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region int, f Combine) error {
+func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region int, f Kernel) error {
 	n, me := len(t.members), t.me
 	p2 := 1
 	for p2*2 <= n {
@@ -75,7 +87,7 @@ func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region 
 		if err := t.waitFrom(op, me-1, seq, 1); err != nil {
 			return err
 		}
-		f(mine, local[regionAt(0):regionAt(0)+uint64(nbytes)])
+		f.Combine(mine, local[regionAt(0):regionAt(0)+uint64(nbytes)])
 	}
 	nr := me - r
 	if me < 2*r {
@@ -96,7 +108,7 @@ func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region 
 		if err := t.waitFrom(op, partner, seq, k+2); err != nil {
 			return err
 		}
-		f(mine, local[at:at+uint64(nbytes)])
+		f.Combine(mine, local[at:at+uint64(nbytes)])
 	}
 	if me < 2*r {
 		return t.putSig(op, me-1, dst, mine, enc(seq, postStep))
@@ -110,7 +122,7 @@ func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region 
 // through the receiver's scratch in ringBuffers buffers; the receiver
 // acknowledges each chunk it has combined so the sender can reuse its
 // buffer.
-func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f Combine) error {
+func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f Kernel) error {
 	n, me := len(t.members), t.me
 	right, left := (me+1)%n, (me-1+n)%n
 	local := t.rt.Local()
@@ -155,7 +167,7 @@ func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f
 				lo := blockLo(rb) + c*chunk
 				hi := min(blockHi(rb), lo+chunk)
 				buf := t.l.scratch + uint64(got%ringBuffers*chunk)
-				f(local[dst+uint64(lo):dst+uint64(hi)], local[buf:buf+uint64(hi-lo)])
+				f.Combine(local[dst+uint64(lo):dst+uint64(hi)], local[buf:buf+uint64(hi-lo)])
 				got++
 				t.rt.Fence() // acks to left only grow
 				if err := lpath.AtomicPost(transport.AtomicSet, 8, t.ackWord(me), enc(seq, got)); err != nil {

@@ -88,6 +88,9 @@ type Team struct {
 	left time.Time
 	// wait is the word the member waits on (see waitWord).
 	wait waitFor
+	// buf is the operations' working memory, made with the team and
+	// reused by every call (see buffers.go).
+	buf buffers
 }
 
 // NewRoot returns TeamWorld or TeamShared (id "world" or "shared") of the
@@ -107,6 +110,7 @@ func newTeam(rt Runtime, id string, members []int, slot int, root bool) *Team {
 	pool := rt.TeamPool()
 	t := &Team{rt: rt, pool: pool, a: a, members: a.Members(), me: a.MyPE(), l: pool.layout(slot), root: root, timer: timerOf(rt), local: rt.Local()}
 	t.wait.reached = t.wordReached
+	t.buf = newBuffers(len(t.members))
 	for d := 1; d < len(t.members); d <<= 1 {
 		t.ahead = append(t.ahead, t.members[(t.me+d)%len(t.members)])
 	}

@@ -46,10 +46,9 @@ type blocks struct {
 	// made is when the registry was made: waits keep their start as an
 	// offset from it (longWait.begun).
 	made time.Time
-	// spare is a finished team wait, kept for the next wait of the same
-	// call on the same team (startLong): a barrier that waits long every
-	// time (a peer late, more PEs than cores) allocates once, not per call.
-	spare atomic.Pointer[longWait]
+	// spares are finished team waits, kept for the next wait of the same
+	// call on the same team (see spares.go).
+	spares spares
 }
 
 // verdict is an abort verdict: err ends the PE's blocking calls. everyPE
@@ -101,8 +100,8 @@ func (p *PE) Abort(err error) {
 // changes whenever one blocks or unblocks, and what the latest is blocked
 // in ("" when none).
 func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
-	gen = p.s.blocks.gen.Load()
-	if p.s.blocks.n.Load() <= 0 {
+	blocked, gen = p.blockGen()
+	if !blocked {
 		return false, gen, ""
 	}
 	w := p.s.blocks.last.Load()
@@ -110,6 +109,13 @@ func (p *PE) Blocked() (blocked bool, gen uint64, what string) {
 		return true, gen, "?"
 	}
 	return true, gen, fmt.Sprintf("%s on %s, for %v", w.op, w.waiting(), w.elapsed().Round(time.Millisecond))
+}
+
+// blockGen is Blocked without what: the deadlock detector's look, which
+// describes nothing (a description allocates) unless it reports.
+func (p *PE) blockGen() (blocked bool, gen uint64) {
+	gen = p.s.blocks.gen.Load()
+	return p.s.blocks.n.Load() > 0, gen
 }
 
 // blockedIn says what the PE's latest blocked call is in, without times.
@@ -132,7 +138,7 @@ func (p *PE) Report() string {
 func (p *PE) Finished() bool { return p.s.finalized.Load() }
 
 // longWait is the bookkeeping of one registered wait: its only
-// allocation, which a team wait reuses (blocks.spare). A wait on a team
+// allocation, which a team wait reuses (blocks.spares). A wait on a team
 // operation has b; a wait on a word of this PE's heap (WaitUntil, signal
 // waits) has off, and a wait for a lock also lock (see WaitLock);
 // descriptions are made only when needed. Reports read the fields up to
@@ -165,12 +171,13 @@ func (w *longWait) elapsed() time.Duration {
 }
 
 // startLong registers a wait of op on b (a team operation, an
-// agreement), reusing the PE's spare when it was the same call's on the
+// agreement), reusing a spare of the PE's that was the same call's on the
 // same team: then every field a report reads is already what it would
 // set. endLong ends it.
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	w := p.s.blocks.spare.Swap(nil)
-	if _, ok := b.(*coll.Team); !ok || w == nil || w.p != p || w.b != b || w.op != op {
+	like := longWait{p: p, op: op, b: b, off: noWord}
+	w := p.s.blocks.spares.take(p, &like)
+	if w == nil {
 		w = &longWait{p: p, op: op, b: b, off: noWord}
 	}
 	w.begin()
@@ -179,13 +186,11 @@ func (p *PE) startLong(op string, b coll.Blocked) *longWait {
 	return w
 }
 
-// endLong unregisters w, which startLong made, and keeps it for the next
-// wait when it is a team's.
+// endLong unregisters w, which startLong or startWord made, and keeps it
+// for the next wait like it (spares.keep).
 func (p *PE) endLong(w *longWait) {
 	p.unblock()
-	if _, ok := w.b.(*coll.Team); ok {
-		p.s.blocks.spare.Store(w)
-	}
+	p.s.blocks.spares.keep(w)
 }
 
 // verdict returns the error of the abort verdict (the simulator's
@@ -206,8 +211,15 @@ func (w *longWait) verdict() error {
 	return verdictErr(v)
 }
 
+// startWord registers a wait of op on the word at heap offset off (a lock
+// on PE home when lock), reusing a spare of the same wait as startLong
+// does: a WaitUntil in a loop allocates nothing. endLong ends it.
 func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
-	w := &longWait{p: p, op: op, off: off, lock: lock, home: home}
+	like := longWait{p: p, op: op, off: off, lock: lock, home: home}
+	w := p.s.blocks.spares.take(p, &like)
+	if w == nil {
+		w = &longWait{p: p, op: op, off: off, lock: lock, home: home}
+	}
 	w.begin()
 	p.block(w)
 	return w

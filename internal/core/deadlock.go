@@ -73,7 +73,11 @@ func (d *detector) run() {
 	defer close(d.done)
 	tick := time.NewTicker(d.grace / 5)
 	defer tick.Stop()
-	var last []uint64
+	// Two buffers, the last snapshot and the next, swapped: the detector
+	// ticks for as long as the world runs, and what it allocates counts
+	// against the PEs' allocation tests.
+	last, next := make([]uint64, len(d.w.PEs)+1), make([]uint64, len(d.w.PEs)+1)
+	seen := false // last holds a snapshot
 	var since time.Time
 	asked := false // the blocked PEs were asked to check their peers
 	for {
@@ -82,12 +86,13 @@ func (d *detector) run() {
 			return
 		case <-tick.C:
 		}
-		gens, ok := d.snapshot()
+		ok := d.snapshot(next)
 		switch {
 		case !ok:
-			last = nil
-		case last == nil || !equal(gens, last):
-			last, since, asked = gens, time.Now(), false
+			seen = false
+		case !seen || !equal(next, last):
+			last, next = next, last
+			seen, since, asked = true, time.Now(), false
 		case time.Since(since) >= d.grace && !asked:
 			d.askChecks()
 			since, asked = time.Now(), true
@@ -110,30 +115,31 @@ func (d *detector) askChecks() {
 	}
 }
 
-// snapshot returns every PE's block generation, and false unless every
-// live PE is blocked (and at least one PE is live).
-func (d *detector) snapshot() ([]uint64, bool) {
-	gens := make([]uint64, len(d.w.PEs)+1)
+// snapshot fills gens with every PE's block generation (and the
+// coordinator's count last), and returns false unless every live PE is
+// blocked (and at least one PE is live).
+func (d *detector) snapshot(gens []uint64) bool {
 	gens[len(d.w.PEs)] = d.w.coordMsgs.Load()
 	if gens[len(d.w.PEs)]%2 == 1 {
-		return nil, false // the coordinator is at work: an agreement is under way
+		return false // the coordinator is at work: an agreement is under way
 	}
 	if d.held != nil && d.held.WritesInFlight() > 0 {
-		return nil, false // a write still to land may end a wait
+		return false // a write still to land may end a wait
 	}
 	live := 0
 	for r, p := range d.w.PEs {
 		if d.gone[r].Load() || p.Finished() {
+			gens[r] = 0
 			continue
 		}
-		blocked, gen, _ := p.Blocked()
+		blocked, gen := p.blockGen()
 		if !blocked {
-			return nil, false
+			return false
 		}
 		gens[r] = gen
 		live++
 	}
-	return gens, live > 0
+	return live > 0
 }
 
 func (d *detector) abort() {

@@ -37,7 +37,7 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 	var w *longWait
 	defer func() {
 		if w != nil {
-			p.unblock()
+			p.endLong(w)
 		}
 	}()
 	for attempt := 0; ; attempt++ {

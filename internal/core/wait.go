@@ -53,20 +53,26 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 		defer p.endLong(w)
 	} else {
 		w = p.startWord(op, off, false, 0)
-		defer p.unblock()
+		defer p.endLong(w)
 	}
+	// A wait polls for Spin at first and after every sleep a ring ended:
+	// writes come in bursts, and a waiter that polls is not armed, so the
+	// burst's writers skip the wake-up. After a sleep that timed out (the
+	// backstop, or a duty below) nothing was arriving: it checks and sleeps
+	// again, so a PE that waits long (a service between collectives, a
+	// fabric waiter without write events) uses next to no CPU.
+	//
+	// Without a spin, a waiter woken (by a ring or its timeout) checks
+	// once: the write that rang came before the ring, and poll's tight
+	// checks find nothing a single one misses when the writer is this
+	// process's own server goroutine, which cannot run meanwhile on the
+	// PE's one core. They cost a process waiting in a barrier about 6.6k
+	// instructions per put or atomic it receives (callgrind, PE 1 of a
+	// 2-process fetch-add run over TCP: 256 calls of the barrier's
+	// condition), on the core whose server answers them.
 	spin := p.s.cfg.Spin
 	for woken := false; ; woken = true {
 		p.s.kick.kick()
-		// Without a spin, a waiter woken by a ring checks once: the
-		// write that rang came before the ring, and poll's tight checks
-		// find nothing a single one misses when the writer is this
-		// process's own server goroutine, which cannot run meanwhile on
-		// the PE's one core. They cost a process waiting in a barrier
-		// about 6.6k instructions per put or atomic it receives
-		// (callgrind, PE 1 of a 2-process fetch-add run over TCP: 256
-		// calls of the barrier's condition), on the core whose server
-		// answers them.
 		if woken && spin == 0 {
 			if cond() {
 				return nil
@@ -89,7 +95,10 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 			bell.Disarm()
 			return nil
 		}
-		bell.Wait(armed, min(sleep, wakeEvery))
+		spin = 0
+		if bell.Wait(armed, min(sleep, wakeEvery)) {
+			spin = p.s.cfg.Spin
+		}
 		bell.Disarm()
 	}
 }

@@ -3,6 +3,7 @@ package rendezvous
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -43,10 +44,17 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 	if cfg.ClientTLS != nil {
 		c = tls.Client(raw, clientTLS(cfg.ClientTLS, cfg.Addr))
 	}
-	if err := secure.Handshake(c, cfg.Secret, false, deadline); err != nil {
+	if err := secure.Handshake(c, cfg.Secret, secure.ServiceRendezvous, false, deadline); err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return nil, stopped(err, "authentication")
+		case errors.Is(err, secure.ErrOtherService):
+			// Another endpoint of a job with this secret holds rank 0's
+			// port: rank 0 cannot bind it while it does, and whatever
+			// that endpoint does with this rank's hello says nothing of
+			// rank 0. Said at once, not blamed on PE 0.
+			return nil, errs.New("Rendezvous", cfg.Rank, 0, fmt.Errorf("%w: %w", errs.ErrBootstrap, err),
+				"%s is not rank 0's rendezvous: another listener of a job with this secret holds the unique ID's port", cfg.Addr)
 		case !isTimeout(err) && rank0Gone(cfg.Addr):
 			// Rank 0 refusing this side's secret closes the connection
 			// exactly as its death does; only a dead rank 0's port

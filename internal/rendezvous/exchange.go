@@ -87,7 +87,9 @@ var bootstrapTimeout = fmt.Errorf("%w: %w", errs.ErrBootstrap, errs.ErrTimeout)
 // on rank 0 and on every rank waiting for it or arriving within a grace
 // after, and naming PE 0 on a rank whose connection rank 0 cut without an
 // answer (its process ended) or whose handshake it cut with its listener
-// gone; ErrBootstrap for a refused or broken exchange; ErrTimeout
+// gone; ErrBootstrap for a refused or broken exchange, and with
+// secure.ErrOtherService on a rank that found another listener of a job
+// with this secret (say a PE's control lane) at Addr; ErrTimeout
 // (with ErrBootstrap) when the deadline passes, naming the missing ranks on
 // rank 0 and rank 0's address elsewhere; ctx's error (with ErrBootstrap)
 // when ctx is cancelled. No goroutine or socket outlives the call.

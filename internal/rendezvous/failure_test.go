@@ -44,7 +44,7 @@ func registerThenDie(t *testing.T, addr string, rank, npes int, logs *logSink) n
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := secure.Handshake(c, secret, false, time.Now().Add(10*time.Second)); err != nil {
+	if err := secure.Handshake(c, secret, secure.ServiceRendezvous, false, time.Now().Add(10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Write(appendFrame(nil, frame{kind: kindHello, rank: uint32(rank), npes: uint32(npes)})); err != nil {
@@ -103,7 +103,7 @@ func fakeRank0(ln net.Listener, server *tls.Config, at string) <-chan struct{} {
 			var b [1]byte
 			c.Read(b[:]) // the TLS handshake, or the first byte of the client's hello
 		case "hello":
-			if secure.Handshake(c, secret, true, time.Now().Add(10*time.Second)) == nil {
+			if secure.Handshake(c, secret, secure.ServiceRendezvous, true, time.Now().Add(10*time.Second)) == nil {
 				readFrame(c)
 			}
 		}

@@ -49,7 +49,7 @@ func TestHostileFrames(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if err := secure.Handshake(c, secret, false, time.Now().Add(10*time.Second)); err != nil {
+			if err := secure.Handshake(c, secret, secure.ServiceRendezvous, false, time.Now().Add(10*time.Second)); err != nil {
 				t.Fatal(err)
 			}
 			c.SetDeadline(time.Now().Add(10 * time.Second))
@@ -112,7 +112,7 @@ func TestHostileServer(t *testing.T) {
 					return
 				}
 				defer c.Close()
-				if secure.Handshake(c, secret, true, time.Now().Add(10*time.Second)) != nil {
+				if secure.Handshake(c, secret, secure.ServiceRendezvous, true, time.Now().Add(10*time.Second)) != nil {
 					return
 				}
 				if _, err := readFrame(c); err != nil {

@@ -47,7 +47,7 @@ func Probe(ctx context.Context, cfg Config) (ProbeResult, error) {
 		c = tls.Client(raw, clientTLS(cfg.ClientTLS, cfg.Addr))
 	}
 	deadline, _ := ctx.Deadline()
-	if err := secure.Handshake(c, cfg.Secret, false, deadline); err != nil {
+	if err := secure.Handshake(c, cfg.Secret, secure.ServiceRendezvous, false, deadline); err != nil {
 		return ProbeResult{}, errs.New(op, errs.NoPE, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
 	}
 	c.SetDeadline(deadline)

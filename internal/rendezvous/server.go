@@ -255,7 +255,7 @@ func (s *server) handle(raw net.Conn) {
 	if s.deadline.Before(dl) {
 		dl = s.deadline
 	}
-	if err := secure.Handshake(c, s.cfg.Secret, true, dl); err != nil {
+	if err := secure.Handshake(c, s.cfg.Secret, secure.ServiceRendezvous, true, dl); err != nil {
 		refuse(err.Error())
 		s.mu.Lock()
 		s.authFailed++

@@ -5,5 +5,6 @@
 // processes any other byte.
 //
 // Every failure wraps errs.ErrTLS; a handshake that ran past its deadline
-// also wraps errs.ErrTimeout.
+// also wraps errs.ErrTimeout, and one whose peer serves another service
+// (Service) ErrOtherService.
 package secure

@@ -11,7 +11,7 @@ import (
 )
 
 func FuzzParseHello(f *testing.F) {
-	h := hello{role: roleClient}
+	h := hello{role: roleClient, service: ServiceData}
 	b := h.marshal()
 	f.Add(b[:])
 	f.Add([]byte("GSHA"))
@@ -31,7 +31,7 @@ func FuzzParseHello(f *testing.F) {
 // FuzzHandshakeServer feeds arbitrary client bytes to the server side: it
 // must refuse them (no forged proof can pass) without panicking or hanging.
 func FuzzHandshakeServer(f *testing.F) {
-	h := hello{role: roleClient}
+	h := hello{role: roleClient, service: ServiceData}
 	b := h.marshal()
 	f.Add(append(b[:], make([]byte, proofLen)...))
 	f.Add([]byte("\x16\x03\x01\x00\x05hello"))
@@ -46,7 +46,7 @@ func FuzzHandshakeServer(f *testing.F) {
 			peer.Close()
 		}()
 		go io.Copy(io.Discard, peer)
-		err := Handshake(a, testSecret, true, time.Now().Add(time.Second))
+		err := Handshake(a, testSecret, ServiceData, true, time.Now().Add(time.Second))
 		a.Close()
 		<-wrote
 		if !errors.Is(err, errs.ErrTLS) {

@@ -31,31 +31,34 @@ func NewSecret() ([]byte, error) {
 	return s, nil
 }
 
-// Wire format, version 1. The client sends a hello, the server answers with
+// Wire format, version 2. The client sends a hello, the server answers with
 // its own, the client sends its proof, and the server answers with its proof
 // only once the client's checked out, so a peer without the secret learns
-// nothing but a closed connection.
+// nothing but a closed connection and which goshmem service listens there.
 //
-//	hello: "GSHA" | version (1 byte) | role ('C' or 'S') | nonce (32 bytes)
-//	proof: HMAC-SHA256(secret, label | client nonce | server nonce | binding)
+//	hello: "GSHA" | version (1 byte) | role ('C' or 'S') | service (1 byte) | nonce (32 bytes)
+//	proof: HMAC-SHA256(secret, label | service | client nonce | server nonce | binding)
 //
-// label differs per role so that a proof cannot be reflected back; binding
-// is TLS keying material (empty on plain TCP), so a proof made on one TLS
-// connection is worthless on another.
+// label differs per role so that a proof cannot be reflected back; service
+// (see Service) is the one both hellos named, so a proof made for one
+// service is worthless to another; binding is TLS keying material (empty on
+// plain TCP), so a proof made on one TLS connection is worthless on another.
+// Version 1 had no service byte.
 const (
 	helloMagic   = "GSHA"
-	helloVersion = 1
+	helloVersion = 2
 	roleClient   = 'C'
 	roleServer   = 'S'
 	nonceLen     = 32
-	helloLen     = len(helloMagic) + 2 + nonceLen
+	helloLen     = len(helloMagic) + 3 + nonceLen
 	proofLen     = sha256.Size
 	ekmLabel     = "EXPORTER-goshmem-auth-v1"
 )
 
 type hello struct {
-	role  byte
-	nonce [nonceLen]byte
+	role    byte
+	service Service
+	nonce   [nonceLen]byte
 }
 
 func (h hello) marshal() [helloLen]byte {
@@ -63,7 +66,8 @@ func (h hello) marshal() [helloLen]byte {
 	copy(b[:], helloMagic)
 	b[4] = helloVersion
 	b[5] = h.role
-	copy(b[6:], h.nonce[:])
+	b[6] = byte(h.service)
+	copy(b[7:], h.nonce[:])
 	return b
 }
 
@@ -82,18 +86,23 @@ func parseHello(b []byte) (hello, error) {
 	if b[5] != roleClient && b[5] != roleServer {
 		return h, fmt.Errorf("bad role byte %#x", b[5])
 	}
+	if !Service(b[6]).known() {
+		return h, fmt.Errorf("unknown service byte %#x", b[6])
+	}
 	h.role = b[5]
-	copy(h.nonce[:], b[6:])
+	h.service = Service(b[6])
+	copy(h.nonce[:], b[7:])
 	return h, nil
 }
 
-func proof(secret []byte, role byte, client, server *[nonceLen]byte, binding []byte) []byte {
+func proof(secret []byte, role byte, svc Service, client, server *[nonceLen]byte, binding []byte) []byte {
 	m := hmac.New(sha256.New, secret)
 	if role == roleClient {
-		m.Write([]byte("goshmem auth v1 client proof"))
+		m.Write([]byte("goshmem auth v2 client proof"))
 	} else {
-		m.Write([]byte("goshmem auth v1 server proof"))
+		m.Write([]byte("goshmem auth v2 server proof"))
 	}
+	m.Write([]byte{byte(svc)})
 	m.Write(client[:])
 	m.Write(server[:])
 	m.Write(binding)
@@ -104,28 +113,33 @@ func proof(secret []byte, role byte, client, server *[nonceLen]byte, binding []b
 // before any other byte of conn is read or written. When conn is a *tls.Conn
 // it first completes the TLS handshake and binds the proof to that TLS
 // session. Both sides prove knowledge of secret over nonces from both sides;
-// the secret itself never crosses the wire.
+// the secret itself never crosses the wire. Both sides name svc, the service
+// of the listener (see Service): a peer of another service is refused before
+// the proofs, and the client learns which service it reached.
 //
 // deadline bounds the whole exchange (zero means none). On return conn has
 // no deadline set. Handshake never closes conn: on error the caller must
 // close it. Errors wrap errs.ErrTLS, and also errs.ErrTimeout when the
-// deadline passed.
-func Handshake(conn net.Conn, secret []byte, server bool, deadline time.Time) error {
+// deadline passed, or ErrOtherService when the peer serves another service.
+func Handshake(conn net.Conn, secret []byte, svc Service, server bool, deadline time.Time) error {
 	if len(secret) < MinSecretLen {
 		return errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument,
 			"job secret is %d bytes, need at least %d", len(secret), MinSecretLen)
 	}
+	if !svc.known() {
+		return errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "unknown %v", svc)
+	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		return authErr(err, "set deadline")
 	}
-	err := handshake(conn, secret, server)
+	err := handshake(conn, secret, svc, server)
 	if derr := conn.SetDeadline(time.Time{}); err == nil && derr != nil {
 		err = authErr(derr, "clear deadline")
 	}
 	return err
 }
 
-func handshake(conn net.Conn, secret []byte, server bool) error {
+func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
 	var binding []byte
 	if tc, ok := conn.(*tls.Conn); ok {
 		if err := tc.Handshake(); err != nil {
@@ -138,7 +152,7 @@ func handshake(conn net.Conn, secret []byte, server bool) error {
 		}
 		binding = ekm
 	}
-	me := hello{role: roleClient}
+	me := hello{role: roleClient, service: svc}
 	if server {
 		me.role = roleServer
 	}
@@ -165,9 +179,19 @@ func handshake(conn net.Conn, secret []byte, server bool) error {
 		return authErr(nil, "peer claims the same role as this side")
 	}
 	if server {
+		// Sent also to a client of another service, so that it learns
+		// which service it reached.
 		if _, err := conn.Write(out[:]); err != nil {
 			return authErr(err, "send hello")
 		}
+	}
+	if peer.service != svc {
+		if server {
+			return errs.New("Handshake", errs.NoPE, errs.NoPE, otherService,
+				"a client of goshmem's %v reached this %v", peer.service, svc)
+		}
+		return errs.New("Handshake", errs.NoPE, errs.NoPE, otherService,
+			"this %v client reached goshmem's %v, not the %v", svc, peer.service, svc)
 	}
 	client, srv := &me.nonce, &peer.nonce
 	if server {
@@ -178,21 +202,21 @@ func handshake(conn net.Conn, secret []byte, server bool) error {
 		if _, err := io.ReadFull(conn, got[:]); err != nil {
 			return authErr(err, "read client proof")
 		}
-		if !hmac.Equal(got[:], proof(secret, roleClient, client, srv, binding)) {
+		if !hmac.Equal(got[:], proof(secret, roleClient, svc, client, srv, binding)) {
 			return authErr(nil, "client does not know the job secret")
 		}
-		if _, err := conn.Write(proof(secret, roleServer, client, srv, binding)); err != nil {
+		if _, err := conn.Write(proof(secret, roleServer, svc, client, srv, binding)); err != nil {
 			return authErr(err, "send server proof")
 		}
 		return nil
 	}
-	if _, err := conn.Write(proof(secret, roleClient, client, srv, binding)); err != nil {
+	if _, err := conn.Write(proof(secret, roleClient, svc, client, srv, binding)); err != nil {
 		return authErr(err, "send client proof")
 	}
 	if _, err := io.ReadFull(conn, got[:]); err != nil {
 		return authErr(err, "read server proof (a server that closes here refused this side's secret)")
 	}
-	if !hmac.Equal(got[:], proof(secret, roleServer, client, srv, binding)) {
+	if !hmac.Equal(got[:], proof(secret, roleServer, svc, client, srv, binding)) {
 		return authErr(nil, "server does not know the job secret")
 	}
 	return nil

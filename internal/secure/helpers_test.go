@@ -22,6 +22,12 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef")
 // each end in TLS when its config is non-nil, and returns both errors.
 func pair(t *testing.T, srvTLS, cliTLS *tls.Config, srvSecret, cliSecret []byte) (srvErr, cliErr error) {
 	t.Helper()
+	return pairOf(t, srvTLS, cliTLS, srvSecret, cliSecret, ServiceData, ServiceData)
+}
+
+// pairOf is pair with the service each side names.
+func pairOf(t *testing.T, srvTLS, cliTLS *tls.Config, srvSecret, cliSecret []byte, srvSvc, cliSvc Service) (srvErr, cliErr error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func pair(t *testing.T, srvTLS, cliTLS *tls.Config, srvSecret, cliSecret []byte)
 		if srvTLS != nil {
 			c = tls.Server(c, srvTLS)
 		}
-		err = Handshake(c, srvSecret, true, deadline)
+		err = Handshake(c, srvSecret, srvSvc, true, deadline)
 		done <- err
 	}()
 	c, err := net.Dial("tcp", ln.Addr().String())
@@ -49,7 +55,7 @@ func pair(t *testing.T, srvTLS, cliTLS *tls.Config, srvSecret, cliSecret []byte)
 	if cliTLS != nil {
 		c = tls.Client(c, cliTLS)
 	}
-	cliErr = Handshake(c, cliSecret, false, deadline)
+	cliErr = Handshake(c, cliSecret, cliSvc, false, deadline)
 	// Closing the client before waiting for the server lets a server
 	// blocked on a refused client see EOF instead of its deadline.
 	c.Close()

@@ -124,7 +124,7 @@ func TestShortSecretRejected(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	for _, s := range [][]byte{nil, []byte("short")} {
-		if err := Handshake(a, s, true, time.Time{}); !errors.Is(err, errs.ErrInvalidArgument) {
+		if err := Handshake(a, s, ServiceData, true, time.Time{}); !errors.Is(err, errs.ErrInvalidArgument) {
 			t.Fatalf("secret of %d bytes: %v, want ErrInvalidArgument", len(s), err)
 		}
 	}
@@ -133,16 +133,18 @@ func TestShortSecretRejected(t *testing.T) {
 func TestGarbageRefused(t *testing.T) {
 	for _, garbage := range []string{
 		"GET / HTTP/1.1\r\nHost: example\r\nAccept: */*\r\n\r\n",
-		"GSHA\x02C" + strings.Repeat("n", 32),                           // future version
-		"GSHA\x01S" + strings.Repeat("n", 32),                           // reflected role
-		"GSHA\x01X" + strings.Repeat("n", 32),                           // unknown role
-		"GSHA\x01C" + strings.Repeat("n", 32) + strings.Repeat("p", 32), // forged proof
+		"GSHA\x03CD" + strings.Repeat("n", 32),                           // future version
+		"GSHA\x01C" + strings.Repeat("n", 32) + "n",                      // version 1 (no service byte)
+		"GSHA\x02SD" + strings.Repeat("n", 32),                           // reflected role
+		"GSHA\x02XD" + strings.Repeat("n", 32),                           // unknown role
+		"GSHA\x02CX" + strings.Repeat("n", 32),                           // unknown service
+		"GSHA\x02CD" + strings.Repeat("n", 32) + strings.Repeat("p", 32), // forged proof
 	} {
 		a, b := net.Pipe()
 		// net.Pipe is unbuffered: write and drain concurrently.
 		go b.Write([]byte(garbage))
 		go io.Copy(io.Discard, b)
-		err := Handshake(a, testSecret, true, time.Now().Add(5*time.Second))
+		err := Handshake(a, testSecret, ServiceData, true, time.Now().Add(5*time.Second))
 		a.Close()
 		if !errors.Is(err, errs.ErrTLS) || errors.Is(err, errs.ErrTimeout) {
 			t.Errorf("garbage %q: %v, want ErrTLS without timeout", garbage[:8], err)
@@ -156,7 +158,7 @@ func TestSlowPeerHitsDeadline(t *testing.T) {
 		a, b := net.Pipe()
 		// The peer reads whatever is sent but never answers.
 		go io.Copy(io.Discard, b)
-		err := Handshake(a, testSecret, server, time.Now().Add(50*time.Millisecond))
+		err := Handshake(a, testSecret, ServiceData, server, time.Now().Add(50*time.Millisecond))
 		if !errors.Is(err, errs.ErrTimeout) || !errors.Is(err, errs.ErrTLS) {
 			t.Errorf("server=%v: %v, want ErrTimeout and ErrTLS", server, err)
 		}
@@ -169,7 +171,7 @@ func TestSlowTLSPeerHitsDeadline(t *testing.T) {
 	cert, _, _ := EphemeralCert()
 	a, b := net.Pipe()
 	go io.Copy(io.Discard, b)
-	err := Handshake(tls.Server(a, ServerConfig(cert)), testSecret, true, time.Now().Add(50*time.Millisecond))
+	err := Handshake(tls.Server(a, ServerConfig(cert)), testSecret, ServiceData, true, time.Now().Add(50*time.Millisecond))
 	if !errors.Is(err, errs.ErrTimeout) || !errors.Is(err, errs.ErrTLS) {
 		t.Fatalf("%v, want ErrTimeout and ErrTLS", err)
 	}
@@ -182,8 +184,8 @@ func TestHandshakeClearsDeadline(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	errc := make(chan error, 1)
-	go func() { errc <- Handshake(b, testSecret, true, time.Now().Add(5*time.Second)) }()
-	if err := Handshake(a, testSecret, false, time.Now().Add(5*time.Second)); err != nil {
+	go func() { errc <- Handshake(b, testSecret, ServiceData, true, time.Now().Add(5*time.Second)) }()
+	if err := Handshake(a, testSecret, ServiceData, false, time.Now().Add(5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-errc; err != nil {

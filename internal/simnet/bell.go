@@ -22,27 +22,27 @@ func (b *bell) Arm() uint32 {
 	return b.p.inner.Arm()
 }
 
-func (b *bell) Wait(armed uint32, timeout time.Duration) {
+// Wait reports a ring whenever the scheduler hands the turn back (the
+// simulator's PEs do not poll, so the answer changes nothing there).
+func (b *bell) Wait(armed uint32, timeout time.Duration) bool {
 	n, p := b.n, b.p
 	n.mu.Lock()
 	if n.cfg.Unscheduled {
-		b.waitUnscheduled(armed, timeout)
-		return
+		return b.waitUnscheduled(armed, timeout)
 	}
 	if p.st == stReady {
 		n.waitTurn(p) // another goroutine of p yielded: run with it
 		n.mu.Unlock()
-		return
+		return true
 	}
 	if p.st != stRunning || n.holder != p {
 		n.mu.Unlock()
-		p.inner.Wait(armed, timeout)
-		return
+		return p.inner.Wait(armed, timeout)
 	}
 	if p.rung {
 		n.yield(p)
 		n.mu.Unlock()
-		return
+		return true
 	}
 	n.tracef("wait %d", p.rank)
 	p.st = stWaiting
@@ -54,6 +54,7 @@ func (b *bell) Wait(armed uint32, timeout time.Duration) {
 		n.die(p, "deadlock: every PE still running waits, and no write is in flight")
 	}
 	n.mu.Unlock()
+	return true
 }
 
 func (b *bell) Disarm() { b.p.inner.Disarm() }
@@ -108,16 +109,17 @@ func (b *bell) Poll() {
 // what it holds in flight to it, one write a wake-up in fence order, and
 // waits only when there is none; a write issued meanwhile wakes it to
 // land that one (issue). It returns with n.mu free.
-func (b *bell) waitUnscheduled(armed uint32, timeout time.Duration) {
+func (b *bell) waitUnscheduled(armed uint32, timeout time.Duration) bool {
 	n, p := b.n, b.p
 	if n.landTo(p) {
 		n.mu.Unlock() // the landing rang: the caller looks again
-		return
+		return true
 	}
 	p.waiting++
 	n.mu.Unlock()
-	p.inner.Wait(armed, timeout)
+	rung := p.inner.Wait(armed, timeout)
 	n.mu.Lock()
 	p.waiting--
 	n.mu.Unlock()
+	return rung
 }

@@ -32,7 +32,7 @@ func (j *joiner) credentials() error {
 // and before any frame: even with TLS off no peer without the secret gets
 // a frame processed.
 func (j *joiner) authenticate(c net.Conn, server bool) error {
-	return secure.Handshake(c, j.cfg.UID.Secret[:], server, time.Now().Add(10*time.Second))
+	return secure.Handshake(c, j.cfg.UID.Secret[:], secure.ServiceData, server, time.Now().Add(10*time.Second))
 }
 
 func (j *joiner) listenHost() (string, error) {

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/launch"
 	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/transport/udma"
@@ -171,14 +172,15 @@ func gossipWorld(t *testing.T, n int, role string) ([]int, []string) {
 
 func freeLoopbackAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// memberlist binds the port for TCP and UDP; a TCP port free now is
+	// almost always free for both a moment later. Below the ephemeral
+	// range (bootstrap.FreePort), so that no socket on port 0 or connect,
+	// the other PEs' listeners among them, takes it before the seed binds.
+	port, err := bootstrap.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	// memberlist binds the port for TCP and UDP; a TCP port free now is
-	// almost always free for both a moment later.
-	return ln.Addr().String()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 }
 
 func TestProcessesGossip(t *testing.T) {

@@ -66,8 +66,10 @@ type pollingBell struct {
 	every time.Duration
 }
 
-func (b pollingBell) Wait(armed uint32, timeout time.Duration) {
-	b.Bell.Wait(armed, min(timeout, b.every))
+// Wait reports a ring when its own bound ended the sleep too: a fabric
+// write may have landed unrung, so the waiter should poll as after a ring.
+func (b pollingBell) Wait(armed uint32, timeout time.Duration) bool {
+	return b.Bell.Wait(armed, min(timeout, b.every)) || timeout > b.every
 }
 
 // useFabric reports whether the configuration selects the fabric

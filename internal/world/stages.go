@@ -47,7 +47,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 			return nil, err
 		}
 	}
-	ctlLn, err := c.Ports.Listen(host, j.rendezvousPort())
+	ctlLn, err := c.Ports.Listen(host, j.laterPorts()...)
 	if err != nil {
 		return nil, j.fail(errs.ErrBootstrap, "control listener on %s: %v", host, err)
 	}
@@ -55,7 +55,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 		return nil, j.fail(errs.ErrBootstrap, "control plane: %v", err)
 	}
 	u.add(func() error { return j.ctl.close(j.aborted) })
-	if j.dataLn, err = c.Ports.Listen(host, j.rendezvousPort()); err != nil {
+	if j.dataLn, err = c.Ports.Listen(host, j.laterPorts()...); err != nil {
 		return u.close, j.fail(errs.ErrBootstrap, "data listener on %s: %v", host, err)
 	}
 	dataAddr := j.dataLn.Addr().String()
@@ -279,6 +279,26 @@ func (j *joiner) rendezvousPort() int {
 	}
 	port, _ := strconv.Atoi(p)
 	return port
+}
+
+// laterPorts are the ports a process of the job binds after this PE's
+// listeners open, which those listeners must therefore not take (see
+// bootstrap.PortRange.Listen): the rendezvous port, or in a gossip world
+// the seeds' and this member's gossip ports.
+func (j *joiner) laterPorts() []int {
+	g := j.cfg.Gossip
+	if g == nil {
+		return []int{j.rendezvousPort()}
+	}
+	var ports []int
+	for _, a := range append([]string{g.Bind}, g.Seeds...) {
+		if _, p, err := net.SplitHostPort(a); err == nil {
+			if port, err := strconv.Atoi(p); err == nil && port > 0 {
+				ports = append(ports, port)
+			}
+		}
+	}
+	return ports
 }
 
 // checkRendezvousPort refuses, on rank 0, a unique ID whose port lies

@@ -64,7 +64,7 @@ func TestTLS13SwitchesToSealedRecords(t *testing.T) {
 	w := newWorld(t, 2, 1<<20, func(c *Config) {
 		c.ServerTLS, c.ClientTLS = srv, cli
 		c.Authenticate = func(conn net.Conn, server bool) error {
-			return secure.Handshake(conn, secret, server, time.Now().Add(30*time.Second))
+			return secure.Handshake(conn, secret, secure.ServiceData, server, time.Now().Add(30*time.Second))
 		}
 	})
 	useBothLanes(t, w)

@@ -83,16 +83,17 @@ func (b *FutexBell) Arm() uint32 {
 // Wait sleeps in the kernel until a ring after the Arm that returned armed,
 // or until timeout passes; timeout <= 0 returns at once. It may also return
 // early on an unexpected futex error, so callers re-check their condition
-// as the Bell contract already requires.
-func (b *FutexBell) Wait(armed uint32, timeout time.Duration) {
+// as the Bell contract already requires. It reports whether the ring
+// count moved since Arm.
+func (b *FutexBell) Wait(armed uint32, timeout time.Duration) bool {
 	if timeout <= 0 {
-		return
+		return atomic.LoadUint32(b.seq) != armed
 	}
 	deadline := time.Now().Add(timeout)
 	for atomic.LoadUint32(b.seq) == armed {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return
+			return false
 		}
 		// futex's timeout is relative and measured on CLOCK_MONOTONIC, so
 		// recomputing it after an interruption keeps the overall deadline.
@@ -104,11 +105,12 @@ func (b *FutexBell) Wait(armed uint32, timeout time.Duration) {
 			// Woken, interrupted or timed out: the loop re-checks the count
 			// (a spurious wake leaves it unchanged) and the deadline.
 		case unix.EAGAIN:
-			return // rung between Arm and the syscall
+			return true // rung between Arm and the syscall
 		default:
-			return
+			return atomic.LoadUint32(b.seq) != armed
 		}
 	}
+	return true
 }
 
 // Disarm unregisters a waiter that Arm registered.

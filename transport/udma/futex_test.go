@@ -34,7 +34,9 @@ func TestBellRingCountsOnlyWithWaiters(t *testing.T) {
 	if s := atomic.LoadUint32(&w.seq); s != 1 {
 		t.Fatalf("seq %d after a ring with a waiter", s)
 	}
-	b.Wait(armed, time.Hour) // already rung: must return at once
+	if !b.Wait(armed, time.Hour) { // already rung: must return at once
+		t.Fatal("Wait after a ring reported a timeout")
+	}
 	b.Disarm()
 	if n := atomic.LoadUint32(&w.waiters); n != 0 {
 		t.Fatalf("%d waiters after disarm", n)
@@ -44,9 +46,11 @@ func TestBellRingCountsOnlyWithWaiters(t *testing.T) {
 func TestBellWaitTimesOut(t *testing.T) {
 	b, w := newTestBell()
 	armed := b.Arm()
-	b.Wait(armed, 0)
-	b.Wait(armed, -time.Second)
-	b.Wait(armed, 5*time.Millisecond)
+	for _, timeout := range []time.Duration{0, -time.Second, 5 * time.Millisecond} {
+		if b.Wait(armed, timeout) {
+			t.Fatalf("Wait(%v) without a ring reported one", timeout)
+		}
+	}
 	b.Disarm()
 	if s := atomic.LoadUint32(&w.seq); s != armed {
 		t.Fatalf("seq moved to %d without a ring", s)

@@ -104,7 +104,7 @@ func TestPathWordOps(t *testing.T) {
 // countingBell counts its rings.
 type countingBell struct{ rings int }
 
-func (b *countingBell) Ring()                      { b.rings++ }
-func (b *countingBell) Arm() uint32                { return 0 }
-func (b *countingBell) Wait(uint32, time.Duration) {}
-func (b *countingBell) Disarm()                    {}
+func (b *countingBell) Ring()                           { b.rings++ }
+func (b *countingBell) Arm() uint32                     { return 0 }
+func (b *countingBell) Wait(uint32, time.Duration) bool { return false }
+func (b *countingBell) Disarm()                         {}

@@ -87,7 +87,14 @@ const (
 	// SHMEM_SYMMETRIC_SIZE; the world needs SHMEM_SYMMETRIC_SIZE_MAX at
 	// 16 times that.
 	RoleGrow = "grow"
+	// RoleAllocs prints "ALLOCS <call>=<n>" for each barrier and
+	// collective it runs, n its allocations per call
+	// (testing.AllocsPerRun), then "ALLOCS DONE".
+	RoleAllocs = "allocs"
 )
+
+// AllocsLine starts each line RoleAllocs prints.
+const AllocsLine = "ALLOCS "
 
 // RoleFault's loops.
 const (

@@ -66,6 +66,8 @@ func runRole(p *shmem.PE, role string) error {
 		return faultLoop(p, os.Getenv(lt.EnvFaultLoop))
 	case lt.RoleGrow:
 		return grow(p)
+	case lt.RoleAllocs:
+		return allocs(p)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }

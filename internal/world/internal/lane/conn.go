@@ -50,7 +50,7 @@ func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time) (net.Con
 	case !server && l.cfg.ClientTLS != nil:
 		c = tls.Client(raw, l.cfg.ClientTLS)
 	}
-	if err := secure.Handshake(c, l.cfg.Secret, server, deadline); err != nil {
+	if err := secure.Handshake(c, l.cfg.Secret, secure.ServiceControl, server, deadline); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -118,6 +118,12 @@ func (l *Lane) admit(id int, raw net.Conn) {
 	defer stop()
 	c, err := l.handshake(raw, true, deadline)
 	if err != nil {
+		if errors.Is(err, secure.ErrOtherService) {
+			// A goshmem peer of this job's secret dialed this port for
+			// another service: a rendezvous client means this listener
+			// holds the unique ID's port, which its ranks must hear of.
+			l.log.Warn("control lane: refused a client of another service", "remote", raw.RemoteAddr().String(), "err", err)
+		}
 		fail(err)
 		return
 	}

@@ -1,0 +1,174 @@
+package shmem
+
+import "unsafe"
+
+// The reduction kernels: each is a zero-size type whose Combine folds a
+// byte view of elements into another (dst = dst op src) in one loop over
+// typed slices. Zero-size values become a coll.Kernel without allocating;
+// the generic functions they replace were closures over their
+// dictionaries, one allocation per Reduce per PE (issue 17).
+
+func views[T Elem](d, s []byte) ([]T, []T) {
+	n := len(d) / int(elemSize[T]())
+	return asElems[T](d, n), asElems[T](s, n)
+}
+
+type sumK[T Elem] struct{}
+
+func (sumK[T]) Combine(d, s []byte) {
+	dd, ss := views[T](d, s)
+	for i := range dd {
+		dd[i] += ss[i]
+	}
+}
+
+type prodK[T Elem] struct{}
+
+func (prodK[T]) Combine(d, s []byte) {
+	dd, ss := views[T](d, s)
+	for i := range dd {
+		dd[i] *= ss[i]
+	}
+}
+
+type minK[T Elem] struct{}
+
+func (minK[T]) Combine(d, s []byte) {
+	dd, ss := views[T](d, s)
+	for i := range dd {
+		if ss[i] < dd[i] {
+			dd[i] = ss[i]
+		}
+	}
+}
+
+type maxK[T Elem] struct{}
+
+func (maxK[T]) Combine(d, s []byte) {
+	dd, ss := views[T](d, s)
+	for i := range dd {
+		if ss[i] > dd[i] {
+			dd[i] = ss[i]
+		}
+	}
+}
+
+type unsigned interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// The bitwise kernels work on the unsigned integer of the element's
+// width: the bits are the same whatever the signedness.
+
+type andK[U unsigned] struct{}
+
+func (andK[U]) Combine(d, s []byte) {
+	dd, ss := views[U](d, s)
+	for i := range dd {
+		dd[i] &= ss[i]
+	}
+}
+
+type orK[U unsigned] struct{}
+
+func (orK[U]) Combine(d, s []byte) {
+	dd, ss := views[U](d, s)
+	for i := range dd {
+		dd[i] |= ss[i]
+	}
+}
+
+type xorK[U unsigned] struct{}
+
+func (xorK[U]) Combine(d, s []byte) {
+	dd, ss := views[U](d, s)
+	for i := range dd {
+		dd[i] ^= ss[i]
+	}
+}
+
+// halfCodec converts a 16-bit float (its bits) to float32 and back: the
+// 16-bit kernels compute in float32 and round back after each operation,
+// as a half-precision unit would.
+type halfCodec interface {
+	load(uint16) float32
+	store(float32) uint16
+}
+
+// f16 is Float16's codec.
+type f16 struct{}
+
+func (f16) load(u uint16) float32  { return Float16(u).Float32() }
+func (f16) store(f float32) uint16 { return uint16(NewFloat16(f)) }
+
+// bf16 is BFloat16's codec.
+type bf16 struct{}
+
+func (bf16) load(u uint16) float32  { return BFloat16(u).Float32() }
+func (bf16) store(f float32) uint16 { return uint16(NewBFloat16(f)) }
+
+type halfSumK[C halfCodec] struct{}
+
+func (halfSumK[C]) Combine(d, s []byte) {
+	var c C
+	dd, ss := views[uint16](d, s)
+	for i := range dd {
+		dd[i] = c.store(c.load(dd[i]) + c.load(ss[i]))
+	}
+}
+
+type halfProdK[C halfCodec] struct{}
+
+func (halfProdK[C]) Combine(d, s []byte) {
+	var c C
+	dd, ss := views[uint16](d, s)
+	for i := range dd {
+		dd[i] = c.store(c.load(dd[i]) * c.load(ss[i]))
+	}
+}
+
+type halfMinK[C halfCodec] struct{}
+
+func (halfMinK[C]) Combine(d, s []byte) {
+	var c C
+	dd, ss := views[uint16](d, s)
+	for i := range dd {
+		dd[i] = c.store(min(c.load(dd[i]), c.load(ss[i])))
+	}
+}
+
+type halfMaxK[C halfCodec] struct{}
+
+func (halfMaxK[C]) Combine(d, s []byte) {
+	var c C
+	dd, ss := views[uint16](d, s)
+	for i := range dd {
+		dd[i] = c.store(max(c.load(dd[i]), c.load(ss[i])))
+	}
+}
+
+// complexSumK and complexProdK add and multiply complex numbers stored as
+// their real part followed by their imaginary part (ReduceComplex).
+type complexSumK[C complex64 | complex128] struct{}
+
+func (complexSumK[C]) Combine(d, s []byte) {
+	dd, ss := complexViews[C](d, s)
+	for i := range dd {
+		dd[i] += ss[i]
+	}
+}
+
+type complexProdK[C complex64 | complex128] struct{}
+
+func (complexProdK[C]) Combine(d, s []byte) {
+	dd, ss := complexViews[C](d, s)
+	for i := range dd {
+		dd[i] *= ss[i]
+	}
+}
+
+func complexViews[C complex64 | complex128](d, s []byte) ([]C, []C) {
+	var c C
+	n := len(d) / int(unsafe.Sizeof(c))
+	return unsafe.Slice((*C)(unsafe.Pointer(unsafe.SliceData(d))), n), unsafe.Slice((*C)(unsafe.Pointer(unsafe.SliceData(s))), n)
+}
