@@ -44,11 +44,21 @@ func (p *PE) WaitBlocked(op string, b coll.Blocked, cond func() bool) error {
 	return p.waitSlow(op, b, noWord, cond)
 }
 
+// syncArmer is a Bell that can arm a waiter which plain puts into the heap
+// need not wake (udma.FutexBell): a team operation's, whose words only
+// signals, atomics and notices write, and these always ring.
+type syncArmer interface {
+	ArmSync() uint32
+	DisarmSync()
+}
+
 func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) error {
 	bell := p.s.bell
 	defer p.s.kick.stop()
 	var w *longWait
+	var sync syncArmer // set: a team wait, armed with ArmSync
 	if b != nil {
+		sync, _ = bell.(syncArmer)
 		w = p.startLong(op, b)
 		defer p.endLong(w)
 	} else {
@@ -90,17 +100,31 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 			}
 			return err
 		}
-		armed := bell.Arm()
+		var armed uint32
+		if sync != nil {
+			armed = sync.ArmSync()
+		} else {
+			armed = bell.Arm()
+		}
 		if cond() {
-			bell.Disarm()
+			disarm(bell, sync)
 			return nil
 		}
 		spin = 0
 		if bell.Wait(armed, min(sleep, wakeEvery)) {
 			spin = p.s.cfg.Spin
 		}
-		bell.Disarm()
+		disarm(bell, sync)
 	}
+}
+
+// disarm ends an arming of bell: with DisarmSync when sync armed it.
+func disarm(bell transport.Bell, sync syncArmer) {
+	if sync != nil {
+		sync.DisarmSync()
+		return
+	}
+	bell.Disarm()
 }
 
 // tightChecks is how many times poll checks without yielding: about a

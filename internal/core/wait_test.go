@@ -1,6 +1,7 @@
 package core
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -58,6 +59,66 @@ func TestWaitPollsOnlyAfterARing(t *testing.T) {
 		}
 		if !rung && got > limit {
 			t.Errorf("after timeouts: %d checks between the sleeps, want at most %d", got, limit)
+		}
+	}
+}
+
+// syncCountingBell is a Bell that can arm sync waiters, and counts how
+// each kind of arming was asked for.
+type syncCountingBell struct {
+	transport.Bell
+	arms, syncArms atomic.Int32
+}
+
+func (b *syncCountingBell) Arm() uint32 { b.arms.Add(1); return b.Bell.Arm() }
+func (b *syncCountingBell) ArmSync() uint32 {
+	b.syncArms.Add(1)
+	return b.Bell.Arm()
+}
+func (b *syncCountingBell) DisarmSync() { b.Bell.Disarm() }
+
+// stillBlocked is a team operation for WaitBlocked that can always still
+// complete.
+type stillBlocked struct{}
+
+func (stillBlocked) CheckPeers(string) error { return nil }
+func (stillBlocked) Waiting() string         { return "a test's word" }
+
+// TestTeamWaitsArmForSignalsOnly: a team operation's wait arms with
+// ArmSync where the bell offers it (plain puts into the heap then do not
+// wake it: udma.TestPlainPutsSkipSyncWaiters), and a word wait with Arm.
+func TestTeamWaitsArmForSignalsOnly(t *testing.T) {
+	bell := &syncCountingBell{}
+	w := newFakeWorldWith(t, 2, func(c *Config) {
+		if c.Rank == 0 {
+			bell.Bell = c.Bell
+			c.Bell = bell
+		}
+	})
+	p := w.pes[0]
+	for _, team := range []bool{true, false} {
+		var done atomic.Bool
+		cond := func() bool { return done.Load() }
+		arms, syncArms := bell.arms.Load(), bell.syncArms.Load()
+		errc := make(chan error, 1)
+		go func() {
+			if team {
+				errc <- p.WaitBlocked("test_team_wait", stillBlocked{}, cond)
+			} else {
+				errc <- p.WaitLocal("test_word_wait", cond)
+			}
+		}()
+		for bell.arms.Load() == arms && bell.syncArms.Load() == syncArms {
+			runtime.Gosched() // until the wait has armed
+		}
+		gotSync := bell.syncArms.Load() != syncArms
+		done.Store(true)
+		bell.Ring()
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		if gotSync != team {
+			t.Errorf("team wait %v: armed with ArmSync %v", team, gotSync)
 		}
 	}
 }

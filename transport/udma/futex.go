@@ -25,9 +25,17 @@ const (
 //
 // A process that dies while armed leaves the waiter count raised; rings
 // then cost a futex syscall each, which is slower but never wrong.
+//
+// A bell over a segment also counts its data waiters (ArmSync): a plain
+// put into the heap wakes only waiters that may wait for its bytes.
 type FutexBell struct {
 	waiters *uint32
 	seq     *uint32
+	// data counts the waiters that Arm armed, which may wait for any
+	// write: the rest (ArmSync) wait for a signal, an atomic or a notice,
+	// all of which Ring. Nil when the bell has no such word: every waiter
+	// then counts as a data waiter (see Path).
+	data *uint32
 }
 
 // NewFutexBell returns a bell over the words at waiters and seq. They must
@@ -71,6 +79,20 @@ func (b *FutexBell) wake() {
 // Arm registers a waiter (a full barrier), clears a pending wake, and
 // returns the (even) ring count to pass to Wait.
 func (b *FutexBell) Arm() uint32 {
+	if b.data != nil {
+		atomic.AddUint32(b.data, 1)
+	}
+	return b.ArmSync()
+}
+
+// ArmSync is Arm for a waiter whose condition only words written by a
+// signal or an atomic can change (a team operation: barriers and
+// collectives wait on their signal words), or a notice: a plain put into
+// the heap does not wake it. A PE waiting in a barrier while a peer
+// streams puts into its heap then sleeps through the stream, instead of
+// costing the writer a futex wake (a syscall and, in a VM, an IPI) each
+// time it re-arms. Disarm it with DisarmSync.
+func (b *FutexBell) ArmSync() uint32 {
 	atomic.AddUint32(b.waiters, 1)
 	for {
 		s := atomic.LoadUint32(b.seq)
@@ -114,4 +136,12 @@ func (b *FutexBell) Wait(armed uint32, timeout time.Duration) bool {
 }
 
 // Disarm unregisters a waiter that Arm registered.
-func (b *FutexBell) Disarm() { atomic.AddUint32(b.waiters, math.MaxUint32) }
+func (b *FutexBell) Disarm() {
+	b.DisarmSync()
+	if b.data != nil {
+		atomic.AddUint32(b.data, math.MaxUint32)
+	}
+}
+
+// DisarmSync unregisters a waiter that ArmSync registered.
+func (b *FutexBell) DisarmSync() { atomic.AddUint32(b.waiters, math.MaxUint32) }

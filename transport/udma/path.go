@@ -21,11 +21,15 @@ type Path struct {
 	// FutexBell between processes), which ring tests inline; for another
 	// Bell, a word of the path's that stays 1, so every ring goes to the
 	// Bell.
-	waiters  *uint32
-	bell     transport.Bell // the peer's bell
-	fb       *FutexBell     // bell, when it is a FutexBell
-	mappable bool           // whether Ptr may hand the mapping to the user
-	fence    *atomic.Uint64 // a word private to the writing PE (see publish)
+	waiters *uint32
+	// dataWaiters is the peer's count of data waiters (FutexBell.data),
+	// which a plain put tests instead of waiters; waiters when the bell
+	// has none.
+	dataWaiters *uint32
+	bell        transport.Bell // the peer's bell
+	fb          *FutexBell     // bell, when it is a FutexBell
+	mappable    bool           // whether Ptr may hand the mapping to the user
+	fence       *atomic.Uint64 // a word private to the writing PE (see publish)
 }
 
 // NewPath returns the path to a peer whose heap is mem and whose waiters
@@ -44,6 +48,10 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 	} else {
 		one := uint32(1)
 		p.waiters = &one
+	}
+	p.dataWaiters = p.waiters
+	if p.fb != nil && p.fb.data != nil {
+		p.dataWaiters = p.fb.data
 	}
 	return p
 }
@@ -67,11 +75,15 @@ func (p *Path) ringArmed() {
 }
 
 // publish makes the preceding plain stores visible before it reads whether
-// the peer has waiters: the locked add is a full barrier on a line no other
-// PE touches, so an arming waiter and this write never miss each other.
+// the peer has data waiters: the locked add is a full barrier on a line no
+// other PE touches, so an arming waiter and this write never miss each
+// other. Waiters armed with ArmSync (a team operation's) wait for a signal
+// or an atomic, never for these bytes alone, and are not woken.
 func (p *Path) publish() {
 	p.fence.Add(1)
-	p.ring()
+	if atomic.LoadUint32(p.dataWaiters) != 0 {
+		p.ringArmed()
+	}
 }
 
 // Put copies src into the peer's heap at off.

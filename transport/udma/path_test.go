@@ -108,3 +108,55 @@ func (b *countingBell) Ring()                           { b.rings++ }
 func (b *countingBell) Arm() uint32                     { return 0 }
 func (b *countingBell) Wait(uint32, time.Duration) bool { return false }
 func (b *countingBell) Disarm()                         {}
+
+// TestPlainPutsSkipSyncWaiters: a plain put rings the peer's bell only for
+// waiters armed with Arm (which may wait for its bytes); one armed with
+// ArmSync (a team operation's) is woken by signals, atomics and 8-byte
+// flags, not by the data before them.
+func TestPlainPutsSkipSyncWaiters(t *testing.T) {
+	job := testJob(t)
+	s := mustCreate(t, job, 0, 1<<20)
+	peer := mustOpen(t, job, 0, 1<<20)
+	waiter := s.Bell().(*FutexBell)
+	p := NewPath(peer.Heap(), peer.Bell(), new(atomic.Uint64), true)
+	data := make([]byte, 100)
+	rang := func(armed uint32) bool { return atomic.LoadUint32(waiter.seq) != armed }
+
+	armed := waiter.ArmSync()
+	if err := p.Put(64, data); err != nil {
+		t.Fatal(err)
+	}
+	if rang(armed) {
+		t.Error("a plain put woke a sync waiter")
+	}
+	for _, w := range []struct {
+		name  string
+		write func() error
+	}{
+		{"PutSignal", func() error { return p.PutSignal(64, data, 8, 1, transport.SignalSet) }},
+		{"8-byte put", func() error { return p.Put(8, make([]byte, 8)) }},
+		{"atomic", func() error { return p.AtomicPost(transport.AtomicFetchAdd, 8, 8, 1) }},
+	} {
+		if err := w.write(); err != nil {
+			t.Fatal(err)
+		}
+		if !rang(armed) {
+			t.Errorf("%s did not wake a sync waiter", w.name)
+		}
+		waiter.DisarmSync()
+		armed = waiter.ArmSync()
+	}
+	waiter.DisarmSync()
+
+	armed = waiter.Arm()
+	if err := p.Put(64, data); err != nil {
+		t.Fatal(err)
+	}
+	if !rang(armed) {
+		t.Error("a plain put did not wake a data waiter")
+	}
+	waiter.Disarm()
+	if n, d := atomic.LoadUint32(waiter.waiters), atomic.LoadUint32(waiter.data); n != 0 || d != 0 {
+		t.Errorf("after disarming: %d waiters, %d data waiters", n, d)
+	}
+}

@@ -67,10 +67,11 @@ const (
 	hdrState   = 132 // uint32: State
 	hdrWaiters = 256 // uint32: FutexBell waiters
 	hdrSeq     = 260 // uint32: FutexBell ring count (the futex word)
+	hdrData    = 264 // uint32: FutexBell data waiters (of waiters, those Arm armed)
 	hdrUsed    = 320 // bytes of the header anything reads
 
 	segMagic   uint64 = 0x414d4455_6d687367 // "gshmUDMA" little endian
-	segVersion uint32 = 1
+	segVersion uint32 = 2 // 2: hdrData
 	maxPID            = 1 << 22 // the kernel's PID_MAX_LIMIT
 )
 
@@ -365,7 +366,7 @@ func newSegment(job string, rank int, path string, owner bool, st *unix.Stat_t, 
 		mem: mem, heap: mem[HeaderSize:len(mem):len(mem)], fd: -1,
 	}
 	s.usable.Store(int64(len(mem) - HeaderSize))
-	s.bell = FutexBell{waiters: word(mem, hdrWaiters), seq: word(mem, hdrSeq)}
+	s.bell = FutexBell{waiters: word(mem, hdrWaiters), seq: word(mem, hdrSeq), data: word(mem, hdrData)}
 	return s
 }
 
