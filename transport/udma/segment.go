@@ -71,8 +71,8 @@ const (
 	hdrUsed    = 320 // bytes of the header anything reads
 
 	segMagic   uint64 = 0x414d4455_6d687367 // "gshmUDMA" little endian
-	segVersion uint32 = 2 // 2: hdrData
-	maxPID            = 1 << 22 // the kernel's PID_MAX_LIMIT
+	segVersion uint32 = 2                   // 2: hdrData
+	maxPID            = 1 << 22             // the kernel's PID_MAX_LIMIT
 )
 
 // header is the decoded, validated immutable part of a segment header.
