@@ -145,17 +145,23 @@ func (p *PE) Finished() bool { return p.s.finalized.Load() }
 // begun from other goroutines (blocks.last), so a reused wait keeps them
 // unchanged and begun is atomic; the others are the waiter's own.
 type longWait struct {
-	p     *PE
-	op    string
-	b     coll.Blocked
-	off   uint64 // the word waited on, noWord if unknown
-	lock  bool   // the word is a lock on PE home
-	home  int
+	p *PE
+	waitKey
 	begun atomic.Int64 // when the wait began, in ns since blocks.made
 
 	check    time.Duration // elapsed time of the next peer check
 	reported bool
 	before   *verdict // the abort verdict already given when the wait began
+}
+
+// waitKey is what a wait waits for: the fields reports read, and what a
+// reused wait must match (spares.take).
+type waitKey struct {
+	op   string
+	b    coll.Blocked
+	off  uint64 // the word waited on, noWord if unknown
+	lock bool   // the word is a lock on PE home
+	home int
 }
 
 // begin starts w's clock and duties afresh.
@@ -175,13 +181,18 @@ func (w *longWait) elapsed() time.Duration {
 // same team: then every field a report reads is already what it would
 // set. endLong ends it.
 func (p *PE) startLong(op string, b coll.Blocked) *longWait {
-	like := longWait{p: p, op: op, b: b, off: noWord}
-	w := p.s.blocks.spares.take(p, &like)
+	return p.start(waitKey{op: op, b: b, off: noWord}, p.s.blocks.abort.Load())
+}
+
+// start registers a wait for k, a spare's when one matches, with before
+// as the abort verdict already given.
+func (p *PE) start(k waitKey, before *verdict) *longWait {
+	w := p.s.blocks.spares.take(p, k)
 	if w == nil {
-		w = &longWait{p: p, op: op, b: b, off: noWord}
+		w = &longWait{p: p, waitKey: k}
 	}
 	w.begin()
-	w.before = p.s.blocks.abort.Load()
+	w.before = before
 	p.block(w)
 	return w
 }
@@ -215,14 +226,7 @@ func (w *longWait) verdict() error {
 // on PE home when lock), reusing a spare of the same wait as startLong
 // does: a WaitUntil in a loop allocates nothing. endLong ends it.
 func (p *PE) startWord(op string, off uint64, lock bool, home int) *longWait {
-	like := longWait{p: p, op: op, off: off, lock: lock, home: home}
-	w := p.s.blocks.spares.take(p, &like)
-	if w == nil {
-		w = &longWait{p: p, op: op, off: off, lock: lock, home: home}
-	}
-	w.begin()
-	p.block(w)
-	return w
+	return p.start(waitKey{op: op, off: off, lock: lock, home: home}, nil)
 }
 
 // waiting says what the wait waits for.

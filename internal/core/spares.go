@@ -25,18 +25,19 @@ type spares struct {
 	next atomic.Uint32 // the slot keep overwrites when none is free
 }
 
-// take returns a spare of p's whose every field a report reads is
-// already like's (the same call on the same team, or on the same word), nil
-// when none is. An agreement or Finalize (b neither nil nor a team) waits
-// once and is never kept.
-func (s *spares) take(p *PE, like *longWait) *longWait {
-	if !reusable(like.b) {
+// take returns a spare of p's waiting for k (the same call on the same
+// team, or on the same word), whose every field a report reads is then
+// already right; nil when none is. p matters: a context is a PE handle of
+// its own over the same state, with its own count of PEs. An agreement or Finalize (b neither nil nor a
+// team) waits once and is never kept. Only reusable keys are compared, so
+// b's dynamic type is comparable.
+func (s *spares) take(p *PE, k waitKey) *longWait {
+	if !reusable(k.b) {
 		return nil
 	}
 	for i := range s.w {
 		w := s.w[i].Load()
-		if w != nil && w.p == p && w.b == like.b && w.op == like.op && w.off == like.off &&
-			w.lock == like.lock && w.home == like.home && s.w[i].CompareAndSwap(w, nil) {
+		if w != nil && w.p == p && w.waitKey == k && s.w[i].CompareAndSwap(w, nil) {
 			return w
 		}
 	}

@@ -56,15 +56,14 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 	bell := p.s.bell
 	defer p.s.kick.stop()
 	var w *longWait
-	var sync syncArmer // set: a team wait, armed with ArmSync
+	var team syncArmer // set: a team wait, armed with ArmSync
 	if b != nil {
-		sync, _ = bell.(syncArmer)
+		team, _ = bell.(syncArmer)
 		w = p.startLong(op, b)
-		defer p.endLong(w)
 	} else {
 		w = p.startWord(op, off, false, 0)
-		defer p.endLong(w)
 	}
+	defer p.endLong(w)
 	// A wait polls for Spin at first and after every sleep a ring ended:
 	// writes come in bursts, and a waiter that polls is not armed, so the
 	// burst's writers skip the wake-up. After a sleep that timed out (the
@@ -100,28 +99,31 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 			}
 			return err
 		}
-		var armed uint32
-		if sync != nil {
-			armed = sync.ArmSync()
-		} else {
-			armed = bell.Arm()
-		}
+		armed := arm(bell, team)
 		if cond() {
-			disarm(bell, sync)
+			disarm(bell, team)
 			return nil
 		}
 		spin = 0
 		if bell.Wait(armed, min(sleep, wakeEvery)) {
 			spin = p.s.cfg.Spin
 		}
-		disarm(bell, sync)
+		disarm(bell, team)
 	}
 }
 
-// disarm ends an arming of bell: with DisarmSync when sync armed it.
-func disarm(bell transport.Bell, sync syncArmer) {
-	if sync != nil {
-		sync.DisarmSync()
+// arm arms a waiter on bell: with ArmSync when team is set (the same bell).
+func arm(bell transport.Bell, team syncArmer) uint32 {
+	if team != nil {
+		return team.ArmSync()
+	}
+	return bell.Arm()
+}
+
+// disarm ends what arm armed.
+func disarm(bell transport.Bell, team syncArmer) {
+	if team != nil {
+		team.DisarmSync()
 		return
 	}
 	bell.Disarm()

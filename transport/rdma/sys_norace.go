@@ -18,24 +18,17 @@ import (
 // the bytes read as written.
 //
 // On an error n is 0 and err a syscall.Errno.
-func sysRead(fd int, p []byte) (n int, err error) {
-	var ptr unsafe.Pointer
-	if len(p) > 0 {
-		ptr = unsafe.Pointer(&p[0])
-	}
-	r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(ptr), uintptr(len(p)))
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
-}
+func sysRead(fd int, p []byte) (n int, err error) { return rawIO(syscall.SYS_READ, fd, p) }
 
-func sysWrite(fd int, p []byte) (n int, err error) {
+func sysWrite(fd int, p []byte) (n int, err error) { return rawIO(syscall.SYS_WRITE, fd, p) }
+
+// rawIO is read(2) or write(2) (trap) of p on fd as one raw system call.
+func rawIO(trap uintptr, fd int, p []byte) (int, error) {
 	var ptr unsafe.Pointer
 	if len(p) > 0 {
 		ptr = unsafe.Pointer(&p[0])
 	}
-	r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(ptr), uintptr(len(p)))
+	r, _, e := syscall.RawSyscall(trap, uintptr(fd), uintptr(ptr), uintptr(len(p)))
 	if e != 0 {
 		return 0, e
 	}
