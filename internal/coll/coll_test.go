@@ -45,7 +45,7 @@ func TestSyncBroadcastReduce(t *testing.T) {
 			return fmt.Errorf("PE %d: broadcast gave %v", r, w.nw.Heap(r)[dst:dst+64])
 		}
 		a = Args{Kind: KindReduce, Type: 1, Elem: 8, Count: 8, Op: 1, DstOff: dst, DstLen: 8}
-		if err := tm.Reduce(a, dst, src, 64, KernelFunc(sum)); err != nil {
+		if err := tm.Reduce(a, dst, src, 64, kernelFunc(sum)); err != nil {
 			return err
 		}
 		for i := 0; i < 8; i++ {
@@ -164,3 +164,8 @@ func TestNumberingRecordsKinds(t *testing.T) {
 		t.Errorf("%d operations, want 3", got)
 	}
 }
+
+// kernelFunc is a function used as a Kernel.
+type kernelFunc func(dst, src []byte)
+
+func (f kernelFunc) Combine(dst, src []byte) { f(dst, src) }

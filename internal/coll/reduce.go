@@ -15,12 +15,6 @@ type Kernel interface {
 	Combine(dst, src []byte)
 }
 
-// KernelFunc is a function used as a Kernel.
-type KernelFunc func(dst, src []byte)
-
-// Combine calls f.
-func (f KernelFunc) Combine(dst, src []byte) { f(dst, src) }
-
 // ringBuffers is how many scratch buffers the ring reduce-scatter cycles
 // through: a sender may run this many chunks ahead of its receiver before
 // it waits for an acknowledgement.
