@@ -2,6 +2,8 @@ package core
 
 import (
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,16 +12,52 @@ import (
 )
 
 // scriptedBell is a Bell whose every Wait returns at once, reporting a ring
-// or a timeout as rung says, and counts its Waits.
+// or a timeout as rung says (or, when set, as ringAt says for the n-th
+// Wait, from 1), and counts its Waits and records their timeouts.
 type scriptedBell struct {
 	transport.Bell
-	rung  bool
-	waits atomic.Int32
+	rung     bool
+	ringAt   func(n int32) bool
+	waits    atomic.Int32
+	mu       sync.Mutex
+	timeouts []time.Duration
 }
 
-func (b *scriptedBell) Wait(uint32, time.Duration) bool {
-	b.waits.Add(1)
+func (b *scriptedBell) Wait(_ uint32, timeout time.Duration) bool {
+	n := b.waits.Add(1)
+	b.mu.Lock()
+	b.timeouts = append(b.timeouts, timeout)
+	b.mu.Unlock()
+	if b.ringAt != nil {
+		return b.ringAt(n)
+	}
 	return b.rung
+}
+
+// TestQuietWaitsSleepLonger: each sleep that times out doubles the next
+// one's bound up to quietWakeMax, and a ring brings it back to wakeEvery,
+// so a PE idle in a wait wakes a few times a second, not a hundred. The
+// wait is Finalize's kind (no peer checks), so only the backstop bounds
+// its sleeps.
+func TestQuietWaitsSleepLonger(t *testing.T) {
+	bell := &scriptedBell{ringAt: func(n int32) bool { return n == 7 }}
+	w := newFakeWorldWith(t, 2, func(c *Config) {
+		if c.Rank == 0 {
+			bell.Bell = c.Bell
+			c.Bell = bell
+		}
+	})
+	cond := func() bool { return bell.waits.Load() >= 9 }
+	if err := w.pes[0].WaitBlocked("test_wait", groupWait{}, cond); err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	want := []time.Duration{10 * ms, 20 * ms, 40 * ms, 80 * ms, 160 * ms, 160 * ms, 160 * ms, 10 * ms, 20 * ms}
+	bell.mu.Lock()
+	defer bell.mu.Unlock()
+	if !slices.Equal(bell.timeouts, want) {
+		t.Errorf("sleep bounds %v, want %v", bell.timeouts, want)
+	}
 }
 
 // TestWaitPollsOnlyAfterARing: a wait polls for Spin after a sleep that a
