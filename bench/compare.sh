@@ -18,6 +18,10 @@
 # the put rows: the 64 KiB-4 MiB bandwidth rows move by up to 2x between
 # runs a minute apart on a shared VM, and the bandwidth target takes the
 # worst of seven sizes, so five samples a size are too few; then
+# LONG_ROUNDS rounds of the same put with LONG_ITERS timed puts a size
+# instead of OSU's 100 (labels udma-long and shm-long, their own rows in
+# the report: OSU's short windows after a barrier are where goshmem
+# trails at 64-256 KiB, and these say whether a long stream does); then
 # bench/copyref, the copy routines alone in one process (transport.Copy
 # against the C library's memcpy, interleaved every few milliseconds);
 # then collects every row in bench/results.csv and runs bench/report, which
@@ -27,6 +31,8 @@
 # Environment (all optional):
 #   ROUNDS       rounds                                   (default 3)
 #   BW_ROUNDS    put-only shared-memory rounds after them  (default 20)
+#   LONG_ROUNDS  put-only rounds with long windows after those (default 6)
+#   LONG_ITERS   timed puts a size in those rounds         (default 2000)
 #   BENCHES      benches of the shared-memory runs         (default all)
 #   MAXSIZE      largest message of the shared-memory runs (default 4194304)
 #   TCP_BENCHES  benches of the TCP runs   (default put,get,atomic_fetch_add,barrier)
@@ -56,6 +62,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 ROUNDS=${ROUNDS:-3}
 BW_ROUNDS=${BW_ROUNDS:-20}
+LONG_ROUNDS=${LONG_ROUNDS:-6}
+LONG_ITERS=${LONG_ITERS:-2000}
 BENCHES=${BENCHES:-all}
 MAXSIZE=${MAXSIZE:-4194304}
 TCP_BENCHES=${TCP_BENCHES:-put,get,atomic_fetch_add,barrier}
@@ -111,6 +119,21 @@ for ((r = 1; r <= BW_ROUNDS; r++)); do
         goshmem udma -b put -m "$MAXSIZE"
     fi
 done
+# long_goshmem, long_oshmem: one put run with LONG_ITERS timed puts a size.
+long_goshmem() { goshmem udma-long -t udma-long -iters "$LONG_ITERS" -b put -m "$MAXSIZE"; }
+long_oshmem() {
+    LABEL=shm-long ITERS=$LONG_ITERS TRANSPORTS=shm BENCHES=put MAXSIZE=$MAXSIZE bench/oshmem/run.sh "$csv"
+}
+for ((r = 1; r <= LONG_ROUNDS; r++)); do
+    echo "compare.sh: long put round $r of $LONG_ROUNDS" >&2
+    if ((r % 2)); then
+        long_goshmem
+        long_oshmem
+    else
+        long_oshmem
+        long_goshmem
+    fi
+done
 go build -o "$tmp/copyref" ./bench/copyref
 # copyref's smallest size is 64 KiB unless MAXSIZE is smaller (a quick
 # MAXSIZE=8 run: copyref refused -min above -max and the run ended there).
@@ -120,7 +143,7 @@ cp "$csv" "$OUT"
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 cat >"$tmp/intro.md" <<INTRO
-Produced by \`bench/compare.sh\` (ROUNDS=$ROUNDS, BW_ROUNDS=$BW_ROUNDS, BENCHES=$BENCHES, MAXSIZE=$MAXSIZE,
+Produced by \`bench/compare.sh\` (ROUNDS=$ROUNDS, BW_ROUNDS=$BW_ROUNDS, LONG_ROUNDS=$LONG_ROUNDS, LONG_ITERS=$LONG_ITERS, BENCHES=$BENCHES, MAXSIZE=$MAXSIZE,
 TCP_BENCHES=$TCP_BENCHES, TCP_MAXSIZE=$TCP_MAXSIZE) on $(date -u +%Y-%m-%d) in ${elapsed} s,
 on a machine with $(nproc) cores ($cpu), $(go version | cut -d' ' -f3), Open MPI
 $(oshrun --version 2>/dev/null | head -n1 | grep -o '[0-9][0-9.]*' || echo '?') OSHMEM over UCX$([[ ${OSHMEM_REP_MOVSB:-0} == 1 ]] && echo ', glibc as installed' || echo ", glibc's REP MOVSB off (see bench/oshmem/run.sh: on this EPYC it runs at 3 GB/s for OSHMEM's 4-256 KiB puts)").

@@ -49,6 +49,7 @@ static const char *GROUPS[][2] = {
     {"atomics", "atomic_"}, {"all", ""}, {NULL, NULL}};
 
 static int me, npes;
+static int iters_set;                 /* -i: timed p2p count at every size */
 static const char *transport = "shm";
 static char *s_buf, *r_buf;           /* symmetric, maxsize*npes each */
 static long *atom;                    /* symmetric int64 target */
@@ -87,10 +88,11 @@ static double sum_over_pes(double v) { return mean_over_pes(v) * npes; }
 
 /* p2p_counts applies the OSU rule (skip, loop, skip_large and loop_large
  * of osu_oshm_put.c): many warm-ups and iterations for small messages,
- * 10 warm-ups and 100 iterations for large ones. */
+ * 10 warm-ups and 100 iterations for large ones; -i replaces the timed
+ * count at every size, as shmem-perf's -iters does. */
 static void p2p_counts(size_t size, int *skip, int *iters) {
     *skip = size <= SMALL_LIMIT ? P2P_SKIP : P2P_SKIP_LARGE;
-    *iters = size <= SMALL_LIMIT ? P2P_ITERS : P2P_ITERS_LARGE;
+    *iters = iters_set ? iters_set : size <= SMALL_LIMIT ? P2P_ITERS : P2P_ITERS_LARGE;
 }
 
 enum p2p_kind { PUT, GET, PUT_NB, GET_NB };
@@ -257,18 +259,19 @@ int main(int argc, char **argv) {
     const char *sel = "all";
     long max = 4L << 20;
     int opt;
-    while ((opt = getopt(argc, argv, "t:b:m:h")) != -1) {
+    while ((opt = getopt(argc, argv, "t:b:m:i:h")) != -1) {
         switch (opt) {
         case 't': transport = optarg; break;
         case 'b': sel = optarg; break;
         case 'm': max = strtol(optarg, NULL, 0); break;
+        case 'i': iters_set = (int)strtol(optarg, NULL, 0); break;
         default:
-            fprintf(stderr, "usage: %s [-t transport] [-b bench,...] [-m maxsize]\n", argv[0]);
+            fprintf(stderr, "usage: %s [-t transport] [-b bench,...] [-m maxsize] [-i iters]\n", argv[0]);
             return 2;
         }
     }
-    if (max < 8 || max > (1L << 30) || !known(sel)) {
-        fprintf(stderr, "osu: bad -m or unknown bench in -b %s\n", sel);
+    if (max < 8 || max > (1L << 30) || iters_set < 0 || iters_set > 10000000 || !known(sel)) {
+        fprintf(stderr, "osu: bad -m or -i, or unknown bench in -b %s\n", sel);
         return 2;
     }
 

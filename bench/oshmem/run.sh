@@ -10,6 +10,11 @@
 #   NP          number of PEs, even                  (default 2)
 #   RUN_TIMEOUT seconds before one run is abandoned  (default 1800)
 #   OSHMEM_REP_MOVSB  1 keeps glibc's default copy    (default 0)
+#   ITERS       timed point-to-point count at every size, osu -i
+#                                                    (default: OSU's rule)
+#   LABEL       transport column written instead of the transport's name,
+#               so that runs with other settings stay apart in OUT.csv
+#                                                    (default: the name)
 #
 # glibc's memcpy copies from 2 KiB to the L2 size with REP MOVSB, which on
 # the AMD EPYC we measure on runs at about 3 GB/s when the destination
@@ -34,6 +39,8 @@ TRANSPORTS=${TRANSPORTS:-"shm tcp"}
 NP=${NP:-2}
 RUN_TIMEOUT=${RUN_TIMEOUT:-1800}
 OSHMEM_REP_MOVSB=${OSHMEM_REP_MOVSB:-0}
+ITERS=${ITERS:-}
+LABEL=${LABEL:-}
 header=impl,transport,bench,size_bytes,iterations,latency_us,bandwidth_MBps
 
 if ! command -v oshcc >/dev/null || ! command -v oshrun >/dev/null; then
@@ -56,7 +63,8 @@ fi
 # run_one TRANSPORT: one complete osu run; appends its rows on success.
 run_one() {
     local t=$1 attempt
-    local -a envs=(env -u UCX_TLS) xflags=()
+    local -a envs=(env -u UCX_TLS) xflags=() iflags=()
+    [[ -z $ITERS ]] || iflags=(-i "$ITERS")
     if [[ $t == tcp ]]; then
         envs=(env UCX_TLS=tcp)
         xflags=(-x UCX_TLS)
@@ -69,10 +77,10 @@ run_one() {
         # Exit status ignored on purpose: see the finalize segfault above.
         "${envs[@]}" timeout "$RUN_TIMEOUT" \
             oshrun --allow-run-as-root --oversubscribe -np "$NP" "${xflags[@]}" \
-            "$tmp/osu" -t "$t" -b "$BENCHES" -m "$MAXSIZE" \
+            "$tmp/osu" -t "$t" -b "$BENCHES" -m "$MAXSIZE" "${iflags[@]}" \
             >"$tmp/$t.out" 2>"$tmp/$t.err" || true
         if grep -q '^osu: done' "$tmp/$t.err" && grep -q "^oshmem,$t," "$tmp/$t.out"; then
-            grep "^oshmem,$t," "$tmp/$t.out" >>"$out"
+            grep "^oshmem,$t," "$tmp/$t.out" | sed "s/^oshmem,$t,/oshmem,${LABEL:-$t},/" >>"$out"
             echo "run.sh: $t: $(grep -c "^oshmem,$t," "$tmp/$t.out") rows -> $out" >&2
             return 0
         fi

@@ -14,6 +14,9 @@ type pairing struct{ goshmem, oshmem string }
 //	goshmem udma    <-> oshmem shm   both stay inside the host (goshmem's
 //	goshmem sim     <-> oshmem shm   direct memory path and its simulator
 //	                                 against UCX shared memory)
+//	goshmem udma-long <-> oshmem shm-long  the same put with long windows
+//	                                 (compare.sh's LONG_ITERS timed puts a
+//	                                 size instead of OSU's 100)
 //	goshmem tcp     <-> oshmem tcp   both cross the kernel's TCP stack
 //	goshmem tcp-tls <-> oshmem tcp   (OSHMEM has no TLS; the ratio shows
 //	                                 what encryption costs on top)
@@ -30,6 +33,7 @@ func pairings() []pairing {
 	return []pairing{
 		{goshmem: "udma", oshmem: "shm"},
 		{goshmem: "sim", oshmem: "shm"},
+		{goshmem: "udma-long", oshmem: "shm-long"},
 		{goshmem: "tcp", oshmem: "tcp"},
 		{goshmem: "tcp-tls", oshmem: "tcp"},
 		{goshmem: "tcp-park", oshmem: "tcp"},

@@ -63,13 +63,15 @@ func TestMediansPerKey(t *testing.T) {
 
 func TestGroupsFollowPairingTable(t *testing.T) {
 	gs := groups()
-	if len(gs) != 2 || gs[0].oshmem != "shm" || gs[1].oshmem != "tcp" {
+	if len(gs) != 3 || gs[0].oshmem != "shm" || gs[1].oshmem != "shm-long" || gs[2].oshmem != "tcp" {
 		t.Fatalf("groups = %+v", gs)
 	}
-	if strings.Join(gs[0].goshmem, ",") != "udma,sim" || strings.Join(gs[1].goshmem, ",") != "tcp,tcp-tls,tcp-park,tcp-hosts,tcp-hosts-tls,tcp-hosts-park" {
+	if strings.Join(gs[0].goshmem, ",") != "udma,sim" || strings.Join(gs[1].goshmem, ",") != "udma-long" ||
+		strings.Join(gs[2].goshmem, ",") != "tcp,tcp-tls,tcp-park,tcp-hosts,tcp-hosts-tls,tcp-hosts-park" {
 		t.Errorf("groups = %+v", gs)
 	}
-	if !paired("goshmem", "sim") || !paired("oshmem", "tcp") || !paired("goshmem", "tcp-hosts") || !paired("goshmem", "tcp-hosts-tls") || paired("goshmem", "shm") || paired("goshmem", "rdma") {
+	if !paired("goshmem", "sim") || !paired("oshmem", "tcp") || !paired("goshmem", "tcp-hosts") || !paired("goshmem", "tcp-hosts-tls") ||
+		!paired("goshmem", "udma-long") || !paired("oshmem", "shm-long") || paired("goshmem", "shm") || paired("goshmem", "rdma") {
 		t.Error("paired() disagrees with pairings()")
 	}
 }
@@ -210,6 +212,20 @@ func TestTargetVerdicts(t *testing.T) {
 		{implOshmem, "shm", "put", 1 << 20}:             {bandwidthMBps: 100},
 		{implGoshmem, "udma", "put", 2 << 20}:           {bandwidthMBps: 90},
 		{implOshmem, "shm", "put", 2 << 20}:             {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 64 << 10}:     {bandwidthMBps: 95},
+		{implOshmem, "shm-long", "put", 64 << 10}:       {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 128 << 10}:    {bandwidthMBps: 101},
+		{implOshmem, "shm-long", "put", 128 << 10}:      {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 256 << 10}:    {bandwidthMBps: 102},
+		{implOshmem, "shm-long", "put", 256 << 10}:      {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 512 << 10}:    {bandwidthMBps: 103},
+		{implOshmem, "shm-long", "put", 512 << 10}:      {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 1 << 20}:      {bandwidthMBps: 104},
+		{implOshmem, "shm-long", "put", 1 << 20}:        {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 2 << 20}:      {bandwidthMBps: 105},
+		{implOshmem, "shm-long", "put", 2 << 20}:        {bandwidthMBps: 100},
+		{implGoshmem, "udma-long", "put", 4 << 20}:      {bandwidthMBps: 106},
+		{implOshmem, "shm-long", "put", 4 << 20}:        {bandwidthMBps: 100},
 		{implGoshmem, "udma", "put", 4 << 20}:           {bandwidthMBps: 200},
 		{implOshmem, "shm", "put", 4 << 20}:             {bandwidthMBps: 100},
 		{implGoshmem, "tcp", "get", 8}:                  {latencyUS: 30},
@@ -245,6 +261,10 @@ func TestTargetVerdicts(t *testing.T) {
 			want := map[string]float64{"tcp": 1.2, "tcp-tls": 0.9}[tg.goshmem]
 			if tg.goshmem != "tcp-park" && (!ok || r != want || met != (want <= 1)) {
 				t.Errorf("%s over %s: ratio %v met %v ok %v, want %v against OSHMEM's TCP fetch-add", tg.what, tg.goshmem, r, met, ok, want)
+			}
+		case "the same, long windows (not the goal's OSU method; compare.sh's LONG_ITERS)":
+			if !ok || r != 0.95 || met {
+				t.Errorf("%s: ratio %v met %v ok %v, want the long rows' worst size 0.95, not met", tg.what, r, met, ok)
 			}
 		case "get 8 B, shared memory":
 			if ok {
