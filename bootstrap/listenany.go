@@ -2,9 +2,9 @@ package bootstrap
 
 import (
 	"net"
-	"slices"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/portskip"
 )
 
 // listenFunc is net.Listen's signature, so that a test can hand
@@ -23,31 +23,18 @@ type listenFunc func(network, address string) (net.Listener, error)
 // blame PE 0 while rank 0 waits for them (a CI run of
 // examples/allgather, 8 PEs). A skipped port is held open while the
 // kernel is asked again, so it cannot be handed back; the held listeners
-// are closed before returning.
+// are closed before returning (portskip.Open, which the fabric node's
+// endpoint shares).
 func listenAvoiding(host string, skip []int, listen listenFunc) (net.Listener, error) {
-	addr := net.JoinHostPort(host, "0")
-	var held []net.Listener
-	defer func() {
-		for _, h := range held {
-			h.Close()
-		}
-	}()
-	// Each skipped port the kernel hands out is held, so len(skip)+1
-	// tries end with a port not in skip.
-	for range len(skip) + 1 {
-		ln, err := listen("tcp", addr)
+	return portskip.Open("Listen", errs.NoPE, "listen on "+host, skip, func() (net.Listener, int, error) {
+		ln, err := listen("tcp", net.JoinHostPort(host, "0"))
 		if err != nil {
-			return nil, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "listen on %s: %v", host, err)
+			return nil, 0, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "listen on %s: %v", host, err)
 		}
 		port := 0
 		if a, ok := ln.Addr().(*net.TCPAddr); ok {
 			port = a.Port
 		}
-		if !slices.Contains(skip, port) {
-			return ln, nil
-		}
-		held = append(held, ln)
-	}
-	return nil, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
-		"listen on %s: the kernel kept choosing ports to skip (%v, the rendezvous's)", host, skip)
+		return ln, port, nil
+	}, func(ln net.Listener) { ln.Close() })
 }

@@ -26,7 +26,7 @@ func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 	for j := range off {
 		off[j], ln[j] = j*nbytes, nbytes
 	}
-	local := t.rt.Local()
+	local := t.local
 	mine := dstOff + uint64(off[t.me])
 	copy(local[mine:mine+uint64(nbytes)], local[srcOff:srcOff+uint64(nbytes)])
 	_, err = t.allgatherv(op, seq, 0, dstOff, off, ln)
@@ -45,7 +45,7 @@ func (t *Team) Collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbyte
 	if err != nil {
 		return err
 	}
-	local := t.rt.Local()
+	local := t.local
 	cw := t.l.counts
 	binary.LittleEndian.PutUint64(local[cw+uint64(8*t.me):], uint64(nbytes))
 	off, ln := t.buf.off, t.buf.ln
@@ -99,7 +99,7 @@ func (t *Team) allgatherv(op string, seq uint64, step0 int, base uint64, off, ln
 // Any n works; ceil(log2 n) rounds.
 func (t *Team) bruck(op string, seq uint64, step0 int, base uint64, off, ln []int) (int, error) {
 	n := len(t.members)
-	local := t.rt.Local()
+	local := t.local
 	end := func(j int) int { return off[j] + ln[j] }
 	k := 0
 	for d := 1; d < n; d, k = d<<1, k+1 {
@@ -143,7 +143,7 @@ func (t *Team) bruck(op string, seq uint64, step0 int, base uint64, off, ln []in
 // the member after it and receives block me-1-s from the one before.
 func (t *Team) ring(op string, seq uint64, step0 int, base uint64, off, ln []int) (int, error) {
 	n := len(t.members)
-	local := t.rt.Local()
+	local := t.local
 	right, left := (t.me+1)%n, (t.me-1+n)%n
 	for s := 0; s < n-1; s++ {
 		b := (t.me - s + n) % n

@@ -19,7 +19,7 @@ func (t *Team) Alltoall(a Args, dstOff, srcOff uint64, nbytes int) error {
 		return err
 	}
 	n, me, m := len(t.members), t.me, uint64(nbytes)
-	local := t.rt.Local()
+	local := t.local
 	copy(local[dstOff+uint64(me)*m:dstOff+uint64(me+1)*m], local[srcOff+uint64(me)*m:srcOff+uint64(me+1)*m])
 	for s := 1; s < n; s++ {
 		j := (me + s) % n
@@ -57,7 +57,7 @@ func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 	}
 	n, me, e := len(t.members), t.me, a.Elem
 	cnt, ds, ss := a.Count, a.DStride, a.SStride
-	local := t.rt.Local()
+	local := t.local
 	srcAt := func(j, k int) []byte {
 		o := srcOff + uint64(e*ss*(j*cnt+k))
 		return local[o : o+uint64(e)]
@@ -99,7 +99,7 @@ func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 // packed into the team's buffer, in pieces of at most packMax bytes, so
 // that the buffer, made once, serves every call.
 func (t *Team) putPacked(path transport.Path, dst, src uint64, e, ss, cnt int, sig uint64) error {
-	local := t.rt.Local()
+	local := t.local
 	if ss == 1 {
 		return path.PutSignal(dst, local[src:src+uint64(e*cnt)], t.sigWord(t.me), sig, transport.SignalSet)
 	}

@@ -32,7 +32,7 @@ func (a *Args) words() [argWords]uint64 {
 
 // publishArgs stores a where peers read it.
 func (t *Team) publishArgs(a *Args) {
-	local := t.rt.Local()
+	local := t.local
 	for i, w := range a.words() {
 		transport.ApplySignal(local, t.l.args+uint64(8*i), w, transport.SignalSet)
 	}

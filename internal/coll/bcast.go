@@ -16,7 +16,7 @@ func (t *Team) Broadcast(a Args, dstOff, srcOff uint64, nbytes int) error {
 	if err != nil || nbytes == 0 {
 		return err
 	}
-	local := t.rt.Local()
+	local := t.local
 	n, root := len(t.members), a.Root
 	if t.me == root && dstOff != srcOff {
 		copy(local[dstOff:dstOff+uint64(nbytes)], local[srcOff:srcOff+uint64(nbytes)])

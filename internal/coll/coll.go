@@ -104,7 +104,7 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	if a.Err != nil {
 		bad = 1
 	}
-	local := t.rt.Local()
+	local := t.local
 	buf := t.buf.entry
 	t.rt.Fence() // the previous collective's signals land before this one's
 	for k, peer := range t.ahead {

@@ -36,7 +36,7 @@ func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) error
 	if err != nil || nbytes == 0 {
 		return err
 	}
-	local := t.rt.Local()
+	local := t.local
 	if dstOff != srcOff {
 		copy(local[dstOff:dstOff+uint64(nbytes)], local[srcOff:srcOff+uint64(nbytes)])
 	}
@@ -67,7 +67,7 @@ func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region 
 		p2 *= 2
 	}
 	r := n - p2
-	local := t.rt.Local()
+	local := t.local
 	mine := local[dst : dst+uint64(nbytes)]
 	regionAt := func(k int) uint64 { return t.l.scratch + uint64(k*region) }
 	const postStep = 1 << 20
@@ -119,7 +119,7 @@ func (t *Team) reduceDoubling(op string, seq uint64, dst uint64, nbytes, region 
 func (t *Team) reduceRing(op string, seq uint64, dst uint64, nbytes, elem int, f Kernel) error {
 	n, me := len(t.members), t.me
 	right, left := (me+1)%n, (me-1+n)%n
-	local := t.rt.Local()
+	local := t.local
 	count := nbytes / elem
 	blockLo := func(b int) int { return b * count / n * elem }
 	blockHi := func(b int) int { return (b + 1) * count / n * elem }

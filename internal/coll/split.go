@@ -176,7 +176,7 @@ func (t *Team) Destroy() error {
 	}
 	for _, e := range t.a.Step(team.Destroyed{Err: err}) {
 		if r, ok := e.(team.Release); ok {
-			t.pool.release(t.rt.Local(), r.Slot)
+			t.pool.release(t.local, r.Slot)
 		}
 	}
 	return err

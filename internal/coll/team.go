@@ -67,7 +67,7 @@ type Team struct {
 	l       layout
 	root    bool    // TeamWorld or TeamShared: never destroyed
 	timer   OpTimer // rt when it times team operations, else nil (timerOf)
-	local   []byte  // rt.Local(), kept for the barrier's words: no interface call per round
+	local   []byte  // rt.Local(), the same slice for the PE's life (Runtime.Local): no operation calls the interface for it
 	// ahead is the world rank of the member 2^k places ahead of this one,
 	// the peer of dissemination round k (sync, begin): a barrier divides
 	// nothing.

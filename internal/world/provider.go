@@ -116,11 +116,13 @@ func (j *joiner) startFabric(u *undo) error {
 	}
 	u.add(closeSegment(j.seg))
 	// The node registers the mapped part; the reservation beyond it, its
-	// capacity, is what growOwn registers as the heap grows.
-	if j.fab, err = openFabric(fabric.Config{
+	// capacity, is what growOwn registers as the heap grows. Its endpoint
+	// binds a port the kernel chooses, which must not be one the job
+	// binds later (openFabricAvoiding).
+	if j.fab, err = openFabricAvoiding(fabric.Config{
 		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation()[:c.HeapSize], Logger: j.log,
 		Provider: c.Fabric.Provider, Domain: c.Fabric.Domain, Node: c.Fabric.Node,
-	}); err != nil {
+	}, j.laterPorts(), openFabric); err != nil {
 		return err
 	}
 	u.add(j.fab.Close) // before the heap it registered is unmapped
