@@ -2,18 +2,18 @@ package bootstrap
 
 import (
 	"errors"
-	"math/rand/v2"
 	"net"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/portskip"
 )
 
 // EnvPortRange confines every port goshmem listens on (rank 0's
-// rendezvous, each PE's data and control listeners) to a range, so that a
+// rendezvous, each PE's data and control listeners, and the fabric
+// provider's endpoint when it binds an IP port) to a range, so that a
 // firewall can be opened for exactly those ports: "40000-40099".
 const EnvPortRange = "SHMEM_PORT_RANGE"
 
@@ -66,31 +66,21 @@ func ParsePortRange(s string) (PortRange, error) {
 // unique ID's rendezvous port, which rank 0 binds later and which another
 // PE's listener must not take first): the kernel's choice when r is Any
 // (see listenAvoiding), else a free port of r tried from a random start so
-// that the PEs of one host do not all race for the first one. It fails
+// that the PEs of one host do not all race for the first one
+// (portskip.InRange, which the fabric node's endpoint shares). It fails
 // with errs.ErrBootstrap naming r when every port of r is taken.
 func (r PortRange) Listen(host string, skip ...int) (net.Listener, error) {
 	if r.Any() {
 		return listenAvoiding(host, skip, net.Listen)
 	}
-	n := r.Hi - r.Lo + 1
-	start := rand.IntN(n)
-	var last error
-	for i := range n {
-		port := r.Lo + (start+i)%n
-		if slices.Contains(skip, port) {
-			continue
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-		if err == nil {
-			return ln, nil
-		}
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			return nil, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "listen on %s:%d: %v", host, port, err)
-		}
-		last = err
-	}
-	return nil, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
-		"every port of %s=%s is taken on %s (last: %v): widen the range", EnvPortRange, r, host, last)
+	return portskip.InRange("Listen", errs.NoPE, EnvPortRange+"="+r.String(), "on "+host, r.Lo, r.Hi, skip,
+		func(port int) (net.Listener, error) {
+			ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+			if err != nil && !errors.Is(err, syscall.EADDRINUSE) {
+				return nil, errs.New("Listen", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "listen on %s:%d: %v", host, port, err)
+			}
+			return ln, err
+		})
 }
 
 // CheckPort refuses an explicitly configured port (a SHMEM_UID_SESSION_ID

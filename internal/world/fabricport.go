@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"syscall"
 
+	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/portskip"
 	"github.com/goshmem/shmem/transport/rdma/fabric"
 )
@@ -11,6 +13,46 @@ import (
 // fabricOpener is openFabric's signature, so that a test can hand
 // openFabricAvoiding the endpoints it needs.
 type fabricOpener func(fabric.Config) (fabricEndpoint, error)
+
+// openFabricIn opens the fabric node with open at a port of ports, which
+// are SHMEM_PORT_RANGE, other than those in skip (laterPorts): libfabric's
+// tcp;ofi_rxm and sockets listen on the node's port, udp;ofi_rxd receives
+// on it, and a peer on another host reaches it there, so a firewall opened
+// for the range must find it there. The ports are tried as
+// bootstrap.PortRange.Listen tries them (portskip.InRange: from a random
+// start, each once, the next when fabric.Open fails with
+// syscall.EADDRINUSE), and fail with errs.ErrBootstrap naming the range
+// when every one is taken. fabric.Open binds the port only when the
+// provider's source address, which fi_getinfo gives before anything binds,
+// is an IP one: verbs over InfiniBand (a sockaddr_ib) and shm (a string)
+// bind no TCP or UDP port a firewall sees, and ignore it; such a node,
+// whose Address names no port (endpointPort 0), is taken as it is. A
+// node on another port than asked is closed and refused. With ports Any
+// the kernel chooses (openFabricAvoiding).
+func openFabricIn(ports bootstrap.PortRange, cfg fabric.Config, skip []int, open fabricOpener) (fabricEndpoint, error) {
+	if ports.Any() {
+		return openFabricAvoiding(cfg, skip, open)
+	}
+	where := "for the fabric endpoint"
+	if cfg.Node != "" {
+		where += " on " + cfg.Node
+	}
+	return portskip.InRange("fabric.Open", cfg.Rank, bootstrap.EnvPortRange+"="+ports.String(), where, ports.Lo, ports.Hi, skip,
+		func(port int) (fabricEndpoint, error) {
+			c := cfg
+			c.Port = port
+			n, err := open(c)
+			if err != nil {
+				return nil, err
+			}
+			if got := endpointPort(n.Address()); got != port && got != 0 {
+				n.Close()
+				return nil, errs.New("fabric.Open", cfg.Rank, errs.NoPE, errs.ErrBootstrap,
+					"provider %q bound its endpoint to port %d, not port %d of %s=%s", n.Provider(), got, port, bootstrap.EnvPortRange, ports)
+			}
+			return n, nil
+		})
+}
 
 // openFabricAvoiding opens the fabric node with open at an endpoint whose
 // port is none of skip (laterPorts, which the control and data listeners

@@ -50,9 +50,10 @@ type Config struct {
 	// Default: the unique ID's host when it is a loopback address, else the
 	// address the CANN SHMEM interface rules select.
 	ListenHost string
-	// Ports confines the control and data listeners, and rank 0's
-	// rendezvous port, to a range a firewall can open
-	// (SHMEM_PORT_RANGE). Default: any port.
+	// Ports confines the control and data listeners, rank 0's rendezvous
+	// port and the fabric node's endpoint (for providers that bind an IP
+	// port: tcp;ofi_rxm, sockets, udp;ofi_rxd) to a range a firewall can
+	// open (SHMEM_PORT_RANGE). Default: any port.
 	Ports bootstrap.PortRange
 	// FailureTimeout is how long a PE may stay silent on the control lane
 	// before its peers declare it failed (SHMEM_FAILURE_TIMEOUT). Default

@@ -117,9 +117,9 @@ func (j *joiner) startFabric(u *undo) error {
 	u.add(closeSegment(j.seg))
 	// The node registers the mapped part; the reservation beyond it, its
 	// capacity, is what growOwn registers as the heap grows. Its endpoint
-	// binds a port the kernel chooses, which must not be one the job
-	// binds later (openFabricAvoiding).
-	if j.fab, err = openFabricAvoiding(fabric.Config{
+	// binds a port of SHMEM_PORT_RANGE (openFabricIn), or one the kernel
+	// chooses, and never one the job binds later (openFabricAvoiding).
+	if j.fab, err = openFabricIn(c.Ports, fabric.Config{
 		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation()[:c.HeapSize], Logger: j.log,
 		Provider: c.Fabric.Provider, Domain: c.Fabric.Domain, Node: c.Fabric.Node,
 	}, j.laterPorts(), openFabric); err != nil {

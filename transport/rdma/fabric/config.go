@@ -32,6 +32,21 @@ type Config struct {
 	// Node is the local address to bind for providers that take one (tcp,
 	// sockets), e.g. "127.0.0.1". Default "": the provider's choice.
 	Node string
+	// Port is the IP port the node's endpoint binds (fi_getinfo's service,
+	// with FI_SOURCE), on Node or, when Node is "", on the address the
+	// provider picked: a port a firewall was opened for (the world takes
+	// one from SHMEM_PORT_RANGE). tcp;ofi_rxm and sockets listen on it
+	// (TCP), udp;ofi_rxd receives on it (UDP). Open fails with an error
+	// that also matches syscall.EADDRINUSE (errors.Is) when it is taken.
+	// A provider whose address is not an IP one (verbs over InfiniBand, a
+	// sockaddr_ib; shm, a string) binds no port a firewall sees and
+	// ignores it; Address then names no port. The endpoints of streams
+	// (NewStream) still take ports the kernel chooses: no peer addresses
+	// them, they only send, and hear answers on what they sent. Default
+	// 0: a port the kernel chooses from its ephemeral range, as a
+	// listener on port 0 gets, since a fixed default would collide
+	// between the nodes of one host.
+	Port int
 
 	// Slots is how many operations that need a completion context (every
 	// operation except inject puts and non-fetching atomics) may be in
@@ -79,6 +94,8 @@ func (c *Config) withDefaults() (Config, error) {
 		return bad("OpTimeout %v negative", cfg.OpTimeout)
 	case len(cfg.Provider) > MaxProvider:
 		return bad("provider name of %d bytes", len(cfg.Provider))
+	case cfg.Port < 0 || cfg.Port > 65535:
+		return bad("Port %d outside [0, 65535]", cfg.Port)
 	}
 	return cfg, nil
 }

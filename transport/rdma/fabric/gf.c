@@ -14,6 +14,7 @@ void gf_close(gf_node *n) {
 	if (n->domain) fi_close(&n->domain->fid);
 	if (n->fabric) fi_close(&n->fabric->fid);
 	if (n->info) fi_freeinfo(n->info);
+	if (n->ep_info) fi_freeinfo(n->ep_info);
 	free(n->bounce);
 	free(n->ctx);
 	memset(n, 0, sizeof *n);
@@ -38,13 +39,13 @@ void gf_ep_close(gf_ep *e) {
 // gf_ep_bind opens e's counters and endpoint on the node's domain and binds
 // them with the node's address vector and completion queue. On failure the
 // caller closes e (gf_ep_close) and n->step says which step failed.
-static int gf_ep_bind(gf_node *n, gf_ep *e) {
+static int gf_ep_bind(gf_node *n, gf_ep *e, struct fi_info *info) {
 	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
 	int rc;
 #define GF_EP(what, call) do { n->step = what; if ((rc = (int)(call))) return rc; } while (0)
 	GF_EP("fi_cntr_open(write)", fi_cntr_open(n->domain, &ca, &e->wcntr, NULL));
 	GF_EP("fi_cntr_open(read)", fi_cntr_open(n->domain, &ca, &e->rcntr, NULL));
-	GF_EP("fi_endpoint", fi_endpoint(n->domain, n->info, &e->ep, NULL));
+	GF_EP("fi_endpoint", fi_endpoint(n->domain, info, &e->ep, NULL));
 	GF_EP("fi_ep_bind(av)", fi_ep_bind(e->ep, &n->av->fid, 0));
 	GF_EP("fi_ep_bind(cq)", fi_ep_bind(e->ep, &n->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
 	GF_EP("fi_ep_bind(write counter)", fi_ep_bind(e->ep, &e->wcntr->fid, FI_WRITE));
@@ -56,9 +57,11 @@ static int gf_ep_bind(gf_node *n, gf_ep *e) {
 
 // gf_ep_open opens a further endpoint for a stream. It is not enabled by
 // the node's gf_open, so it enables itself; on failure nothing stays open.
+// It binds a port the kernel chooses (n->ep_info), never the node's own
+// port, which the main endpoint holds.
 int gf_ep_open(gf_node *n, gf_ep *e) {
 	memset(e, 0, sizeof *e);
-	int rc = gf_ep_bind(n, e);
+	int rc = gf_ep_bind(n, e, n->ep_info ? n->ep_info : n->info);
 	if (rc == 0) {
 		n->step = "fi_enable";
 		rc = fi_enable(e->ep);
@@ -68,30 +71,114 @@ int gf_ep_open(gf_node *n, gf_ep *e) {
 	return rc;
 }
 
+// gf_pin narrows hints to the provider and domain n->info names, so that
+// a further fi_getinfo for a variant of the node (a source port, remote
+// write events) never changes which provider or NIC runs.
+static void gf_pin(gf_node *n, struct fi_info *hints) {
+	free(hints->fabric_attr->prov_name);
+	hints->fabric_attr->prov_name = strdup(n->info->fabric_attr->prov_name);
+	free(hints->domain_attr->name);
+	hints->domain_attr->name = n->info->domain_attr->name ? strdup(n->info->domain_attr->name) : NULL;
+}
+
+// gf_ip_port points at the port of an IP source address (a sockaddr_in or
+// sockaddr_in6, in network order), or is NULL for the other formats
+// (verbs over InfiniBand: FI_SOCKADDR_IB; shm: FI_ADDR_STR) and for an
+// info without a source address.
+static uint16_t *gf_ip_port(struct fi_info *info) {
+	struct sockaddr *sa = info->src_addr;
+	if (!sa) return NULL;
+	switch (info->addr_format) {
+	case FI_SOCKADDR: case FI_SOCKADDR_IN: case FI_SOCKADDR_IN6: break;
+	default: return NULL;
+	}
+	if (sa->sa_family == AF_INET && info->src_addrlen >= sizeof(struct sockaddr_in))
+		return &((struct sockaddr_in *)sa)->sin_port;
+	if (sa->sa_family == AF_INET6 && info->src_addrlen >= sizeof(struct sockaddr_in6))
+		return &((struct sockaddr_in6 *)sa)->sin6_port;
+	return NULL;
+}
+
+// gf_at_port moves the chosen n->info to the IP port service: fi_getinfo
+// again, pinned to the same provider and domain, with FI_SOURCE and the
+// same source host, which is node or, when the caller gave none, the one
+// the provider chose (passing no node would leave the host to the
+// provider again, and sockets and udp;ofi_rxd then bind 0.0.0.0 and name
+// their endpoint so, an address no peer can reach). fi_endpoint (tcp,
+// udp) or fi_enable (sockets) binds that port and fails with
+// -FI_EADDRINUSE when it is taken. A provider whose source address is not
+// an IP one binds no port a firewall sees: it keeps its info, and
+// n->no_ip_port says that service was not used. host receives the source
+// host for gf_rma_event.
+static int gf_at_port(gf_node *n, struct fi_info *hints, const char *node, const char *service,
+		char *host, size_t host_len) {
+	if (!gf_ip_port(n->info)) {
+		n->no_ip_port = 1;
+		return 0;
+	}
+	if (node) {
+		snprintf(host, host_len, "%s", node);
+	} else {
+		n->step = "getnameinfo(the provider's source address)";
+		if (getnameinfo(n->info->src_addr, (socklen_t)n->info->src_addrlen, host, (socklen_t)host_len,
+				NULL, 0, NI_NUMERICHOST))
+			return -FI_EINVAL;
+	}
+	struct fi_info *at = NULL;
+	gf_pin(n, hints);
+	n->step = "fi_getinfo(source port)";
+	int rc = fi_getinfo(FI_VERSION(1, 9), host, service, FI_SOURCE, hints, &at);
+	if (rc) return rc;
+	uint16_t *port = gf_ip_port(at);
+	if (!port || !*port) {
+		n->step = "fi_getinfo(source port): no IP source port in the provider's answer";
+		fi_freeinfo(at);
+		return -FI_EINVAL;
+	}
+	fi_freeinfo(n->info);
+	n->info = at;
+	n->step = NULL;
+	return 0;
+}
+
+// gf_stream_info makes n->ep_info, the info stream endpoints open with
+// when the node's binds a port (gf_at_port): the same with port 0, as
+// another endpoint cannot bind the node's port, which its main endpoint
+// holds.
+static int gf_stream_info(gf_node *n) {
+	n->step = "fi_dupinfo";
+	n->ep_info = fi_dupinfo(n->info);
+	if (!n->ep_info) return -FI_ENOMEM;
+	uint16_t *port = gf_ip_port(n->ep_info);
+	if (port) *port = 0;
+	n->step = NULL;
+	return 0;
+}
+
 // gf_rma_event switches n->info to the same provider and domain with
 // FI_RMA_EVENT when they offer it: a counter then counts the remote writes
 // and atomics into this node's heap, which lets waiters there be woken.
 // It is asked for only after the choice is made, so wanting it never
 // changes which provider or NIC runs (verbs has no such events; sockets
-// and udp;ofi_rxd do).
-static void gf_rma_event(gf_node *n, struct fi_info *hints, const char *node) {
+// and udp;ofi_rxd do). node and service are the source address the node
+// was chosen with (gf_at_port), which the switch keeps.
+static void gf_rma_event(gf_node *n, struct fi_info *hints, const char *node, const char *service) {
 	struct fi_info *ev = NULL;
-	free(hints->fabric_attr->prov_name);
-	hints->fabric_attr->prov_name = strdup(n->info->fabric_attr->prov_name);
-	free(hints->domain_attr->name);
-	hints->domain_attr->name = n->info->domain_attr->name ? strdup(n->info->domain_attr->name) : NULL;
+	gf_pin(n, hints);
 	hints->caps |= FI_RMA_EVENT;
-	if (fi_getinfo(FI_VERSION(1, 9), (node && *node) ? node : NULL, NULL,
-			(node && *node) ? FI_SOURCE : 0, hints, &ev) == 0 && ev) {
+	if (fi_getinfo(FI_VERSION(1, 9), node, service, (node || service) ? FI_SOURCE : 0, hints, &ev) == 0 && ev) {
 		fi_freeinfo(n->info);
 		n->info = ev;
 		n->rma_event = 1;
 	}
 }
 
-#define GF_TRY(what, call) do { n->step = what; int rc_ = (int)(call); if (rc_) { gf_close(n); return rc_; } } while (0)
+// GF_TRY runs a step of gf_open; on failure it closes the node and keeps
+// the step's name (gf_close clears the node) for the error message.
+#define GF_TRY(what, call) do { n->step = what; int rc_ = (int)(call); \
+	if (rc_) { const char *w_ = n->step; gf_close(n); n->step = w_; return rc_; } } while (0)
 
-int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
+int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, const char *service,
 		void *heap, size_t heap_len, size_t bounce_size, int nctx) {
 	memset(n, 0, sizeof *n);
 	struct fi_info *hints = fi_allocinfo();
@@ -108,12 +195,21 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
 	hints->tx_attr->size = 64;
 	if (prov && *prov) hints->fabric_attr->prov_name = strdup(prov);
 	if (dom && *dom) hints->domain_attr->name = strdup(dom);
+	if (node && !*node) node = NULL;
+	if (service && !*service) service = NULL;
 	n->step = "fi_getinfo";
-	int rc = fi_getinfo(FI_VERSION(1, 9), (node && *node) ? node : NULL, NULL,
-		(node && *node) ? FI_SOURCE : 0, hints, &n->info);
+	int rc = fi_getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0, hints, &n->info);
 	if (rc) { fi_freeinfo(hints); n->info = NULL; gf_close(n); n->step = "fi_getinfo"; return rc; }
-	gf_rma_event(n, hints, node);
+	char host[NI_MAXHOST];
+	if (service) {
+		rc = gf_at_port(n, hints, node, service, host, sizeof host);
+		if (rc) { const char *what = n->step; fi_freeinfo(hints); gf_close(n); n->step = what; return rc; }
+		if (!n->no_ip_port) node = host;
+		else service = NULL;
+	}
+	gf_rma_event(n, hints, node, service);
 	fi_freeinfo(hints);
+	if (service) GF_TRY("fi_dupinfo", gf_stream_info(n));
 	n->mr_local = (n->info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
 	n->virt_addr = (n->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) != 0;
 
@@ -126,7 +222,7 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node,
 	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
 	{
 		const char *what = NULL;
-		int rc_ = gf_ep_bind(n, &n->main);
+		int rc_ = gf_ep_bind(n, &n->main, n->info);
 		if (rc_) { what = n->step; gf_close(n); n->step = what; return rc_; }
 	}
 	if (n->rma_event) {

@@ -11,6 +11,10 @@
 #include <rdma/fi_errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netdb.h>
 
 typedef struct gf_ctx { struct fi_context2 fi; } gf_ctx;
 
@@ -25,6 +29,7 @@ typedef struct gf_ep {
 
 typedef struct gf_node {
 	struct fi_info *info;
+	struct fi_info *ep_info; // for stream endpoints when info binds a port (gf_at_port), or NULL
 	struct fid_fabric *fabric;
 	struct fid_domain *domain;
 	struct fid_av *av;
@@ -37,6 +42,7 @@ typedef struct gf_node {
 	gf_ctx *ctx;
 	int nctx;
 	int mr_local, virt_addr, rma_event;
+	int no_ip_port; // a port was asked for, but the provider's address is not an IP one
 	const char *step; // what failed, for the error message
 } gf_node;
 
@@ -47,7 +53,7 @@ void gf_close(gf_node *n);
 void gf_close_ep(gf_ep *e);
 int gf_ep_open(gf_node *n, gf_ep *e);
 void gf_ep_close(gf_ep *e);
-int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, void *heap, size_t heap_len, size_t bounce_size, int nctx);
+int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, const char *service, void *heap, size_t heap_len, size_t bounce_size, int nctx);
 uint64_t gf_heap_key(gf_node *n);
 const char *gf_prov(gf_node *n);
 size_t gf_inject_size(gf_node *n);

@@ -9,7 +9,9 @@ package fabric
 import "C"
 
 import (
+	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -78,7 +80,10 @@ type Node struct {
 // Open creates a node: it picks a provider, opens the endpoint, registers
 // cfg.Heap and starts the progress goroutine. Errors wrap
 // errs.ErrInvalidArgument (bad config) or errs.ErrBootstrap (no provider,
-// or libfabric refused a step; the message has fi_strerror's text).
+// or libfabric refused a step; the message names the step and has
+// fi_strerror's text). A refusal whose libfabric code is an errno value
+// matches that syscall.Errno too: syscall.EADDRINUSE when cfg.Port is
+// taken.
 func Open(cfg Config) (*Node, error) {
 	c, err := cfg.withDefaults()
 	if err != nil {
@@ -98,22 +103,31 @@ func Open(cfg Config) (*Node, error) {
 		}
 		return C.CString(s)
 	}
-	prov, dom, node := cstr(c.Provider), cstr(c.Domain), cstr(c.Node)
+	service := ""
+	if c.Port > 0 {
+		service = strconv.Itoa(c.Port)
+	}
+	prov, dom, node, svc := cstr(c.Provider), cstr(c.Domain), cstr(c.Node), cstr(service)
 	defer C.free(unsafe.Pointer(prov))
 	defer C.free(unsafe.Pointer(dom))
 	defer C.free(unsafe.Pointer(node))
+	defer C.free(unsafe.Pointer(svc))
 	var heap unsafe.Pointer
 	if len(c.Heap) > 0 {
 		heap = unsafe.Pointer(unsafe.SliceData(c.Heap)) // not Go memory: see Config.Heap
 	}
-	if rc := C.gf_open(n.c, prov, dom, node, heap, C.size_t(len(c.Heap)), C.size_t(c.BounceSize), C.int(c.Slots)); rc != 0 {
+	if rc := C.gf_open(n.c, prov, dom, node, svc, heap, C.size_t(len(c.Heap)), C.size_t(c.BounceSize), C.int(c.Slots)); rc != 0 {
 		step := "?"
 		if n.c.step != nil {
 			step = C.GoString(n.c.step)
 		}
 		C.free(unsafe.Pointer(n.c))
-		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, errs.ErrBootstrap,
-			"%s (provider %q, domain %q, node %q): %s", step, c.Provider, c.Domain, c.Node, fiStrerror(int(rc)))
+		at := ""
+		if c.Port > 0 {
+			at = fmt.Sprintf(", port %d", c.Port)
+		}
+		return nil, errs.New("fabric.Open", c.Rank, errs.NoPE, fiErr{errs.ErrBootstrap, int(rc)},
+			"%s (provider %q, domain %q, node %q%s): %s", step, c.Provider, c.Domain, c.Node, at, fiStrerror(int(rc)))
 	}
 	n.eng = engine{n: n, ep: &n.c.main}
 	n.prov = C.GoString(C.gf_prov(n.c))
@@ -127,6 +141,9 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n.log.Debug("fabric: node open", "rank", c.Rank, "provider", n.prov, "inject", n.inject, "mr_local", n.mrLocal, "rma_event", n.rmaEvent)
+	if n.c.no_ip_port != 0 {
+		n.log.Debug("fabric: the provider's address is not an IP one: Port ignored", "rank", c.Rank, "provider", n.prov, "port", c.Port)
+	}
 	go n.progress()
 	return n, nil
 }
