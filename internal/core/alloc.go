@@ -98,6 +98,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 	timer := time.NewTimer(checkFirst)
 	defer timer.Stop()
 	woken := p.s.wake.wait()
+	var graceEnd time.Duration // set: a peer failed, the answer may be on its way
 	for {
 		select {
 		case r := <-answer:
@@ -112,12 +113,19 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		default:
 		}
 		woken = p.s.wake.wait() // before the looks: a change after them closes it
+		left := p.s.cfg.Timeout - w.elapsed()
+		if wait := p.answerGrace(w, &graceEnd, left); wait > 0 {
+			if h := p.s.agreeSleeps; h != nil {
+				h(wait)
+			}
+			timer.Reset(wait)
+			continue
+		}
 		err := p.waitableUnder(op, w.verdict())
 		var sleep time.Duration
 		if err == nil {
 			sleep, err = w.step()
 		}
-		left := p.s.cfg.Timeout - w.elapsed()
 		if err == nil && left < 0 {
 			err = errs.New(op, p.MyPE(), errs.NoPE, errs.ErrTimeout, "no agreement from the coordinator within %v", p.s.cfg.Timeout)
 		}
@@ -137,6 +145,35 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		}
 		timer.Reset(sleep)
 	}
+}
+
+// answerGrace is how long an agreement still waits for the coordinator's
+// answer after a peer's failure is recorded. The coordinator decides the
+// round: it answers every member at once when the last payload arrives,
+// or aborts the round when it learns of a member's failure first. A member
+// that got its answer may finish and leave (Finalize, then exit) while
+// this PE's answer is still in flight, and its leaving, seen here first
+// through gossip or a closed lane, must not turn an agreement that
+// completed into a failure (a CI run: PE 2's Finalize reported PE 1, which
+// had passed the same agreement and exited). The coordinator hears of a
+// real failure as this PE does and then answers with the abort, so the
+// grace runs out only when the coordinator cannot answer at all.
+const agreeGrace = 2 * time.Second
+
+// answerGrace says how long AgreeChecked keeps waiting for its answer
+// when the only reason to stop is a recorded peer failure: the rest of
+// the grace, at most left (the agreement's own timeout), and 0 when this
+// PE itself ended, the wait's verdict applies, no peer failed, or the
+// grace is over. end holds the grace's end on the wait's clock.
+func (p *PE) answerGrace(w *longWait, end *time.Duration, left time.Duration) time.Duration {
+	if p.usable() != nil || w.verdict() != nil || p.s.nFailed.Load() == 0 {
+		return 0
+	}
+	el := w.elapsed()
+	if *end == 0 {
+		*end = el + agreeGrace
+	}
+	return min(*end-el, left)
 }
 
 // groupWait is an agreement with no peer check (Finalize's: Finalize
