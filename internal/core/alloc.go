@@ -147,7 +147,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 	}
 }
 
-// answerGrace is how long an agreement still waits for the coordinator's
+// agreeGrace is how long an agreement still waits for the coordinator's
 // answer after a peer's failure is recorded. The coordinator decides the
 // round: it answers every member at once when the last payload arrives,
 // or aborts the round when it learns of a member's failure first. A member
