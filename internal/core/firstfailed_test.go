@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/pe"
@@ -57,5 +58,35 @@ func TestSettleBlamesFirstFailure(t *testing.T) {
 	p.s.apply(pe.Failed{Rank: 0, Reason: "lost the control link to PE 0", Origin: 1})
 	if err := p.s.settle(lost); err != lost {
 		t.Fatalf("settle of PE 0's loss after PE 0 failed too: %v, want it unchanged", err)
+	}
+}
+
+// TestSettleEndsOnAnotherFailure: an operation's connection to PE 0 ends
+// before PE 1 has heard of PE 2's failure, which made PE 0 finalize and
+// leave. settle waits for a GlobalExit notice, but PE 2's failure, once
+// recorded, ends that wait at once and takes the blame: waiting on (300
+// ms in a 4-host run) let PE 0's own departure be recorded as a failure
+// first, and the survivor's error named PE 0. The grace is an hour here,
+// so only the recorded failure can end the wait.
+func TestSettleEndsOnAnotherFailure(t *testing.T) {
+	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p := w.PEs[1]
+	p.s.exitGrace = time.Hour
+	lost := errs.New("BarrierAll", 1, 0, errs.ErrPEFailed, "in Atomic: connection to 127.0.0.1:1 lost: EOF")
+	done := make(chan error, 1)
+	go func() { done <- p.s.settle(lost) }()
+	p.s.apply(pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0})
+	select {
+	case err := <-done:
+		var e *errs.Error
+		if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
+			t.Fatalf("settle: %v, want ErrPEFailed naming PE 2", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("settle still waits a minute after PE 2's failure was recorded")
 	}
 }

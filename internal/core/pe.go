@@ -189,8 +189,10 @@ type state struct {
 	// when there is none; raise clears it with unsettled. Read and
 	// written atomically.
 	mapped unsafe.Pointer
-	// exitKnown is closed when exited is set: settle waits on it.
+	// exitKnown is closed when exited is set: settle waits on it, at
+	// most exitGrace (the constant; a test may lengthen it).
 	exitKnown chan struct{}
+	exitGrace time.Duration
 	nFailed   atomic.Int32
 	failed    failedSet // reason by rank (failed.go)
 	// firstFailed is 1 + the rank recorded failed first, 0 before any:
@@ -238,7 +240,7 @@ func Start(cfg Config) (*PE, error) {
 		cfg: cfg, log: log.With("pe", cfg.Rank),
 		local: cfg.Heap.Bytes(), bell: cfg.Bell,
 		actor: peActor{a: pe.New(cfg.Rank, cfg.NPEs)}, heap: heap.NewActor(cfg.Heap, cfg.Rank),
-		exitKnown: make(chan struct{}),
+		exitKnown: make(chan struct{}), exitGrace: exitGrace,
 	}
 	s.blocks.made = time.Now()
 	// A network path's errors are settled against a GlobalExit under way

@@ -10,8 +10,9 @@ import (
 )
 
 // exitGrace is how long an operation whose peer's connection ended waits
-// for a GlobalExit notice before it reports the peer failed (see settle).
-// Short next to the seconds failure detection takes.
+// for a GlobalExit notice before it reports the peer failed (see settle;
+// state.exitGrace holds it, so that a test can lengthen it). Short next
+// to the seconds failure detection takes.
 const exitGrace = 300 * time.Millisecond
 
 // settle decides what a data-path error means for this PE. A peer that
@@ -20,6 +21,12 @@ const exitGrace = 300 * time.Millisecond
 // backend's control lane), so an operation can see the drop first: an
 // error naming a failed peer then waits up to exitGrace for the notice
 // and reports the exit, which is what happened, instead of a failure.
+// The wait ends early when another PE than the one the error names is
+// recorded failed: the drop is then that failure's consequence (a
+// survivor that saw it first finalized and left), which blame names, and
+// waiting on would let the survivor's own departure be recorded as a
+// failure in its own right and take the blame (a 4-host run with one PE
+// killed: a survivor's error named another survivor, 300 ms late).
 // With Config.OnGlobalExit set it does not return once the exit is known
 // (see usable).
 func (s *state) settle(err error) error {
@@ -27,12 +34,21 @@ func (s *state) settle(err error) error {
 		return err
 	}
 	if s.exited.Load() == nil {
-		t := time.NewTimer(exitGrace)
+		t := time.NewTimer(s.exitGrace)
 		defer t.Stop()
-		select {
-		case <-s.exitKnown:
-		case <-t.C:
-			return s.blame(err)
+	wait:
+		for {
+			woken := s.wake.wait() // before the look: a change after it closes it
+			if s.otherFailed(err) {
+				break
+			}
+			select {
+			case <-s.exitKnown:
+				break wait
+			case <-woken: // a failure recorded, or another change: look again
+			case <-t.C:
+				return s.blame(err)
+			}
 		}
 	}
 	p := &PE{s: s}
@@ -40,6 +56,14 @@ func (s *state) settle(err error) error {
 		return p.annotate(uerr, "settle", errs.NoPE)
 	}
 	return s.blame(err)
+}
+
+// otherFailed reports whether the PE recorded failed first is another
+// than the one err names.
+func (s *state) otherFailed(err error) bool {
+	first := int(s.firstFailed.Load()) - 1
+	var e *errs.Error
+	return first >= 0 && errors.As(err, &e) && e.Target != errs.NoPE && e.Target != first
 }
 
 // blame renames a data-path error naming a peer to the PE this PE
