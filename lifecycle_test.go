@@ -55,7 +55,8 @@ func TestInitAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := heapAddr(p, s)
-	if !mapped([]uintptr{addr})[0] && mapped([]uintptr{uintptr(unsafe.Pointer(&addr))})[0] {
+	were := spansOf([]uintptr{addr})
+	if were[0] == (span{}) && mapped([]uintptr{uintptr(unsafe.Pointer(&addr))})[0] {
 		t.Fatalf("heap at %#x is not in /proc/self/maps", addr)
 	}
 	if err := p.Finalize(); err != nil {
@@ -69,7 +70,7 @@ func TestInitAlone(t *testing.T) {
 	if err := afterFinalize(p, s, sig); err != nil {
 		t.Fatal(err)
 	}
-	if mapped([]uintptr{addr})[0] {
+	if stillMapped([]uintptr{addr}, were)[0] {
 		t.Errorf("heap at %#x still mapped after Finalize", addr)
 	}
 }
@@ -138,18 +139,21 @@ func TestCallsAfterFinalize(t *testing.T) {
 func TestWorldReleased(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	addrs := make([]uintptr, 8)
+	were := make([]span, 8)
 	run(t, 8, func(p *shmem.PE) error {
 		s, err := shmem.Calloc[int64](p, 1<<16)
 		if err != nil {
 			return err
 		}
-		addrs[p.MyPE()] = heapAddr(p, s)
 		for i := range s.Local(p) {
 			s.Local(p)[i] = 1 // touch every page
 		}
+		me := p.MyPE()
+		addrs[me] = heapAddr(p, s)
+		were[me] = spansOf(addrs[me : me+1])[0]
 		return p.BarrierAll()
 	})
-	for pe, m := range mapped(addrs) {
+	for pe, m := range stillMapped(addrs, were) {
 		if m {
 			t.Errorf("PE %d's heap at %#x is still mapped after Run", pe, addrs[pe])
 		}
