@@ -7,11 +7,17 @@ import "unsafe"
 // heaps. Two measured facts shape it (transport/copy_test.go's
 // BenchmarkCopy; a 32 MiB-L3 AMD EPYC with ERMS and FSRM):
 //
-//   - From about 32 KiB, Go's memmove (an AVX loop) runs at 65-75% of the
-//     CPU's own string copy, REP MOVSB, which glibc (and so OSHMEM) uses at
-//     those sizes: 64 KiB 100 vs 135 GB/s, 1-4 MiB 43 vs 62-71 GB/s. Where
-//     the CPU reports ERMS (fast REP MOVSB), copies from repCopyMin to
-//     cachedCopyMax are one REP MOVSB (copy_amd64.s).
+//   - In one process, with the same buffers copied again and again, Go's
+//     memmove (an AVX loop) runs at 65-75% of the CPU's own string copy,
+//     REP MOVSB, from about 32 KiB: 64 KiB 100 vs 135 GB/s, 1-4 MiB 43 vs
+//     62-71 GB/s. Between processes, a put's copy into the peer's mapping,
+//     it is the other way below 512 KiB: in shmem-perf's put (paired
+//     rounds against OSHMEM, 2 PEs; bench/NOTES.md, session 12), memmove
+//     gave 1.03, 1.09, 1.07, 1.04 times OSHMEM's bandwidth at 32, 64, 128,
+//     256 KiB and REP MOVSB 0.96, 0.94, 0.92, 0.91; at 512 KiB the two
+//     were equal. So where the CPU reports ERMS (fast REP MOVSB), copies
+//     from repCopyMin to cachedCopyMax are one REP MOVSB (copy_amd64.s),
+//     and smaller ones memmove.
 //   - REP MOVSB drops to about 3 GB/s, a tenth of memmove, when the
 //     destination starts 1-31 bytes after the source modulo 4 KiB (the
 //     CPU takes the store to dst for one to the source's next line: 4 KiB
@@ -61,9 +67,9 @@ func pageAliased(dst, src []byte) bool {
 }
 
 const (
-	// repCopyMin is where REP MOVSB overtakes memmove (below it memmove's
-	// loop, which fits the L1 cache, is as fast or faster).
-	repCopyMin = 32 << 10
+	// repCopyMin is where REP MOVSB catches up with memmove on copies
+	// between processes' mappings (see Copy).
+	repCopyMin = 512 << 10
 	// copyPiece is below memmove's 1 MiB non-temporal switch.
 	copyPiece = 512 << 10
 	// cachedCopyMax is the largest copy kept in cached stores: its source
