@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -28,5 +29,18 @@ func TestEnvTableNamesEveryVariable(t *testing.T) {
 		if !strings.HasPrefix(line, "| ") && !strings.HasPrefix(line, "|---") || !strings.HasSuffix(line, "|") || strings.Count(line, " | ") < 2 && i != 1 {
 			t.Errorf("line %d is not a 3-column table row: %q", i, line)
 		}
+	}
+}
+
+// TestReadmeCarriesEnvTable: README.md's table of variables is EnvTable,
+// verbatim, so the two cannot drift apart (they had: two rows differed and
+// four variables were in the README only).
+func TestReadmeCarriesEnvTable(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "\n"+EnvTable+"\n") {
+		t.Error("README.md does not carry bootstrap.EnvTable verbatim (with a blank line after it): copy the table from `shmem-config --env` into the README, or the README's rows into envdoc.go")
 	}
 }
