@@ -157,16 +157,25 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 // completed into a failure (a CI run: PE 2's Finalize reported PE 1, which
 // had passed the same agreement and exited). The coordinator hears of a
 // real failure as this PE does and then answers with the abort, so the
-// grace runs out only when the coordinator cannot answer at all.
+// grace runs out only when the coordinator cannot answer at all. Once
+// coordinatorPE is recorded failed nobody will answer, and the wait ends
+// at once, as before.
 const agreeGrace = 2 * time.Second
+
+// coordinatorPE is the world rank whose process runs the coordinator of
+// a multi-process world (actors.Coordinator). An in-process world's
+// coordinator outlives every PE; there, rank 0's failure only ends the
+// grace early, and the coordinator's abort comes as fast.
+const coordinatorPE = 0
 
 // answerGrace says how long AgreeChecked keeps waiting for its answer
 // when the only reason to stop is a recorded peer failure: the rest of
 // the grace, at most left (the agreement's own timeout), and 0 when this
-// PE itself ended, the wait's verdict applies, no peer failed, or the
-// grace is over. end holds the grace's end on the wait's clock.
+// PE itself ended, the wait's verdict applies, no peer failed, the
+// coordinator's PE failed, or the grace is over. end holds the grace's
+// end on the wait's clock.
 func (p *PE) answerGrace(w *longWait, end *time.Duration, left time.Duration) time.Duration {
-	if p.usable() != nil || w.verdict() != nil || p.s.nFailed.Load() == 0 {
+	if p.usable() != nil || w.verdict() != nil || p.s.nFailed.Load() == 0 || p.s.failed.Load(coordinatorPE) != nil {
 		return 0
 	}
 	el := w.elapsed()
