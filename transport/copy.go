@@ -4,7 +4,7 @@ import "unsafe"
 
 // Copy copies src into dst (len(dst) >= len(src) is the caller's check) as
 // fast as this machine class allows for the sizes PEs move between mapped
-// heaps. Two measured facts shape it (transport/copy_test.go's
+// heaps. Three measured facts shape it (transport/copy_test.go's
 // BenchmarkCopy; a 32 MiB-L3 AMD EPYC with ERMS and FSRM):
 //
 //   - In one process, with the same buffers copied again and again, Go's
@@ -42,8 +42,6 @@ func Copy(dst, src []byte) {
 		dst = dst[:n]
 		raceCopy(dst, src)
 		repCopy(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[0]), uintptr(n))
-	case n < copyPiece:
-		copy(dst, src)
 	default:
 		dst = dst[:n]
 		for off := 0; off < n; off += copyPiece {
@@ -67,11 +65,12 @@ func pageAliased(dst, src []byte) bool {
 }
 
 const (
-	// repCopyMin is where REP MOVSB catches up with memmove on copies
-	// between processes' mappings (see Copy).
-	repCopyMin = 512 << 10
 	// copyPiece is below memmove's 1 MiB non-temporal switch.
 	copyPiece = 512 << 10
+	// repCopyMin is where REP MOVSB catches up with memmove on copies
+	// between processes' mappings (see Copy). Smaller copies are one
+	// memmove, so without REP MOVSB the pieces start there too.
+	repCopyMin = copyPiece
 	// cachedCopyMax is the largest copy kept in cached stores: its source
 	// and destination fill half of a 32 MiB last-level cache.
 	cachedCopyMax = 8 << 20

@@ -48,7 +48,7 @@ func heldAgreement(t *testing.T, me int) (*PE, *actor.PID, chan agreeResult, cha
 	return p, from, done, kept
 }
 
-// keptWaiting fails the test if the agreement ended before PE 0 kept
+// keptWaiting fails the test if the agreement ended before its PE kept
 // waiting past the recorded failure.
 func keptWaiting(t *testing.T, done chan agreeResult, kept chan struct{}) {
 	t.Helper()
