@@ -5,8 +5,9 @@ package world
 // the connection drop first would report a failure instead of the exit.
 // The caller sent it to every PE and rank 0 passed it on (rankzero.go), so
 // those two wait until the others are gone, rank 0 for all but the caller
-// (which waits for rank 0 in turn); the others, mere receivers, close their
-// control lane and end, which is what lets the two stop waiting.
+// (which waits for rank 0 in turn); every PE but the caller then closes its
+// control lane, with a bye on every link, and ends, which is what lets the
+// two stop waiting.
 func (j *joiner) onGlobalExit() func(origin, status int) {
 	exit := j.cfg.OnGlobalExit
 	if exit == nil {
@@ -18,6 +19,7 @@ func (j *joiner) onGlobalExit() func(origin, status int) {
 			j.ctl.awaitGone(-1, lingerOnExit)
 		case 0:
 			j.ctl.awaitGone(origin, lingerOnExit)
+			fallthrough // the caller, still waiting, hears a bye too
 		default:
 			// Leave on purpose, with a bye on every link, so that no PE
 			// takes this process's end for a failure.

@@ -36,6 +36,12 @@ func TestFailureMatrixProcesses(t *testing.T) {
 				for r := 0; r < sc.NPEs; r++ {
 					checkPE(t, sc, r, codes[r], outs[r])
 				}
+				if t.Failed() {
+					// One PE's log rarely says why: its peers' say what they did.
+					for r, out := range outs {
+						t.Logf("PE %d exited %d; output:\n%s", r, codes[r], out)
+					}
+				}
 			})
 		}
 	}
@@ -55,6 +61,12 @@ func checkPE(t *testing.T, sc failcheck.Scenario, r, code int, out string) {
 		// with its status.
 		if st, _ := strconv.Atoi(strings.TrimPrefix(string(want), "Exit:")); code != st {
 			t.Errorf("PE %d exited %d, want %d (GlobalExit); output:\n%s", r, code, st, out)
+		}
+		// Every PE that leaves on the exit says bye: a link that ends
+		// without one is a failure to its peer, which may report it
+		// before the exit's notice arrives.
+		if strings.Contains(out, "control lane: peer lost") {
+			t.Errorf("PE %d took a departure on GlobalExit for a failure; output:\n%s", r, out)
 		}
 		return
 	}

@@ -255,8 +255,11 @@ func (s *peerState) step(now int64, ev any) []any {
 	case evClose:
 		return s.close(now, ev.abort)
 	case evFailed:
-		switch s.phase {
-		case phaseLost, phaseLeft, phaseClosed, phaseClosing:
+		switch {
+		case s.phase == phaseClosing && s.conn == 0:
+			// Its link, which the close waits for, will not come.
+			return s.closed(now)
+		case s.phase == phaseLost, s.phase == phaseLeft, s.phase == phaseClosed, s.phase == phaseClosing:
 			return nil
 		}
 		return s.lose(now, "", false)
@@ -337,12 +340,15 @@ func (s *peerState) close(now int64, abort bool) []any {
 		// A dial is under way: its link, if it comes, says bye.
 		s.enter(now, phaseClosing)
 		return nil
-	case s.phase == phaseWaiting && (abort || len(s.queue) > 0):
-		// The peer dials, or its link is being handed over: it must get
-		// what waited (rank 0's answers to a start-up round) and the
-		// abort, or it takes this end for a death and names this PE as
-		// the one that failed. Its link, if it comes within Silence,
-		// carries them.
+	case s.phase == phaseWaiting:
+		// The peer dials, or its link is being handed over (the peer's
+		// side is up once it sent its hello; this side takes the link
+		// after reading it): the link must carry what waited (rank 0's
+		// answers to a start-up round) and the bye or the abort, or the
+		// peer takes this end for a death and names this PE as the one
+		// that failed (a GlobalExit right after Init: a receiver that
+		// left without a bye made another report a failure). Its link,
+		// if it comes within Silence, carries them.
 		s.enter(now, phaseClosing)
 		return nil
 	}
