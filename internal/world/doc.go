@@ -67,8 +67,9 @@
 //
 // A GlobalExit notice goes to every PE over the lane (rank 0 passes it on
 // once more). The caller and rank 0 wait until the others have left before
-// their process ends; the others close their lane with a bye first, so no
-// PE takes their end for a failure. A data operation that sees an exiting
+// their process ends; every PE but the caller closes its lane with a bye
+// first (also on a link the peer was still bringing up), so no PE takes its
+// end for a failure. A data operation that sees an exiting
 // peer's connection drop before the notice arrives waits briefly for it
 // (pe settles its network paths' errors), so it reports the exit, not a
 // failure.

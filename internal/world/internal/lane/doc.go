@@ -17,7 +17,8 @@
 //     over the lane (ctx.Respond and RequestFuture work across processes).
 //   - Messages on one link arrive in the order they were sent; a peer that
 //     closes its end gracefully sends a bye first, so its departure is not
-//     taken for a failure.
+//     taken for a failure; a link the peer is still bringing up when this
+//     side closes is waited for, and gets the bye too.
 //
 // Who owns what: a transport actor per peer (peer.go) owns that peer's
 // link: it dials or waits to be dialed, runs the heartbeat that detects a
