@@ -39,11 +39,15 @@ type GatherReply struct {
 // PEFailed tells a PE, or the coordinator, that world rank Rank is gone.
 // Origin is the PE that detected it: a PE that forwards the notice (see
 // world's failure flooding) keeps it, so that the next PE can skip the
-// peers Origin told itself.
+// peers Origin told itself. Link says Origin's own control link to Rank
+// ended without a goodbye, and the notice follows every message that link
+// carried (a GlobalExit Rank sent or passed on came first); it means that
+// only to Origin, and forwarded notices leave it false.
 type PEFailed struct {
 	Rank   int    `msgpack:"r"`
 	Reason string `msgpack:"w"`
 	Origin int    `msgpack:"o"`
+	Link   bool   `msgpack:"l,omitempty"`
 }
 
 // GlobalExit ends every PE's world with Status; Rank called it.

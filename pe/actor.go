@@ -33,7 +33,13 @@ type Failed struct {
 	Rank   int
 	Reason string
 	Origin int
+	Link   bool // as actors.PEFailed's
 }
+
+// LinkLost is an effect: this PE's own control link to Rank ended without
+// a goodbye after another notice had recorded Rank failed (Failed.Link
+// says the same for a first notice).
+type LinkLost struct{ Rank int }
 
 // Exited is an effect: record that Rank ended the world with Status,
 // wake the PE's waits, then run the exit hook. Step returns it once.
@@ -48,9 +54,10 @@ type Send struct {
 // Step takes one message and returns its effects, in the order the runtime
 // must apply them. It accepts:
 //   - *actors.PEFailed: a peer's notice, or this PE's own detector's (Origin
-//     is this PE). Only the first notice about a rank counts; notices about
-//     this PE itself or ranks outside the world, and any after a
-//     GlobalExit, change nothing.
+//     is this PE). Only the first notice about a rank counts, but for a
+//     later one from this PE's own link (LinkLost); notices about this PE
+//     itself or ranks outside the world, and any after a GlobalExit,
+//     change nothing.
 //   - *actors.GlobalExit: some PE ended the world. Only the first counts.
 //     Rank 0 reaches every PE (the multi-process backend checks it at
 //     start-up) while the caller of GlobalExit may not (a relayed pair), so
@@ -64,11 +71,19 @@ func (a *Actor) Step(m any) []any {
 		// After a GlobalExit, a peer's connection that ends is the exit
 		// ending its process, not a failure: the notices arrive in the
 		// order they were sent, so the exit came first.
-		if a.exited || m.Rank < 0 || m.Rank >= a.npes || m.Rank == a.rank || a.failed[m.Rank] {
+		if a.exited || m.Rank < 0 || m.Rank >= a.npes || m.Rank == a.rank {
+			return nil
+		}
+		if a.failed[m.Rank] {
+			if m.Link && m.Origin == a.rank {
+				// Another's notice came first; this PE's own link's end
+				// still tells settle the peer did not leave on an exit.
+				return []any{LinkLost{Rank: m.Rank}}
+			}
 			return nil
 		}
 		a.failed[m.Rank] = true
-		return []any{Failed{Rank: m.Rank, Reason: m.Reason, Origin: m.Origin}}
+		return []any{Failed{Rank: m.Rank, Reason: m.Reason, Origin: m.Origin, Link: m.Link}}
 	case *actors.GlobalExit:
 		if a.exited {
 			return nil

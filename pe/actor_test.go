@@ -13,7 +13,7 @@ import (
 // TestScenarios drives PE actors from the files in testdata/:
 //
 //	new rank=<r> npes=<n>
-//	failed rank=<r> reason=<word> origin=<o>
+//	failed rank=<r> reason=<word> origin=<o> [link=true]
 //	exit rank=<r> status=<s>
 //
 // and prints the effects of each message, one a line.
@@ -37,7 +37,8 @@ func TestScenarios(t *testing.T) {
 					return ""
 				case "failed":
 					reason, _ := d.Arg("reason")
-					effects = a.Step(&actors.PEFailed{Rank: num("rank"), Reason: reason, Origin: num("origin")})
+					link, _ := d.Arg("link")
+					effects = a.Step(&actors.PEFailed{Rank: num("rank"), Reason: reason, Origin: num("origin"), Link: link == "true"})
 				case "exit":
 					effects = a.Step(&actors.GlobalExit{Rank: num("rank"), Status: num("status")})
 				default:

@@ -39,6 +39,9 @@ func (s *state) apply(e any) {
 	switch e := e.(type) {
 	case pe.Failed:
 		reason := e.Reason
+		if e.Link && e.Origin == s.cfg.Rank {
+			s.failed.StoreLinkLost(e.Rank)
+		}
 		s.failed.Store(e.Rank, &reason)
 		s.firstFailed.CompareAndSwap(0, int32(e.Rank)+1)
 		s.nFailed.Add(1)
@@ -53,6 +56,9 @@ func (s *state) apply(e any) {
 		if s.cfg.OnFailure != nil {
 			s.cfg.OnFailure(e.Rank, reason, e.Origin)
 		}
+		s.changed()
+	case pe.LinkLost:
+		s.failed.StoreLinkLost(e.Rank)
 		s.changed()
 	case pe.Exited:
 		s.exited.Store(&exitInfo{rank: e.Rank, status: e.Status})

@@ -13,6 +13,10 @@ import (
 type failedSet struct {
 	mu sync.RWMutex
 	m  map[int]*string
+	// linkLost holds the ranks this PE recorded failed from its own
+	// control link's end (actors.PEFailed.Link): not a GlobalExit's
+	// departure, since the exit's notice would have come first (settle).
+	linkLost map[int]bool
 }
 
 // Load returns why rank failed, or nil.
@@ -30,6 +34,25 @@ func (f *failedSet) Store(rank int, why *string) {
 		f.m = map[int]*string{}
 	}
 	f.m[rank] = why
+}
+
+// StoreLinkLost records that rank's failure came from this PE's own
+// control link to it.
+func (f *failedSet) StoreLinkLost(rank int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.linkLost == nil {
+		f.linkLost = map[int]bool{}
+	}
+	f.linkLost[rank] = true
+}
+
+// LinkLost reports whether rank's failure came from this PE's own control
+// link to it.
+func (f *failedSet) LinkLost(rank int) bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.linkLost[rank]
 }
 
 // Ranks returns the failed ranks, ascending.

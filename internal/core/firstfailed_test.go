@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/pe"
 )
@@ -88,5 +89,70 @@ func TestSettleEndsOnAnotherFailure(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("settle still waits a minute after PE 2's failure was recorded")
+	}
+}
+
+// TestSettleEndsOnItsLinkLoss: an operation's connection to PE 2 ends,
+// and PE 1's own control link to PE 2 ends without a goodbye. Every PE
+// that leaves on a GlobalExit says goodbye but the caller, whose notice
+// the link carried ahead of its end, so PE 2 did not leave on an exit:
+// settle reports its failure at once instead of waiting out exitGrace
+// (an hour here) for a notice that will not come. Also when PE 0's
+// notice of the failure came first.
+func TestSettleEndsOnItsLinkLoss(t *testing.T) {
+	own := &actors.PEFailed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 1, Link: true}
+	for _, notices := range [][]*actors.PEFailed{
+		{own},
+		{{Rank: 2, Reason: "flooded", Origin: 0}, own},
+	} {
+		w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := w.PEs[1]
+		p.s.exitGrace = time.Hour
+		lost := errs.New("Get", 1, 2, errs.ErrPEFailed, "connection to 127.0.0.1:1 lost: EOF")
+		done := make(chan error, 1)
+		go func() { done <- p.s.settle(lost) }()
+		for _, n := range notices {
+			p.s.deliver(n)
+		}
+		select {
+		case err := <-done:
+			var e *errs.Error
+			if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
+				t.Errorf("after %d notices: settle: %v, want ErrPEFailed naming PE 2", len(notices), err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("after %d notices: settle still waits a minute after PE 1's link to PE 2 ended", len(notices))
+		}
+		w.Close()
+	}
+}
+
+// TestLinkLossIsOnlyItsOwn: settle ends early only on a failure that
+// PE 1's own control link reported (Link, from PE 1): PE 0's link loss,
+// forwarded, and PE 1's gossip follow no exit notice of PE 2's, so they
+// leave settle waiting for one.
+func TestLinkLossIsOnlyItsOwn(t *testing.T) {
+	lost := errs.New("Get", 1, 2, errs.ErrPEFailed, "connection to 127.0.0.1:1 lost: EOF")
+	for _, c := range []struct {
+		f    pe.Failed
+		ends bool
+	}{
+		{pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 1, Link: true}, true},
+		{pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0, Link: true}, false},
+		{pe.Failed{Rank: 2, Reason: "gossip failure detection", Origin: 1}, false},
+	} {
+		w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := w.PEs[1]
+		p.s.apply(c.f)
+		if got := p.s.lostOnLink(lost); got != c.ends {
+			t.Errorf("after %+v: lostOnLink = %v, want %v", c.f, got, c.ends)
+		}
+		w.Close()
 	}
 }

@@ -26,7 +26,12 @@ const exitGrace = 300 * time.Millisecond
 // survivor that saw it first finalized and left), which blame names, and
 // waiting on would let the survivor's own departure be recorded as a
 // failure in its own right and take the blame (a 4-host run with one PE
-// killed: a survivor's error named another survivor, 300 ms late).
+// killed: a survivor's error named another survivor, 300 ms late). It
+// also ends when this PE's own control link to the named peer ended
+// without a goodbye (actors.PEFailed.Link): every PE that leaves on a
+// GlobalExit says goodbye on its links, but the caller, whose notice
+// travels on the link ahead of its end; so the peer did not leave on an
+// exit, and a killed peer is reported at once, not after exitGrace.
 // With Config.OnGlobalExit set it does not return once the exit is known
 // (see usable).
 func (s *state) settle(err error) error {
@@ -39,7 +44,7 @@ func (s *state) settle(err error) error {
 	wait:
 		for {
 			woken := s.wake.wait() // before the look: a change after it closes it
-			if s.otherFailed(err) {
+			if s.otherFailed(err) || s.lostOnLink(err) {
 				break
 			}
 			select {
@@ -64,6 +69,13 @@ func (s *state) otherFailed(err error) bool {
 	first := int(s.firstFailed.Load()) - 1
 	var e *errs.Error
 	return first >= 0 && errors.As(err, &e) && e.Target != errs.NoPE && e.Target != first
+}
+
+// lostOnLink reports whether err names a peer whose failure this PE
+// recorded from its own control link's end.
+func (s *state) lostOnLink(err error) bool {
+	var e *errs.Error
+	return errors.As(err, &e) && e.Target != errs.NoPE && s.failed.LinkLost(e.Target)
 }
 
 // blame renames a data-path error naming a peer to the PE this PE

@@ -72,7 +72,7 @@ func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, c
 	}
 	var err error
 	c.lane, err = lane.New(lane.Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: secret,
-		System: c.sys, Logger: log, OnLost: c.detected, Timing: lane.TimingFor(failAfter)})
+		System: c.sys, Logger: log, OnLost: c.lost, Timing: lane.TimingFor(failAfter)})
 	if err != nil {
 		ln.Close()
 		c.sys.Shutdown()
@@ -126,11 +126,16 @@ func (c *control) send(rank int, msg any) bool {
 	return c.lane.Send(rank, core.PEActor(rank), msg)
 }
 
-// detected reports that this PE detected rank's failure (the lane's
-// OnLost, gossip). Before the PE runs, the coordinator is told at once,
+// detected reports that this PE detected rank's failure (gossip, the
+// start-up checks). Before the PE runs, the coordinator is told at once,
 // so that the start-up agreement fails naming rank, and the PE hears once
 // it runs (started).
-func (c *control) detected(rank int, reason string) {
+func (c *control) detected(rank int, reason string) { c.lost(rank, reason, false) }
+
+// lost is the lane's OnLost, and detected's body: linked says rank's link
+// was up and ended, after delivering everything it carried, which the
+// notice to the PE then says (actors.PEFailed.Link).
+func (c *control) lost(rank int, reason string, linked bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	// Recorded and sent under c.mu: an abort held for its cause
@@ -148,6 +153,7 @@ func (c *control) detected(rank int, reason string) {
 		// Through the PE actor's mailbox, behind the messages the peer
 		// sent before its link ended: a GlobalExit there wins over the
 		// loss.
+		notice.Link = linked
 		c.sys.Root.Send(c.sys.NewLocalPID(core.PEActor(me)), notice)
 	}
 }

@@ -71,6 +71,9 @@
 // first (also on a link the peer was still bringing up), so no PE takes its
 // end for a failure. A data operation that sees an exiting
 // peer's connection drop before the notice arrives waits briefly for it
-// (pe settles its network paths' errors), so it reports the exit, not a
-// failure.
+// (core's settle), so it reports the exit, not a failure. The wait ends at
+// once when this PE's own link to that peer ends without a bye: the
+// caller's notice travels on the link ahead of its end, and every other PE
+// says bye, so the peer failed (the lane's loss reaches the PE actor
+// behind the link's messages, as actors.PEFailed.Link).
 package world

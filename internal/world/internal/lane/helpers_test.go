@@ -83,7 +83,7 @@ func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*no
 			t.Fatal(err)
 		}
 		nd.lane, err = New(Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: testSecret,
-			System: nd.sys, Timing: timing, OnLost: func(p int, why string) { t.Logf("PE %d lost PE %d: %s", r, p, why); nd.lost <- p }})
+			System: nd.sys, Timing: timing, OnLost: func(p int, why string, _ bool) { t.Logf("PE %d lost PE %d: %s", r, p, why); nd.lost <- p }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,9 +40,11 @@ type Config struct {
 	MaxUnauthenticated int
 	// OnLost runs when this PE detects that a peer failed: its link ended
 	// without a bye, stayed silent for Timing.Silence, or never came up.
-	// reason names the peer, its address and the cause. It runs on the
-	// peer's transport actor and must not block. Optional.
-	OnLost func(peer int, reason string)
+	// reason names the peer, its address and the cause; linked says the
+	// link had been up, so every message it carried was delivered before
+	// this call. It runs on the peer's transport actor and must not
+	// block. Optional.
+	OnLost func(peer int, reason string, linked bool)
 }
 
 // DefaultTiming detects a silent peer in 3 to 3.5 s: the README's "about

@@ -117,7 +117,7 @@ func (p *peer) act(ctx actor.Context, a any) any {
 		reason := fmt.Sprintf("lost the control link to PE %d at %s: %s", p.rank, l.addrs[p.rank], a.reason)
 		l.log.Warn("control lane: peer lost", "peer", p.rank, "reason", reason)
 		if l.cfg.OnLost != nil {
-			l.cfg.OnLost(p.rank, reason)
+			l.cfg.OnLost(p.rank, reason, a.linked)
 		}
 	case actGone:
 		l.markGone(p.rank)

@@ -139,7 +139,10 @@ type (
 		via int
 		m   *out
 	}
-	actDeclare struct{ reason string } // the peer failed: tell the PE
+	actDeclare struct { // the peer failed: tell the PE
+		reason string
+		linked bool // on a link that was up: everything it carried was read first
+	}
 	actGone    struct{ left bool }     // the link ended: left on purpose or lost
 	actDrop    struct {
 		m   *out
@@ -310,8 +313,9 @@ func (s *peerState) up(now int64, conn int) []any {
 // detected it (else the PE was told).
 func (s *peerState) lose(now int64, reason string, declare bool) []any {
 	var acts []any
+	linked := s.conn != 0
 	switch {
-	case s.conn != 0:
+	case linked:
 		acts = append(acts, actClose{s.conn})
 	case s.phase == phaseDialing:
 		acts = append(acts, actStop{})
@@ -322,7 +326,7 @@ func (s *peerState) lose(now int64, reason string, declare bool) []any {
 	s.queue = nil
 	s.sus.clear()
 	if declare {
-		acts = append(acts, actDeclare{reason})
+		acts = append(acts, actDeclare{reason, linked})
 	}
 	s.enter(now, phaseLost)
 	return append(acts, actGone{left: false})

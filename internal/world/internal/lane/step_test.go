@@ -138,6 +138,9 @@ func describe(a any) string {
 	case actForward:
 		return fmt.Sprintf("forward via=%d %s", a.via, a.m.name)
 	case actDeclare:
+		if a.linked {
+			return "declare-failed linked: " + a.reason
+		}
 		return "declare-failed: " + a.reason
 	case actGone:
 		return fmt.Sprintf("gone left=%v", a.left)
