@@ -143,8 +143,8 @@ type (
 		reason string
 		linked bool // on a link that was up: everything it carried was read first
 	}
-	actGone    struct{ left bool }     // the link ended: left on purpose or lost
-	actDrop    struct {
+	actGone struct{ left bool } // the link ended: left on purpose or lost
+	actDrop struct {
 		m   *out
 		why string
 	}
