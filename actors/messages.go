@@ -39,10 +39,10 @@ type GatherReply struct {
 // PEFailed tells a PE, or the coordinator, that world rank Rank is gone.
 // Origin is the PE that detected it: a PE that forwards the notice (see
 // world's failure flooding) keeps it, so that the next PE can skip the
-// peers Origin told itself. Link says Origin's own control link to Rank
-// ended without a goodbye, and the notice follows every message that link
-// carried (a GlobalExit Rank sent or passed on came first); it means that
-// only to Origin, and forwarded notices leave it false.
+// peers Origin told itself. Link says Origin's control link to Rank had
+// been up and its connection ended without a goodbye, so the notice
+// follows every message that link carried (a GlobalExit Rank sent or
+// passed on came first); forwarded notices keep it.
 type PEFailed struct {
 	Rank   int    `msgpack:"r"`
 	Reason string `msgpack:"w"`

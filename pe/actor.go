@@ -36,9 +36,9 @@ type Failed struct {
 	Link   bool // as actors.PEFailed's
 }
 
-// LinkLost is an effect: this PE's own control link to Rank ended without
-// a goodbye after another notice had recorded Rank failed (Failed.Link
-// says the same for a first notice).
+// LinkLost is an effect: a notice with actors.PEFailed.Link came after
+// another had recorded Rank failed (Failed.Link says the same for a first
+// notice).
 type LinkLost struct{ Rank int }
 
 // Exited is an effect: record that Rank ended the world with Status,
@@ -55,7 +55,7 @@ type Send struct {
 // must apply them. It accepts:
 //   - *actors.PEFailed: a peer's notice, or this PE's own detector's (Origin
 //     is this PE). Only the first notice about a rank counts, but for a
-//     later one from this PE's own link (LinkLost); notices about this PE
+//     later one with Link (LinkLost); notices about this PE
 //     itself or ranks outside the world, and any after a GlobalExit,
 //     change nothing.
 //   - *actors.GlobalExit: some PE ended the world. Only the first counts.
@@ -75,9 +75,9 @@ func (a *Actor) Step(m any) []any {
 			return nil
 		}
 		if a.failed[m.Rank] {
-			if m.Link && m.Origin == a.rank {
-				// Another's notice came first; this PE's own link's end
-				// still tells settle the peer did not leave on an exit.
+			if m.Link {
+				// A notice without Link came first; this one still tells
+				// settle the peer did not leave on an exit.
 				return []any{LinkLost{Rank: m.Rank}}
 			}
 			return nil

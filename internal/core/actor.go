@@ -39,7 +39,7 @@ func (s *state) apply(e any) {
 	switch e := e.(type) {
 	case pe.Failed:
 		reason := e.Reason
-		if e.Link && e.Origin == s.cfg.Rank {
+		if e.Link {
 			s.failed.StoreLinkLost(e.Rank)
 		}
 		s.failed.Store(e.Rank, &reason)
@@ -54,7 +54,7 @@ func (s *state) apply(e any) {
 		// The hook first: it tells the other PEs, and a waiter woken by
 		// the ring may finalize at once, after which they may not hear.
 		if s.cfg.OnFailure != nil {
-			s.cfg.OnFailure(e.Rank, reason, e.Origin)
+			s.cfg.OnFailure(e.Rank, reason, e.Origin, e.Link)
 		}
 		s.changed()
 	case pe.LinkLost:

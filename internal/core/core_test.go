@@ -47,7 +47,7 @@ func newFakeWorldWith(t *testing.T, n int, tweak func(*Config)) *fakeWorld {
 		cfg := Config{
 			Rank: r, NPEs: n, WorldID: 1, Heap: heap.New(w.nw.Heap(r)), Bell: w.nw.Bell(r), Paths: w.nw.Paths(r),
 			Shared: all, System: sys, Coordinator: coord, Send: send, Timeout: time.Minute,
-			OnFailure: func(int, string, int) { w.failures[r].Add(1) },
+			OnFailure: func(int, string, int, bool) { w.failures[r].Add(1) },
 		}
 		if tweak != nil {
 			tweak(&cfg)

@@ -13,9 +13,9 @@ import (
 type failedSet struct {
 	mu sync.RWMutex
 	m  map[int]*string
-	// linkLost holds the ranks this PE recorded failed from its own
-	// control link's end (actors.PEFailed.Link): not a GlobalExit's
-	// departure, since the exit's notice would have come first (settle).
+	// linkLost holds the failed ranks whose notice said a control link
+	// to them ended (actors.PEFailed.Link): not a GlobalExit's
+	// departure (see settle).
 	linkLost map[int]bool
 }
 
@@ -36,8 +36,8 @@ func (f *failedSet) Store(rank int, why *string) {
 	f.m[rank] = why
 }
 
-// StoreLinkLost records that rank's failure came from this PE's own
-// control link to it.
+// StoreLinkLost records that a control link to rank ended without a
+// goodbye.
 func (f *failedSet) StoreLinkLost(rank int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -47,8 +47,8 @@ func (f *failedSet) StoreLinkLost(rank int) {
 	f.linkLost[rank] = true
 }
 
-// LinkLost reports whether rank's failure came from this PE's own control
-// link to it.
+// LinkLost reports whether a control link to rank ended without a
+// goodbye.
 func (f *failedSet) LinkLost(rank int) bool {
 	f.mu.RLock()
 	defer f.mu.RUnlock()

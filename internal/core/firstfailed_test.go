@@ -92,19 +92,19 @@ func TestSettleEndsOnAnotherFailure(t *testing.T) {
 	}
 }
 
-// TestSettleEndsOnItsLinkLoss: an operation's connection to PE 2 ends,
-// and PE 1's own control link to PE 2 ends without a goodbye. Every PE
-// that leaves on a GlobalExit says goodbye but the caller, whose notice
-// the link carried ahead of its end, so PE 2 did not leave on an exit:
-// settle reports its failure at once instead of waiting out exitGrace
-// (an hour here) for a notice that will not come. Also when PE 0's
-// notice of the failure came first.
-func TestSettleEndsOnItsLinkLoss(t *testing.T) {
+// TestSettleEndsOnLinkLoss: an operation's connection to PE 2 ends,
+// and a control link to PE 2 ends without a goodbye: PE 1's own, or PE
+// 0's, whose notice PE 1 hears. Every PE that leaves on a GlobalExit
+// says goodbye but the caller, which ends only after every other PE has
+// gone and whose notice its links carry ahead of their end, so PE 2 did
+// not leave on an exit: settle reports its failure at once instead of
+// waiting out exitGrace (an hour here) for a notice that will not come.
+// Also when a notice without Link came first.
+func TestSettleEndsOnLinkLoss(t *testing.T) {
 	own := &actors.PEFailed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 1, Link: true}
-	for _, notices := range [][]*actors.PEFailed{
-		{own},
-		{{Rank: 2, Reason: "flooded", Origin: 0}, own},
-	} {
+	flooded := &actors.PEFailed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0, Link: true}
+	gossip := &actors.PEFailed{Rank: 2, Reason: "gossip failure detection", Origin: 1}
+	for _, notices := range [][]*actors.PEFailed{{own}, {flooded}, {gossip, own}, {gossip, flooded}} {
 		w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
 		if err != nil {
 			t.Fatal(err)
@@ -121,27 +121,25 @@ func TestSettleEndsOnItsLinkLoss(t *testing.T) {
 		case err := <-done:
 			var e *errs.Error
 			if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
-				t.Errorf("after %d notices: settle: %v, want ErrPEFailed naming PE 2", len(notices), err)
+				t.Errorf("after %+v: settle: %v, want ErrPEFailed naming PE 2", notices, err)
 			}
 		case <-time.After(time.Minute):
-			t.Fatalf("after %d notices: settle still waits a minute after PE 1's link to PE 2 ended", len(notices))
+			t.Fatalf("after %+v: settle still waits a minute after a link to PE 2 ended", notices)
 		}
 		w.Close()
 	}
 }
 
-// TestLinkLossIsOnlyItsOwn: settle ends early only on a failure that
-// PE 1's own control link reported (Link, from PE 1): PE 0's link loss,
-// forwarded, and PE 1's gossip follow no exit notice of PE 2's, so they
-// leave settle waiting for one.
-func TestLinkLossIsOnlyItsOwn(t *testing.T) {
+// TestGossipLeavesTheExitWait: gossip's verdict follows no exit notice of
+// PE 2's (an exiting process ends its gossip without a leave), so it
+// leaves settle waiting for one; a link's end does not.
+func TestGossipLeavesTheExitWait(t *testing.T) {
 	lost := errs.New("Get", 1, 2, errs.ErrPEFailed, "connection to 127.0.0.1:1 lost: EOF")
 	for _, c := range []struct {
 		f    pe.Failed
 		ends bool
 	}{
-		{pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 1, Link: true}, true},
-		{pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0, Link: true}, false},
+		{pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0, Link: true}, true},
 		{pe.Failed{Rank: 2, Reason: "gossip failure detection", Origin: 1}, false},
 	} {
 		w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})

@@ -49,7 +49,7 @@ type LocalConfig struct {
 	DeadlockGrace time.Duration
 	// OnFailure, if set, returns the Config.OnFailure of rank's PE: tests
 	// of failure handling plug a backend's in (the simulator has none).
-	OnFailure func(rank int) func(failed int, reason string, origin int)
+	OnFailure func(rank int) func(failed int, reason string, origin int, link bool)
 	// Net, if set, wraps the bells and paths (the simulator's network).
 	Net Net
 }
@@ -158,7 +158,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 			}
 			w.pathsMade.Add(int64(n))
 		}
-		var onFailure func(int, string, int)
+		var onFailure func(int, string, int, bool)
 		if cfg.OnFailure != nil {
 			onFailure = cfg.OnFailure(r)
 		}

@@ -106,9 +106,9 @@ type Config struct {
 	// PEFailed notice (origin is the PE that detected it). It runs on the
 	// recording goroutine (the PE actor's, or a detector's) and must not
 	// block; the multi-process backend fails its data paths to rank and
-	// forwards the notice to PEs that may not have heard (world.control).
-	// Optional.
-	OnFailure func(rank int, reason string, origin int)
+	// forwards the notice to PEs that may not have heard (world.control),
+	// link included (actors.PEFailed.Link). Optional.
+	OnFailure func(rank int, reason string, origin int, link bool)
 	// Release frees what the backend allocated for this PE (engines,
 	// mappings, the actor system if it is the PE's own); Finalize calls it
 	// last. Optional.

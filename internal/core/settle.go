@@ -27,11 +27,14 @@ const exitGrace = 300 * time.Millisecond
 // waiting on would let the survivor's own departure be recorded as a
 // failure in its own right and take the blame (a 4-host run with one PE
 // killed: a survivor's error named another survivor, 300 ms late). It
-// also ends when this PE's own control link to the named peer ended
-// without a goodbye (actors.PEFailed.Link): every PE that leaves on a
-// GlobalExit says goodbye on its links, but the caller, whose notice
-// travels on the link ahead of its end; so the peer did not leave on an
-// exit, and a killed peer is reported at once, not after exitGrace.
+// also ends when a control link to the named peer, this PE's or another
+// PE's, ended without a goodbye (actors.PEFailed.Link): every PE that
+// leaves on a GlobalExit says goodbye on its links but the caller, which
+// ends only after every other PE has gone (or after lingering 5 s), and
+// whose notice travels on its links ahead of their end. So the peer did
+// not leave on an exit, and a killed peer is reported at once, not after
+// exitGrace, by every survivor alike (when only some did, the others'
+// departures were still recorded as failures in the wait, and blamed).
 // With Config.OnGlobalExit set it does not return once the exit is known
 // (see usable).
 func (s *state) settle(err error) error {
@@ -71,8 +74,8 @@ func (s *state) otherFailed(err error) bool {
 	return first >= 0 && errors.As(err, &e) && e.Target != errs.NoPE && e.Target != first
 }
 
-// lostOnLink reports whether err names a peer whose failure this PE
-// recorded from its own control link's end.
+// lostOnLink reports whether err names a peer whose control link, this
+// PE's or another's, ended without a goodbye.
 func (s *state) lostOnLink(err error) bool {
 	var e *errs.Error
 	return errors.As(err, &e) && e.Target != errs.NoPE && s.failed.LinkLost(e.Target)

@@ -175,7 +175,7 @@ func (c *control) markStarted() {
 // It fails the data paths to rank and through it, so that operations
 // pending on them end now instead of at the transport's timeout, closes
 // the lane's link to it, and sends the flood's notices.
-func (c *control) onFailure(rank int, reason string, origin int) {
+func (c *control) onFailure(rank int, reason string, origin int, link bool) {
 	c.mu.Lock()
 	node, flood := c.node, c.flood
 	var notices []floodNotice
@@ -193,7 +193,7 @@ func (c *control) onFailure(rank int, reason string, origin int) {
 	if origin != me && len(notices) > 0 {
 		c.log.Info("forwarding a failure notice", "failed", rank, "detected_by", origin, "to", len(notices))
 	}
-	m := &actors.PEFailed{Rank: rank, Reason: reason, Origin: origin}
+	m := &actors.PEFailed{Rank: rank, Reason: reason, Origin: origin, Link: link}
 	for _, n := range notices {
 		c.post(n.to, m)
 	}

@@ -72,8 +72,9 @@
 // end for a failure. A data operation that sees an exiting
 // peer's connection drop before the notice arrives waits briefly for it
 // (core's settle), so it reports the exit, not a failure. The wait ends at
-// once when this PE's own link to that peer ends without a bye: the
-// caller's notice travels on the link ahead of its end, and every other PE
-// says bye, so the peer failed (the lane's loss reaches the PE actor
-// behind the link's messages, as actors.PEFailed.Link).
+// once when a link to that peer, this PE's or another's, ends without a
+// bye: every PE but the caller says bye, and the caller ends only after
+// the others have gone, its notice on the link ahead of its end; so the
+// peer failed (the lane's loss reaches the PE actor behind the link's
+// messages, and the flood forwards it, as actors.PEFailed.Link).
 package world

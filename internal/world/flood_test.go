@@ -162,7 +162,7 @@ func TestFailureNoticeCrossesARelay(t *testing.T) {
 		ctls[r] = &control{log: log, rank: r, started: true, flood: newFloodState(reach, r)}
 	}
 	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: n, HeapSize: 1 << 20, Logger: log,
-		OnFailure: func(r int) func(int, string, int) { return ctls[r].onFailure }})
+		OnFailure: func(r int) func(int, string, int, bool) { return ctls[r].onFailure }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,9 @@ type Config struct {
 	// OnLost runs when this PE detects that a peer failed: its link ended
 	// without a bye, stayed silent for Timing.Silence, or never came up.
 	// reason names the peer, its address and the cause; linked says the
-	// link had been up, so every message it carried was delivered before
-	// this call. It runs on the peer's transport actor and must not
-	// block. Optional.
+	// link had been up and its connection ended (end of stream, reset), so
+	// every message it carried was delivered before this call. It runs on
+	// the peer's transport actor and must not block. Optional.
 	OnLost func(peer int, reason string, linked bool)
 }
 

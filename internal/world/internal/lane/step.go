@@ -141,7 +141,7 @@ type (
 	}
 	actDeclare struct { // the peer failed: tell the PE
 		reason string
-		linked bool // on a link that was up: everything it carried was read first
+		linked bool // the link's connection ended: everything it carried was read first (ended)
 	}
 	actGone struct{ left bool } // the link ended: left on purpose or lost
 	actDrop struct {
@@ -229,7 +229,7 @@ func (s *peerState) step(now int64, ev any) []any {
 		}
 		switch s.phase {
 		case phaseUp:
-			return s.lose(now, ev.reason, true)
+			return s.ended(now, ev.reason)
 		case phaseClosing:
 			return s.closed(now)
 		}
@@ -313,9 +313,8 @@ func (s *peerState) up(now int64, conn int) []any {
 // detected it (else the PE was told).
 func (s *peerState) lose(now int64, reason string, declare bool) []any {
 	var acts []any
-	linked := s.conn != 0
 	switch {
-	case linked:
+	case s.conn != 0:
 		acts = append(acts, actClose{s.conn})
 	case s.phase == phaseDialing:
 		acts = append(acts, actStop{})
@@ -326,10 +325,25 @@ func (s *peerState) lose(now int64, reason string, declare bool) []any {
 	s.queue = nil
 	s.sus.clear()
 	if declare {
-		acts = append(acts, actDeclare{reason, linked})
+		acts = append(acts, actDeclare{reason: reason})
 	}
 	s.enter(now, phaseLost)
 	return append(acts, actGone{left: false})
+}
+
+// ended is lose for a link whose connection ended (end of stream, reset)
+// without a bye: its reader had delivered everything the link carried,
+// which the declaration says (linked). A silent link, a failed write or a
+// link that never came up may still hold messages that did not arrive.
+func (s *peerState) ended(now int64, reason string) []any {
+	acts := s.lose(now, reason, true)
+	for i, a := range acts {
+		if d, ok := a.(actDeclare); ok {
+			d.linked = true
+			acts[i] = d
+		}
+	}
+	return acts
 }
 
 func (s *peerState) close(now int64, abort bool) []any {
