@@ -73,7 +73,7 @@ func (s *peerState) probeSent(now int64, ev evProbeSent) []any {
 	}
 	s.sus.asked = ev.asked
 	if ev.asked == 0 {
-		return s.lose(now, s.sus.verdict(now-s.direct, ""), true)
+		return s.lose(now, s.sus.verdict(now-s.direct, ""), detected)
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func (s *peerState) probeAck(now int64, ev evProbeAck) []any {
 	}
 	s.sus.denied++
 	if s.sus.asked > 0 && s.sus.denied >= s.sus.asked {
-		return s.lose(now, s.sus.verdict(now-s.direct, ""), true)
+		return s.lose(now, s.sus.verdict(now-s.direct, ""), detected)
 	}
 	return nil
 }

@@ -141,7 +141,7 @@ type (
 	}
 	actDeclare struct { // the peer failed: tell the PE
 		reason string
-		linked bool // the link's connection ended: everything it carried was read first (ended)
+		linked bool // the link's connection ended: everything it carried was read first (connEnded)
 	}
 	actGone struct{ left bool } // the link ended: left on purpose or lost
 	actDrop struct {
@@ -177,7 +177,7 @@ func (s *peerState) step(now int64, ev any) []any {
 			return nil
 		}
 		if now-s.since >= s.t.Connect {
-			return s.lose(now, fmt.Sprintf("cannot connect within %d ms: %s", s.t.Connect, ev.reason), true)
+			return s.lose(now, fmt.Sprintf("cannot connect within %d ms: %s", s.t.Connect, ev.reason), detected)
 		}
 		s.nextDial = now + s.t.Retry
 		return nil
@@ -213,7 +213,7 @@ func (s *peerState) step(now int64, ev any) []any {
 		case s.phase == phaseUp && ev.abort:
 			// It did not finish (its start-up failed): for the PEs that
 			// wait for it, that is a failure.
-			return s.lose(now, AbortReason, true)
+			return s.lose(now, AbortReason, detected)
 		case s.phase == phaseUp:
 			s.enter(now, phaseLeft)
 			return []any{actClose{ev.conn}, actGone{left: true}}
@@ -229,7 +229,7 @@ func (s *peerState) step(now int64, ev any) []any {
 		}
 		switch s.phase {
 		case phaseUp:
-			return s.ended(now, ev.reason)
+			return s.lose(now, ev.reason, connEnded)
 		case phaseClosing:
 			return s.closed(now)
 		}
@@ -265,7 +265,7 @@ func (s *peerState) step(now int64, ev any) []any {
 		case s.phase == phaseLost, s.phase == phaseLeft, s.phase == phaseClosed, s.phase == phaseClosing:
 			return nil
 		}
-		return s.lose(now, "", false)
+		return s.lose(now, "", told)
 	}
 	return nil
 }
@@ -309,9 +309,22 @@ func (s *peerState) up(now int64, conn int) []any {
 	return acts
 }
 
-// lose ends the link because the peer failed; declare says this side
-// detected it (else the PE was told).
-func (s *peerState) lose(now int64, reason string, declare bool) []any {
+// howKnown says how the failure lose records became known.
+type howKnown uint8
+
+const (
+	told     howKnown = iota // the PE learned it from elsewhere: nothing to declare
+	detected                 // this side detected it: declare it
+	// connEnded: this side detected that the link's connection ended
+	// (end of stream, reset) without a bye, its reader having delivered
+	// everything the link carried: declare it, linked. A silent link, a
+	// failed write or a link that never came up may still hold messages
+	// that did not arrive, and are merely detected.
+	connEnded
+)
+
+// lose ends the link because the peer failed, known as how says.
+func (s *peerState) lose(now int64, reason string, how howKnown) []any {
 	var acts []any
 	switch {
 	case s.conn != 0:
@@ -324,26 +337,11 @@ func (s *peerState) lose(now int64, reason string, declare bool) []any {
 	}
 	s.queue = nil
 	s.sus.clear()
-	if declare {
-		acts = append(acts, actDeclare{reason: reason})
+	if how != told {
+		acts = append(acts, actDeclare{reason: reason, linked: how == connEnded})
 	}
 	s.enter(now, phaseLost)
 	return append(acts, actGone{left: false})
-}
-
-// ended is lose for a link whose connection ended (end of stream, reset)
-// without a bye: its reader had delivered everything the link carried,
-// which the declaration says (linked). A silent link, a failed write or a
-// link that never came up may still hold messages that did not arrive.
-func (s *peerState) ended(now int64, reason string) []any {
-	acts := s.lose(now, reason, true)
-	for i, a := range acts {
-		if d, ok := a.(actDeclare); ok {
-			d.linked = true
-			acts[i] = d
-		}
-	}
-	return acts
 }
 
 func (s *peerState) close(now int64, abort bool) []any {
@@ -414,7 +412,7 @@ func (s *peerState) tick(now int64) []any {
 		acts := []any{actHeartbeat{s.conn}} // keep trying to reach it
 		switch {
 		case s.sus.on && now-s.sus.since >= s.t.Probe:
-			return s.lose(now, s.sus.verdict(now-s.direct, "within "+fmt.Sprint(s.t.Probe)+" ms"), true)
+			return s.lose(now, s.sus.verdict(now-s.direct, "within "+fmt.Sprint(s.t.Probe)+" ms"), detected)
 		case !s.sus.on && now-s.heard >= s.t.Silence:
 			// Silence alone is a suspicion, not a verdict: the link may
 			// be what failed. Ask the others first (probe.go).
@@ -428,7 +426,7 @@ func (s *peerState) tick(now int64) []any {
 		}
 	case s.phase == phaseWaiting:
 		if now-s.since >= s.t.Connect {
-			return s.lose(now, fmt.Sprintf("it did not connect within %d ms", s.t.Connect), true)
+			return s.lose(now, fmt.Sprintf("it did not connect within %d ms", s.t.Connect), detected)
 		}
 	case s.phase == phaseClosing:
 		if now-s.since >= s.t.Silence {

@@ -45,7 +45,7 @@ func (s *peerState) writeFailed(now int64, ev evWriteFailed) []any {
 // with the write's error once the reader has said nothing for writeGrace.
 func (s *peerState) writeVerdict(now int64) []any {
 	if now-s.writeErrAt >= writeGrace*s.t.Heartbeat {
-		return s.lose(now, s.writeErr, true)
+		return s.lose(now, s.writeErr, detected)
 	}
 	return nil
 }
