@@ -148,8 +148,8 @@ func TestGossipLeavesTheExitWait(t *testing.T) {
 		}
 		p := w.PEs[1]
 		p.s.apply(c.f)
-		if got := p.s.lostOnLink(lost); got != c.ends {
-			t.Errorf("after %+v: lostOnLink = %v, want %v", c.f, got, c.ends)
+		if got := p.s.failureKnown(lost); got != c.ends {
+			t.Errorf("after %+v: failureKnown = %v, want %v", c.f, got, c.ends)
 		}
 		w.Close()
 	}

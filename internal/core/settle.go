@@ -47,7 +47,7 @@ func (s *state) settle(err error) error {
 	wait:
 		for {
 			woken := s.wake.wait() // before the look: a change after it closes it
-			if s.otherFailed(err) || s.lostOnLink(err) {
+			if s.failureKnown(err) {
 				break
 			}
 			select {
@@ -66,19 +66,17 @@ func (s *state) settle(err error) error {
 	return s.blame(err)
 }
 
-// otherFailed reports whether the PE recorded failed first is another
-// than the one err names.
-func (s *state) otherFailed(err error) bool {
+// failureKnown reports whether the drop err names is known for a failure
+// rather than a GlobalExit (see settle): the PE recorded failed first is
+// another than the one err names, or a control link to the named peer
+// ended without a goodbye.
+func (s *state) failureKnown(err error) bool {
+	var e *errs.Error
+	if !errors.As(err, &e) || e.Target == errs.NoPE {
+		return false
+	}
 	first := int(s.firstFailed.Load()) - 1
-	var e *errs.Error
-	return first >= 0 && errors.As(err, &e) && e.Target != errs.NoPE && e.Target != first
-}
-
-// lostOnLink reports whether err names a peer whose control link, this
-// PE's or another's, ended without a goodbye.
-func (s *state) lostOnLink(err error) bool {
-	var e *errs.Error
-	return errors.As(err, &e) && e.Target != errs.NoPE && s.failed.LinkLost(e.Target)
+	return (first >= 0 && e.Target != first) || s.failed.LinkLost(e.Target)
 }
 
 // blame renames a data-path error naming a peer to the PE this PE
