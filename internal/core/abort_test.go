@@ -14,11 +14,7 @@ import (
 // to it: it did once, and this Finalize waited for the coordinator's
 // timeout (5 minutes of every CI run in TestStopPEEndsTheStartedPE).
 func TestAbortEndsALaterFinalize(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 2, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 2)
 	cause := errs.New("Init", 1, errs.NoPE, errs.ErrTimeout, "no agreement within the timeout")
 	w.PEs[1].Abort(cause)
 	if err := w.PEs[1].Finalize(); !errors.Is(err, errs.ErrTimeout) {

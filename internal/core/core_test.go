@@ -232,3 +232,15 @@ func TestCoordinatorLossEndsAgreements(t *testing.T) {
 		t.Fatalf("agreement after the notice: %v, want ErrPEFailed", err)
 	}
 }
+
+// localWorld is an in-process world of npes PEs with 1 MiB heaps, closed
+// when the test ends.
+func localWorld(t *testing.T, npes int) *LocalWorld {
+	t.Helper()
+	w, err := NewLocalWorld(LocalConfig{NPEs: npes, HeapSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}

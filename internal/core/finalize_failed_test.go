@@ -15,11 +15,7 @@ import (
 // knows of", none yet, and return nil (CI, TestFailureMatrixFabric:
 // team-barrier-member-dies, PE 3's Finalize returned nil with PE 1 dead).
 func TestFinalizeFailsOnTheCoordinatorsWord(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	done := make(chan error, 2)
 	for _, p := range w.PEs[:2] {
 		go func() { done <- p.Finalize() }()

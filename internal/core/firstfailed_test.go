@@ -15,15 +15,11 @@ import (
 // failure of its own"). A wait ends naming PE 2, the first, not the
 // lowest rank (the fault suite saw Init name PE 0 so).
 func TestWaitNamesFirstFailure(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	p := w.PEs[1]
 	p.s.apply(pe.Failed{Rank: 2, Reason: "killed", Origin: 0})
 	p.s.apply(pe.Failed{Rank: 0, Reason: "it closed after a failure of its own", Origin: 1})
-	err = p.waitable("Init")
+	err := p.waitable("Init")
 	var e *errs.Error
 	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 {
 		t.Fatalf("wait after PE 2's then PE 0's failure: %v, want ErrPEFailed naming PE 2", err)
@@ -36,15 +32,11 @@ func TestWaitNamesFirstFailure(t *testing.T) {
 // 1 has recorded PE 2's failure, settle names PE 2 (the fault suite saw
 // "BarrierAll (PE 1 -> PE 0): in Quiet: connection ... lost: EOF").
 func TestSettleBlamesFirstFailure(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	p := w.PEs[1]
 	p.s.apply(pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 1})
 	lost := errs.New("Quiet", 1, 0, errs.ErrPEFailed, "connection to 127.0.0.1:1 lost: EOF")
-	err = p.s.settle(lost)
+	err := p.s.settle(lost)
 	var e *errs.Error
 	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 2 || e.Op != "Quiet" {
 		t.Fatalf("settle: %v, want Quiet's ErrPEFailed naming PE 2", err)
@@ -70,11 +62,7 @@ func TestSettleBlamesFirstFailure(t *testing.T) {
 // first, and the survivor's error named PE 0. The grace is an hour here,
 // so only the recorded failure can end the wait.
 func TestSettleEndsOnAnotherFailure(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	p := w.PEs[1]
 	p.s.exitGrace = time.Hour
 	lost := errs.New("BarrierAll", 1, 0, errs.ErrPEFailed, "in Atomic: connection to 127.0.0.1:1 lost: EOF")
@@ -105,11 +93,7 @@ func TestSettleEndsOnLinkLoss(t *testing.T) {
 	flooded := &actors.PEFailed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0, Link: true}
 	gossip := &actors.PEFailed{Rank: 2, Reason: "gossip failure detection", Origin: 1}
 	for _, notices := range [][]*actors.PEFailed{{own}, {flooded}, {gossip, own}, {gossip, flooded}} {
-		w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := w.PEs[1]
+		p := localWorld(t, 3).PEs[1]
 		p.s.exitGrace = time.Hour
 		lost := errs.New("Get", 1, 2, errs.ErrPEFailed, "connection to 127.0.0.1:1 lost: EOF")
 		done := make(chan error, 1)
@@ -126,7 +110,6 @@ func TestSettleEndsOnLinkLoss(t *testing.T) {
 		case <-time.After(time.Minute):
 			t.Fatalf("after %+v: settle still waits a minute after a link to PE 2 ended", notices)
 		}
-		w.Close()
 	}
 }
 
@@ -142,15 +125,10 @@ func TestGossipLeavesTheExitWait(t *testing.T) {
 		{pe.Failed{Rank: 2, Reason: "lost the control link to PE 2", Origin: 0, Link: true}, true},
 		{pe.Failed{Rank: 2, Reason: "gossip failure detection", Origin: 1}, false},
 	} {
-		w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := w.PEs[1]
+		p := localWorld(t, 3).PEs[1]
 		p.s.apply(c.f)
 		if got := p.s.failureKnown(lost); got != c.ends {
 			t.Errorf("after %+v: failureKnown = %v, want %v", c.f, got, c.ends)
 		}
-		w.Close()
 	}
 }

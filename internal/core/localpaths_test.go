@@ -45,11 +45,7 @@ func TestLargeWorldMakesPathsOnUse(t *testing.T) {
 		t.Errorf("%d paths after PE 0 reached PE 1, want %d", got, n+1)
 	}
 
-	small, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer small.Close()
+	small := localWorld(t, 3)
 	if got := small.PathsMade(); got != 9 {
 		t.Errorf("a world of 3 PEs holds %d paths, want its table of 9", got)
 	}

@@ -14,11 +14,7 @@ func quietFree(p *PE) bool { return atomic.LoadUint32(p.QuietWord()) != 0 }
 // it gives nil, so every operation goes through Path's checks; a context
 // always takes the checked way.
 func TestMappedLeavesOnEveryEvent(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	p := w.PEs[0]
 	world := p.WorldID()
 	// The team pool, reserved at Start, is the heap's first object: slot

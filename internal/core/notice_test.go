@@ -39,11 +39,7 @@ func finalizeSleeps(t *testing.T, w *LocalWorld) ([]time.Duration, chan error) {
 // coordinator has left (10 minutes by default), and the world still ends
 // when the last PE arrives.
 func TestFinalizeWaitSleepsUntilAnEvent(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	sleeps, done := finalizeSleeps(t, w)
 	for _, d := range sleeps {
 		if d < 9*time.Minute {
@@ -64,11 +60,7 @@ func TestFinalizeWaitSleepsUntilAnEvent(t *testing.T) {
 // change of its PE's state (here the deadlock verdict, which no
 // coordinator answers) and ends with it, not at the agreement's timeout.
 func TestAgreementWokenByNotice(t *testing.T) {
-	w, err := NewLocalWorld(LocalConfig{NPEs: 3, HeapSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w := localWorld(t, 3)
 	_, done := finalizeSleeps(t, w)
 	verdict := errs.New("sim", errs.NoPE, errs.NoPE, errs.ErrDeadlock, "test verdict")
 	w.PEs[0].Abort(verdict)
