@@ -15,7 +15,8 @@ import "unsafe"
 //     rounds against OSHMEM, 2 PEs; bench/NOTES.md, session 12), memmove
 //     gave 1.03, 1.09, 1.07, 1.04 times OSHMEM's bandwidth at 32, 64, 128,
 //     256 KiB and REP MOVSB 0.96, 0.94, 0.92, 0.91; at 512 KiB the two
-//     were equal. So where the CPU reports ERMS (fast REP MOVSB), copies
+//     were equal, and at 1-4 MiB REP MOVSB led memmove in pieces by 4-10%
+//     and one non-temporal memmove by 20-30% (session 13). So where the CPU reports ERMS (fast REP MOVSB), copies
 //     from repCopyMin to cachedCopyMax are one REP MOVSB (copy_amd64.s),
 //     and smaller ones memmove.
 //   - REP MOVSB drops to about 3 GB/s, a tenth of memmove, when the
