@@ -28,6 +28,8 @@ type PE struct {
 	// quietFree is c.QuietWord(), read by Quiet without a call; nil in
 	// a zero PE.
 	quietFree *uint32
+	// anyTurn places the scans of WaitUntilAny and TestAny (anyStart).
+	anyTurn atomic.Uint64
 }
 
 // newPE wraps the runtime's PE c in the public handle.

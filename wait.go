@@ -1,6 +1,8 @@
 package shmem
 
 import (
+	"math/bits"
+
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
@@ -81,6 +83,44 @@ func satisfied[T Integer](p *PE, off uint64, n int, status []bool, cmp Cmp, v T,
 	return idx, live
 }
 
+// anyStart returns the index at which a WaitUntilAny or TestAny call (or
+// their _vector forms) on n elements starts its scan. The spec requires
+// that a series of calls eventually return every element that satisfies
+// the condition, so a scan cannot always start at 0: the starts follow a
+// Weyl sequence (golden-ratio steps of one counter per handle), which
+// spreads them over the array also when calls on several arrays
+// interleave, and keeps a run repeatable without a random source.
+func (p *PE) anyStart(n int) int {
+	x := p.anyTurn.Add(0x9e3779b97f4a7c15)
+	start, _ := bits.Mul64(x, uint64(n))
+	return int(start)
+}
+
+// firstFrom returns the first index at or after start, wrapping around,
+// of ivars that is not excluded by status and compares true, or -1, and
+// how many are not excluded (all of them when it returns -1). With vals
+// element i compares with vals[i].
+func firstFrom[T Integer](p *PE, off uint64, n, start int, status []bool, cmp Cmp, v T, vals []T) (found, live int) {
+	for k := 0; k < n; k++ {
+		i := start + k
+		if i >= n {
+			i -= n
+		}
+		if status != nil && status[i] {
+			continue
+		}
+		live++
+		want := v
+		if vals != nil {
+			want = vals[i]
+		}
+		if compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, want) {
+			return i, live
+		}
+	}
+	return -1, live
+}
+
 // WaitUntilAll blocks until every element of the caller's ivars not excluded
 // by status (true = excluded; nil excludes none) compares true with v.
 func WaitUntilAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) error {
@@ -89,6 +129,9 @@ func WaitUntilAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) e
 
 // WaitUntilAny blocks until some element not excluded compares true and
 // returns its index; -1 when every element is excluded or ivars is empty.
+// When several compare true, which one it returns varies from call to
+// call, so that a series of calls returns each of them (as the spec
+// requires; a loop that serves the index returned cannot starve one).
 func WaitUntilAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (int, error) {
 	return waitAny(p, "WaitUntilAny", ivars, status, cmp, v, nil)
 }
@@ -106,6 +149,8 @@ func TestAll[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) bool {
 }
 
 // TestAny returns the index of an element not excluded that compares true.
+// When several do, which one varies from call to call, as with
+// WaitUntilAny.
 func TestAny[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, v T) (int, bool) {
 	return testAny(p, "TestAny", ivars, status, cmp, v, nil)
 }

@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"testing"
 
@@ -194,3 +195,66 @@ func TestWaitShortStatus(t *testing.T) {
 }
 
 func second[A, B any](_ A, b B) B { return b }
+
+// The _any forms: "if an entry i within the test set satisfies the test
+// condition, a series of calls must eventually return i" (OpenSHMEM 1.5,
+// shmem_test_any and the others). Every element but the excluded one
+// holds, and each form, called over and over, returns each of them, also
+// when calls on another array come between. A form that always scanned
+// from 0 would return only the first.
+func TestAnyReturnsEveryHolder(t *testing.T) {
+	run(t, 1, func(p *shmem.PE) error {
+		const n = 7
+		iv, err := shmem.Calloc[int64](p, n)
+		if err != nil {
+			return err
+		}
+		other, err := shmem.Calloc[int64](p, 3)
+		if err != nil {
+			return err
+		}
+		for i := range iv.Local(p) {
+			iv.Local(p)[i] = 1
+		}
+		other.Local(p)[0] = 1
+		status := make([]bool, n)
+		status[3] = true
+		ones := slices.Repeat([]int64{1}, n)
+		forms := map[string]func() (int, error){
+			"TestAny": func() (int, error) {
+				i, ok := shmem.TestAny(p, iv, status, shmem.CmpEQ, 1)
+				if !ok {
+					return i, fmt.Errorf("none found")
+				}
+				return i, nil
+			},
+			"WaitUntilAny": func() (int, error) { return shmem.WaitUntilAny(p, iv, status, shmem.CmpEQ, 1) },
+			"TestAnyVector": func() (int, error) {
+				i, ok := shmem.TestAnyVector(p, iv, status, shmem.CmpEQ, ones)
+				if !ok {
+					return i, fmt.Errorf("none found")
+				}
+				return i, nil
+			},
+			"WaitUntilAnyVector": func() (int, error) { return shmem.WaitUntilAnyVector(p, iv, status, shmem.CmpEQ, ones) },
+		}
+		for name, call := range forms {
+			seen := map[int]bool{}
+			for c := 0; c < 100 && len(seen) < n-1; c++ {
+				i, err := call()
+				if err != nil || i < 0 || i >= n || status[i] {
+					return fmt.Errorf("%s = %d, %v: want an index that holds", name, i, err)
+				}
+				seen[i] = true
+				// Another array's call between two of this one's.
+				if j, ok := shmem.TestAny(p, other, nil, shmem.CmpEQ, 1); !ok || j != 0 {
+					return fmt.Errorf("TestAny on the other array = %d, %v, want 0", j, ok)
+				}
+			}
+			if len(seen) != n-1 {
+				return fmt.Errorf("%s returned only %v in 100 calls; want every index but 3", name, slices.Sorted(maps.Keys(seen)))
+			}
+		}
+		return nil
+	})
+}

@@ -19,7 +19,8 @@ func WaitUntilAllVector[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, 
 
 // WaitUntilAnyVector blocks until some element not excluded compares true
 // with its value and returns its index; -1 when every element is excluded
-// or ivars is empty.
+// or ivars is empty. Which of several it returns varies, as with
+// WaitUntilAny.
 func WaitUntilAnyVector[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, vals []T) (int, error) {
 	const op = "WaitUntilAnyVector"
 	if err := vecArgs(p, op, ivars, vals); err != nil {
@@ -45,7 +46,7 @@ func TestAllVector[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, vals 
 }
 
 // TestAnyVector returns the index of an element not excluded that compares
-// true with its value.
+// true with its value; which of several varies, as with WaitUntilAny.
 func TestAnyVector[T Integer](p *PE, ivars Sym[T], status []bool, cmp Cmp, vals []T) (int, bool) {
 	if vecArgs(p, "TestAnyVector", ivars, vals) != nil {
 		return -1, false
@@ -88,13 +89,10 @@ func waitAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 	if err != nil {
 		return -1, err
 	}
-	found := -1
-	var buf [8]int
+	start, found := p.anyStart(ivars.n), -1
 	err = p.c.WaitWord(op, off, func() bool {
-		idx, live := satisfied(p, off, ivars.n, status, cmp, v, vals, buf[:0])
-		if len(idx) > 0 {
-			found = idx[0]
-		}
+		var live int
+		found, live = firstFrom(p, off, ivars.n, start, status, cmp, v, vals)
 		return found >= 0 || live == 0
 	})
 	return found, err
@@ -128,11 +126,8 @@ func testAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 	if err != nil {
 		return -1, false
 	}
-	idx, _ := satisfied(p, off, ivars.n, status, cmp, v, vals, nil)
-	if len(idx) == 0 {
-		return -1, false
-	}
-	return idx[0], true
+	found, _ := firstFrom(p, off, ivars.n, p.anyStart(ivars.n), status, cmp, v, vals)
+	return found, found >= 0
 }
 
 func testSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, v T, vals []T) []int {

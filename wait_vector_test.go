@@ -55,7 +55,7 @@ func TestVectorWaitsRandomMasks(t *testing.T) {
 					return fmt.Errorf("seed %d round %d: TestAllVector = %v with %d of %d holding", seed, round, got, len(hit), live)
 				}
 				i, ok := shmem.TestAnyVector(p, ivars, status, cmp, vals)
-				if ok != (len(hit) > 0) || (ok && i != hit[0]) {
+				if ok != (len(hit) > 0) || (ok && !slices.Contains(hit, i)) {
 					return fmt.Errorf("seed %d round %d: TestAnyVector = %d, %v; holding %v", seed, round, i, ok, hit)
 				}
 				if got := shmem.TestSomeVector(p, ivars, status, cmp, vals); !slices.Equal(got, hit) {
@@ -63,7 +63,7 @@ func TestVectorWaitsRandomMasks(t *testing.T) {
 				}
 				if len(hit) > 0 {
 					j, err := shmem.WaitUntilAnyVector(p, ivars, status, cmp, vals)
-					if err != nil || j != hit[0] {
+					if err != nil || !slices.Contains(hit, j) {
 						return fmt.Errorf("seed %d round %d: WaitUntilAnyVector = %d, %v", seed, round, j, err)
 					}
 					some, err := shmem.WaitUntilSomeVector(p, ivars, status, cmp, vals)

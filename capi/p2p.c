@@ -62,13 +62,28 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* check evaluates the wait once: for ALL whether every index counts, for
- * ANY the first index that does (SIZE_MAX: none), for SOME how many do
- * (their indices written to indices). */
-static size_t check(int mode, int tc, size_t esize, const char *ivars, size_t n, const int *status,
+/* any_turn places the scans of the _any forms (any_start). */
+static uint64_t any_turn;
+
+/* any_start returns the index at which an _any call on n elements starts
+ * its scan. The spec requires that a series of calls eventually return
+ * every element that satisfies the condition, so a scan cannot always
+ * start at 0: the starts follow a Weyl sequence (golden-ratio steps of
+ * one counter), as the Go side's PE.anyStart does. */
+static size_t any_start(size_t n) {
+  uint64_t x = __atomic_add_fetch(&any_turn, 0x9e3779b97f4a7c15ull, __ATOMIC_RELAXED);
+  return (size_t)(((unsigned __int128)x * n) >> 64);
+}
+
+/* check evaluates the wait once, scanning from index first (wrapping
+ * around): for ALL whether every index counts, for ANY the first index
+ * that does (SIZE_MAX: none), for SOME how many do (their indices written
+ * to indices). */
+static size_t check(int mode, int tc, size_t esize, const char *ivars, size_t n, size_t first, const int *status,
                     size_t *indices, int cmp, const char *values, int vector, int *done) {
   size_t found = 0, live = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t k = 0; k < n; k++) {
+    size_t i = first + k < n ? first + k : first + k - n;
     if (status && status[i]) continue;
     live++;
     int ok = holds(tc, ivars + i * esize, cmp, values + (vector ? i * esize : 0));
@@ -97,11 +112,12 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
     gs_die(msg, 1);
   }
   int done = 0;
-  size_t r = check(mode, tc, esize, ivars, n, status, indices, cmp, values, vector, &done);
+  size_t first = mode == GS_WAIT_ANY ? any_start(n) : 0;
+  size_t r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
   if (done || !block) return mode == GS_WAIT_ANY && !done ? SIZE_MAX : r;
   uint64_t start = now_ns(), last_check = start;
   for (unsigned spins = 0;; spins++) {
-    r = check(mode, tc, esize, ivars, n, status, indices, cmp, values, vector, &done);
+    r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
     if (done) return r;
     if (spins < 2000) {
       cpu_relax();

@@ -32,13 +32,16 @@ func generics(spec, emitted map[string]bool, h *bytes.Buffer) {
 		cases := func(pattern string) string {
 			var b strings.Builder
 			for _, t := range types {
-				fn := strings.ReplaceAll(pattern, "{T}", t.name)
-				if !t.distinct || !emitted[fn] {
+				if t.same != "" {
 					continue
 				}
-				fmt.Fprintf(&b, " %s *: %s,", t.c, fn)
+				c, fn, ok := genericCase(pattern, t, emitted)
+				if !ok {
+					continue
+				}
+				fmt.Fprintf(&b, " %s *: %s,", c, fn)
 				if constFirst[base] {
-					fmt.Fprintf(&b, " const %s *: %s,", t.c, fn)
+					fmt.Fprintf(&b, " const %s *: %s,", c, fn)
 				}
 			}
 			return b.String()
@@ -59,4 +62,20 @@ func generics(spec, emitted map[string]bool, h *bytes.Buffer) {
 		fmt.Fprintf(h, "#define %s(...) _Generic(GS_ARG1(__VA_ARGS__), shmem_ctx_t: _Generic(GS_ARG2(__VA_ARGS__),%s default: gs_no_such_type),%s default: gs_no_such_type)(__VA_ARGS__)\n", n, ctx, plain)
 	}
 	h.WriteString("#endif\n")
+}
+
+// genericCase returns the C type and routine a _Generic lists for the
+// standard type t and the routine name pattern: t's own routine, or else
+// that of the first fixed-width type that is t (see ctype.same), or
+// false when neither exists.
+func genericCase(pattern string, t ctype, emitted map[string]bool) (c, fn string, ok bool) {
+	if fn := strings.ReplaceAll(pattern, "{T}", t.name); emitted[fn] {
+		return t.c, fn, true
+	}
+	for _, a := range types {
+		if fn := strings.ReplaceAll(pattern, "{T}", a.name); a.same == t.name && emitted[fn] {
+			return a.c, fn, true
+		}
+	}
+	return "", "", false
 }

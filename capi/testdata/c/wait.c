@@ -16,6 +16,18 @@ int main(void) {
     CHECK(shmem_int_test_all(flags, n, NULL, SHMEM_CMP_EQ, 1), "test_all");
     size_t any = shmem_int_wait_until_any(flags, n, NULL, SHMEM_CMP_EQ, 1);
     CHECK(any < (size_t)n, "any %zu", any);
+    /* Every flag holds: a series of _any calls must return each index
+     * (the spec's "must eventually return i"), also with calls on another
+     * array between them. */
+    int seen[64] = {0}, nseen = 0;
+    for (int c = 0; c < 100 * n && nseen < n; c++) {
+      size_t i = c % 2 ? shmem_int_test_any(flags, n, NULL, SHMEM_CMP_EQ, 1)
+                       : shmem_int_wait_until_any(flags, n, NULL, SHMEM_CMP_EQ, 1);
+      CHECK(i < (size_t)n, "any call %d: %zu", c, i);
+      if (!seen[i]++) nseen++;
+      CHECK(shmem_long_test_any(vals, 1, NULL, SHMEM_CMP_EQ, 1L) == 0, "test_any on vals");
+    }
+    CHECK(nseen == n, "the _any forms returned %d of %d indices that hold", nseen, n);
     size_t idx[64];
     size_t some = shmem_int_wait_until_some(flags, n, idx, NULL, SHMEM_CMP_NE, 0);
     CHECK(some == (size_t)n, "some %zu", some);
