@@ -44,10 +44,14 @@ func MallocWithHints[T Elem](p *PE, n int, hints MallocHint) (Sym[T], error) {
 // (shmem_addr_accessible): s is a live object of p's world and pe a live
 // PE that p reaches. Every part of the symmetric heap is remotely
 // accessible in goshmem, so it is false only for a zero, freed or foreign
-// Sym, or a PE that Accessible rejects.
+// Sym, or a PE that Accessible rejects. The statics region (PE.Statics)
+// is accessible on the PEs whose path carries it.
 func AddrAccessible[T Elem](p *PE, s Sym[T], pe int) bool {
-	if _, err := s.check(p, "AddrAccessible", pe, 0, 0); err != nil {
-		return false
+	var err error
+	if s.slot == staticsSlot && !p.zero() {
+		_, _, err = s.staticsTarget(p, "AddrAccessible", pe, 0, 0)
+	} else {
+		_, err = s.check(p, "AddrAccessible", pe, 0, 0)
 	}
-	return p.Accessible(pe)
+	return err == nil && p.Accessible(pe)
 }

@@ -51,7 +51,8 @@ type options struct {
 	opTimeout     time.Duration
 	hangReport    time.Duration
 	requireLaunch bool
-	metrics       bool // WithMetrics
+	metrics       bool   // WithMetrics
+	statics       []byte // WithStatics
 }
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,

@@ -259,6 +259,12 @@ func putSignal[T Elem](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64],
 		return err
 	}
 	sigOff, err := sig.check(p, name, pe, 0, 1)
+	if err != nil && sig.slot == staticsSlot {
+		_, sigOff, err = sig.staticsTarget(p, name, pe, 0, 1)
+	}
+	if err == nil && (dst.slot == staticsSlot) != (sig.slot == staticsSlot) {
+		err = oneRegionPath(p, name, pe)
+	}
 	if err != nil {
 		return err
 	}

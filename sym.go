@@ -95,6 +95,10 @@ func (s Sym[T]) refuse(p *PE, op string, target, first, count int) error {
 		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,
 			"elements [%d, %d+%d) outside a symmetric object of %d", first, first, count, s.n)
 	}
+	if s.slot == staticsSlot {
+		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument,
+			"the statics region (PE.Statics) is reached only by operations on a PE (puts, gets, atomics, signals, locks)")
+	}
 	if _, ok := p.c.Heap().Lookup(s.slot, s.gen); !ok {
 		return errs.New(op, p.MyPE(), target, errs.ErrInvalidArgument, "Sym was freed")
 	}
@@ -160,6 +164,9 @@ type mappedPath = *udma.Path
 func (s Sym[T]) checkedTarget(p *PE, op string, pe, first, count int) (transport.Path, uint64, error) {
 	if p.zero() {
 		return nil, 0, zeroPE(op)
+	}
+	if s.slot == staticsSlot {
+		return s.staticsTarget(p, op, pe, first, count)
 	}
 	path, err := p.c.Path(op, pe)
 	if err != nil {

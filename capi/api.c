@@ -66,8 +66,12 @@ int shmem_pe_accessible(int pe) { return goshmem_accessible(pe); }
 
 int shmem_addr_accessible(const void *addr, int pe) {
   size_t off = (size_t)((const char *)addr - gs_base);
-  /* A static is accessible where this process maps the peer's copy. */
-  return (off < gs_size || ((unsigned)pe < (unsigned)gs_npes && gs_at_static(addr, 1, pe))) && goshmem_accessible(pe);
+  if (off < gs_size) return goshmem_accessible(pe);
+  if (!gs_is_static(addr)) return 0;
+  /* A static is accessible where this process maps the peer's copy, or
+   * else where the network carries it. */
+  if ((unsigned)pe < (unsigned)gs_npes && gs_at_static(addr, 1, pe)) return goshmem_accessible(pe);
+  return goshmem_statics_accessible(pe);
 }
 
 void *shmem_ptr(const void *dest, int pe) { return gs_at(dest, 1, pe); }

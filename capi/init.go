@@ -66,6 +66,12 @@ func goshmem_init(op *C.char) C.int {
 	if pre.uid != nil {
 		opts = append(opts, shmem.WithUniqueID(*pre.uid, pre.rank, pre.npes))
 	}
+	// The statics become shared memory before the world starts, whose
+	// network listener serves them to peers not on this host.
+	var staticsSize C.size_t
+	if base := C.gs_statics_prepare(&staticsSize); base != nil {
+		opts = append(opts, shmem.WithStatics(unsafe.Slice((*byte)(unsafe.Pointer(base)), int(staticsSize))))
+	}
 	pre.initiated = true
 	p, err := shmem.Init(context.Background(), opts...)
 	if err != nil {
@@ -87,10 +93,10 @@ func goshmem_init(op *C.char) C.int {
 		}
 	}
 	s := &state{p: p, heap: heap, base: unsafe.Pointer(unsafe.SliceData(local)), size: uint64(user), sys: 0}
+	s.statics, _ = p.Statics()
 	heapAllo = newAllocator(uint64(uintptr(s.base)), sysArea(n), uint64(user))
 	clear(local[:sysArea(n)])
-	// The statics become shared memory here, before any peer reads the
-	// published words (after the barrier below).
+	// Same-host peers read the published words after the barrier below.
 	C.gs_statics_local(unsafe.Pointer(&local[staticsOff(n)]))
 	ctxTab.reset()
 	ctxTab.set(ctxDefault, &ctxEntry{p: p, team: teamWorld})
@@ -175,6 +181,19 @@ func goshmem_global_exit(status C.int) {
 func goshmem_accessible(pe C.int) C.int {
 	defer guard(nil)
 	if s := cur.Load(); s != nil && s.p.Accessible(int(pe)) {
+		return 1
+	}
+	return 0
+}
+
+// goshmem_statics_accessible reports whether the network carries this
+// process's statics to pe (shmem_addr_accessible of a static that is not
+// mapped from pe).
+//
+//export goshmem_statics_accessible
+func goshmem_statics_accessible(pe C.int) C.int {
+	defer guard(nil)
+	if s := cur.Load(); s != nil && s.statics.Len() > 0 && shmem.AddrAccessible(s.p, s.statics, int(pe)) {
 		return 1
 	}
 	return 0

@@ -39,6 +39,10 @@ type state struct {
 	base unsafe.Pointer   // where this process maps its own part
 	size uint64
 	sys  uint64 // offset of the library's own symmetric area (sysArea)
+	// statics is the program's statics (statics.c) as the world serves
+	// them to the peers it reaches over the network; its Len is 0 when
+	// they are not symmetric in this process (gs_dwhy says why).
+	statics shmem.Sym[uint8]
 }
 
 type ctxEntry struct {
@@ -139,21 +143,24 @@ func (s *state) sym(addr unsafe.Pointer, n uint64) (shmem.Sym[uint8], error) {
 }
 
 // symOn is sym for a call that reaches one PE, pe, which its error names.
+// A static reaches this Go path only where the C side has no mapping of
+// the peer's copy (statics.c): another host, or TCP forced; it is then a
+// slice of the statics Sym, which the network carries.
 func (s *state) symOn(addr unsafe.Pointer, n uint64, pe int) (shmem.Sym[uint8], error) {
 	off := uint64(uintptr(addr) - uintptr(s.base))
-	if off >= s.size || n > s.size-off {
-		return shmem.Sym[uint8]{}, notSym(addr, n, pe)
+	if off < s.size && n <= s.size-off {
+		return s.heap.Slice(int(off), int(off+n)), nil
 	}
-	return s.heap.Slice(int(off), int(off+n)), nil
+	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uint64(s.statics.Len())
+	if so := uint64(uintptr(addr) - base); pe >= 0 && so < size && n <= size-so {
+		return s.statics.Slice(int(so), int(so+n)), nil
+	}
+	return shmem.Sym[uint8]{}, notSym(addr, n, pe)
 }
 
-// errStaticHosts is the rule behind every failed access to a static.
-const errStaticHosts = "static data is symmetric only between PEs on one host; use shmem_malloc for data that crosses hosts"
-
 // notSym explains why [addr, addr+n) is not symmetric memory goshmem can
-// reach. Statics reach this Go path only where the C side has no mapping
-// of the peer's copy (statics.c): another host, or TCP forced. (The C side
-// runs the collectives and locks on statics itself: pe < 0 is a guard.)
+// reach. (The C side runs the collectives on statics itself: pe < 0 is a
+// guard.)
 func notSym(addr unsafe.Pointer, n uint64, pe int) error {
 	why := C.GoString(&C.gs_dwhy[0])
 	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uintptr(C.gs_dsize)
@@ -165,12 +172,8 @@ func notSym(addr unsafe.Pointer, n uint64, pe int) error {
 			return fmt.Errorf("%w: address %p (%d bytes) is static data, which this call cannot use; use shmem_malloc for it",
 				shmem.ErrInvalidArgument, addr, n)
 		}
-		err := fmt.Errorf("%w: address %p (%d bytes) is static data and PE %d is not mapped here (another host, or TCP forced): %s",
-			shmem.ErrInvalidArgument, addr, n, pe, errStaticHosts)
-		if why != "" {
-			err = fmt.Errorf("%w (%s)", err, why)
-		}
-		return err
+		return fmt.Errorf("%w: address %p (%d bytes) is static data, which this world does not carry to PE %d",
+			shmem.ErrInvalidArgument, addr, n, pe)
 	}
 	err := fmt.Errorf("%w: address %p (%d bytes) is not in the symmetric heap (shmem_malloc memory)", shmem.ErrInvalidArgument, addr, n)
 	if size == 0 && why != "" {

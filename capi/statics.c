@@ -5,13 +5,17 @@
  * heap, so at init this file turns the executable's writable data (.data
  * and .bss) into shared memory that same-host peers can map:
  *
- *  1. gs_statics_local finds the region (the executable's writable PT_LOAD
- *     segment after RELRO, up to the end of .bss, checked against
- *     /proc/self/maps), copies it into a memfd and maps the memfd over the
- *     same addresses with MAP_FIXED|MAP_SHARED: every static keeps its
- *     address and value. It publishes {pid, fd, dev, ino, size} in this
- *     PE's words of the library's symmetric area.
- *  2. After a barrier, gs_statics_map opens each mapped peer's memfd
+ *  1. Before the world starts, gs_statics_prepare finds the region (the
+ *     executable's writable PT_LOAD segment after RELRO, up to the end of
+ *     .bss, checked against /proc/self/maps), copies it into a memfd and
+ *     maps the memfd over the same addresses with MAP_FIXED|MAP_SHARED:
+ *     every static keeps its address and value. The Go side hands the
+ *     region to shmem.Init (WithStatics): peers on other hosts, or with
+ *     TCP forced, reach it through the network transport, whose listener
+ *     checks each request against this process's region.
+ *  2. gs_statics_local publishes {pid, fd, dev, ino, size} in this PE's
+ *     words of the library's symmetric area.
+ *  3. After a barrier, gs_statics_map opens each mapped peer's memfd
  *     through /proc/<pid>/fd/<fd> (checking the inode, so a pid from
  *     another namespace cannot hand us a stranger's file) and maps it.
  *
@@ -19,7 +23,9 @@
  * be left there, even by a kill -9. The memory lives while a process maps
  * it. gs_at (gs.h) then translates a static's offset from gs_dbase into
  * gs_dpeer[pe]. Peers without a mapping (other hosts, TCP forced) take the
- * Go path, which reports that statics do not cross hosts. */
+ * Go path, the network's: statics are symmetric between PEs that run the
+ * same executable, which on one host the sizes' check below enforces, and
+ * across hosts the user's (a request past the peer's region is refused). */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -183,12 +189,12 @@ static int remap(uintptr_t lo, uintptr_t hi) {
   return 0;
 }
 
-/* gs_statics_local makes this process's statics shared memory (once per
- * process) and publishes them in info (this PE's words of the symmetric
- * area). A process whose statics cannot be shared publishes size 0 and
- * says why in gs_dwhy; its heap still works. */
-void gs_statics_local(void *info) {
-  gs_dinfo d = {DINFO_MAGIC, (uint64_t)getpid(), 0, 0, 0, 0};
+/* gs_statics_prepare makes this process's statics shared memory, once per
+ * process, before shmem_init starts the world: the world's data listener
+ * serves them to peers on other hosts (shmem.WithStatics) from then on.
+ * It returns their base and stores their size in *size, or returns NULL
+ * with gs_dwhy saying why they cannot be symmetric (the heap still works). */
+char *gs_statics_prepare(size_t *size) {
   if (region_fd < 0) {
     uintptr_t r[2] = {0, 0};
     dl_iterate_phdr(exe_phdr, r);
@@ -204,6 +210,15 @@ void gs_statics_local(void *info) {
       region_hi = r[1];
     }
   }
+  *size = region_fd >= 0 ? region_hi - region_lo : 0;
+  return region_fd >= 0 ? (char *)region_lo : NULL;
+}
+
+/* gs_statics_local publishes this process's statics (gs_statics_prepare)
+ * in info, this PE's words of the symmetric area, for same-host peers to
+ * map. A process whose statics cannot be shared publishes size 0. */
+void gs_statics_local(void *info) {
+  gs_dinfo d = {DINFO_MAGIC, (uint64_t)getpid(), 0, 0, 0, 0};
   if (region_fd >= 0) {
     struct stat st;
     fstat(region_fd, &st);

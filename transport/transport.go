@@ -41,13 +41,24 @@ const (
 // Valid reports whether op is SignalSet or SignalAdd.
 func (op SignalOp) Valid() bool { return op == SignalSet || op == SignalAdd }
 
+// StaticsBase is where the offsets of a peer's statics region begin: a
+// second symmetric region, outside the heap, that a foreign-language
+// binding registers (a C program's globals and statics, which OpenSHMEM
+// makes symmetric; shmem.WithStatics). Offset StaticsBase+x is byte x of
+// the region. The network provider (rdma) carries such offsets to the
+// peer, which checks them against its own region; the others have no
+// statics region and refuse them as they refuse any offset outside the
+// heap.
+const StaticsBase uint64 = 1 << 62
+
 // Path moves data between the calling PE and one peer. It is the provider
 // interface of goshmem: udma (mapped memory), rdma (TCP lanes) and
 // rdma/fabric (libfabric) implement it, and package pathtest is the
 // conformance suite every implementation passes. A Path is used by many
 // goroutines of one PE at once and must be safe for that.
 //
-// Offsets are byte offsets into the peer's symmetric heap. The caller (the
+// Offsets are byte offsets into the peer's symmetric heap, or from
+// StaticsBase into its statics region. The caller (the
 // root package) has already checked them against the symmetric object
 // (range and alignment), so a Path checks only what protects memory it
 // does not own; what it does with an operation outside the peer's heap is

@@ -197,7 +197,7 @@ func TestStaticLibrary(t *testing.T) {
 	}
 	// With the archive, Go's runtime data lies among the program's, so its
 	// statics are not symmetric (statics.c): the error says why.
-	prog = compile(t, "statics_tcp", "--static-goshmem")
+	prog = compile(t, "statics_unshared", "--static-goshmem")
 	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "goshmem: shmem_long_put: ") || !strings.Contains(string(out), "link libgoshmem.so") {
 		t.Fatalf("statics with libgoshmem.a: err %v, want the put to fail saying why\n%s", err, out)

@@ -24,6 +24,7 @@ import (
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/pe"
 	"github.com/goshmem/shmem/transport"
+	"github.com/goshmem/shmem/transport/udma"
 )
 
 // Config is everything a backend hands to Start. Every field is required
@@ -126,6 +127,10 @@ type Config struct {
 	// PathKinds gives the kind of each path in Paths for the metrics; nil
 	// means shared memory for the ranks in Shared and TCP for the others.
 	PathKinds []PathKind
+	// Statics is this PE's statics region (transport.StaticsBase), which
+	// StaticsPath reaches: the backend's network node serves it to the
+	// peers. Optional.
+	Statics []byte
 }
 
 // PE is one processing element, or a context on one (CreateCtx). Its
@@ -164,8 +169,9 @@ type state struct {
 	engines []transport.Engine // distinct engines of paths, Quieted in order
 	local   []byte
 	bell    transport.Bell
-	kick    *pollerKick // nil without SocketWriters
-	checks  PeerChecker // the bell's, under a simulated network
+	statics transport.Path // the path to this PE's own statics region, nil without one
+	kick    *pollerKick    // nil without SocketWriters
+	checks  PeerChecker    // the bell's, under a simulated network
 
 	finalized atomic.Bool
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
@@ -243,6 +249,9 @@ func Start(cfg Config) (*PE, error) {
 		exitKnown: make(chan struct{}), exitGrace: exitGrace,
 	}
 	s.blocks.made = time.Now()
+	if len(cfg.Statics) > 0 {
+		s.statics = udma.NewPath(cfg.Statics, cfg.Bell, new(atomic.Uint64), false)
+	}
 	// A network path's errors are settled against a GlobalExit under way
 	// (settle); mapped memory does not fail.
 	if cfg.Paths != nil {

@@ -36,6 +36,10 @@ type Config struct {
 	HeapLimit int64
 	// Metrics turns on the PE's metrics (core.Config.Metrics).
 	Metrics bool
+	// Statics is the PE's statics region (shmem.WithStatics): the data
+	// node serves it to the peers, and core.PE.StaticsPath reaches theirs.
+	// Optional.
+	Statics []byte
 	// TLS selects the credentials of every connection: nil means the job
 	// credentials derived from the unique ID's secret (the default);
 	// Insecure turns TLS off.

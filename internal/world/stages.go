@@ -137,7 +137,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 		j.bell = transport.NewLocalBell()
 	}
 	node, err := rdma.Listen(rdma.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Bell: j.bell, BusyPoll: c.BusyPoll,
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Statics: c.Statics, Bell: j.bell, BusyPoll: c.BusyPoll,
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	})
@@ -188,7 +188,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
 		Release: j.release, Spin: spin, SocketWriters: socketWriters,
 		Grow: j.growOwn, Grown: j.growPeers,
-		Metrics: c.Metrics, PathKinds: j.pathKinds(),
+		Metrics: c.Metrics, PathKinds: j.pathKinds(), Statics: c.Statics,
 	})
 	if err != nil {
 		return nil, err

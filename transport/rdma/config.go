@@ -27,6 +27,11 @@ type Config struct {
 	// reservation as Heap and its current size here, read once per frame.
 	// Default: len(Heap).
 	Usable func() int64
+	// Statics is the local statics region (transport.StaticsBase): the
+	// requests whose offsets lie from StaticsBase land here, checked
+	// against its length like those to Heap. Default: none, and such
+	// requests are refused like any outside Heap.
+	Statics []byte
 	// Bell is rung after every remote write, atomic or signal lands in Heap,
 	// so that local waiters notice. Default: none (nobody waits).
 	Bell transport.Bell

@@ -10,6 +10,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/goshmem/shmem/transport"
 )
 
 func frame(h header, payload []byte) []byte {
@@ -48,12 +50,24 @@ func hostileFrames(heap int) map[string][]byte {
 		"response frame":    frame(header{op: opGetResp, dst: 1}, eight),
 		"unknown rank":      frame(header{op: opPut, dst: 99}, eight),
 		"relay loop":        frame(header{op: opPut, dst: 0, hops: maxHops}, eight),
+		// the statics region (hostileStatics bytes in the test's world)
+		"statics put past end":    frame(header{op: opPut, dst: 1, off: transport.StaticsBase + hostileStatics - 4}, eight),
+		"statics atomic past end": frame(header{op: opAtomicPost, dst: 1, width: 8, aop: 2, off: transport.StaticsBase + hostileStatics}, nil),
+		"statics signal past end": frame(header{op: opPutSignal, dst: 1, aop: 1, cond: transport.StaticsBase + hostileStatics}, eight),
 	}
 }
 
+// hostileStatics is the size of the statics region of the world
+// TestHostileFramesCloseConnection sends hostileFrames to.
+const hostileStatics = 512
+
 func TestHostileFramesCloseConnection(t *testing.T) {
 	const heapSize = 4096
-	w := newWorld(t, 2, heapSize, nil)
+	var statics []byte
+	w := newWorld(t, 2, heapSize, func(c *Config) {
+		statics = pattern(hostileStatics, 9)
+		c.Statics = statics
+	})
 	copy(w.heaps[1], pattern(heapSize, 42))
 	want := pattern(heapSize, 42)
 	for name, f := range hostileFrames(heapSize) {
@@ -79,6 +93,9 @@ func TestHostileFramesCloseConnection(t *testing.T) {
 		}
 		if !bytes.Equal(w.heaps[1], want) {
 			t.Fatalf("%s: heap changed", name)
+		}
+		if !bytes.Equal(statics, pattern(hostileStatics, 9)) {
+			t.Fatalf("%s: statics changed", name)
 		}
 	}
 }
@@ -109,10 +126,15 @@ func FuzzDecodeHeader(f *testing.F) {
 			t.Fatalf("accepted header does not re-encode to itself:\n%x\n%x", b[:headerSize], out)
 		}
 		ranged := h.op == opPut || h.op == opGet || h.op == opPutSignal
-		if ranged && h.checkTarget(4096) == nil {
-			end := h.off + uint64(h.n)
-			if end > 4096 || end < h.off {
-				t.Fatalf("range check passed for off %d n %d", h.off, h.n)
+		if off, n := h.off, h.n; ranged {
+			if _, _, err := h.checkTarget(make([]byte, 4096), make([]byte, 512)); err == nil {
+				size, at := uint64(4096), off
+				if off >= transport.StaticsBase {
+					size, at = 512, off-transport.StaticsBase
+				}
+				if end := at + uint64(n); end > size || end < at || h.off != at {
+					t.Fatalf("range check passed for off %#x n %d (made %#x)", off, n, h.off)
+				}
 			}
 		}
 	})

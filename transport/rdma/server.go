@@ -129,10 +129,11 @@ func (sc *serverConn) loop() error {
 				return err
 			}
 		} else {
-			if err := h.checkTarget(n.usable()); err != nil {
+			data, sig, err := h.checkTarget(heap[:n.usable()], n.cfg.Statics)
+			if err != nil {
 				return err
 			}
-			if err := sc.apply(&h, heap); err != nil {
+			if err := sc.apply(&h, data, sig); err != nil {
 				return err
 			}
 			asked = h.flags&flagAck != 0
@@ -169,16 +170,17 @@ func (sc *serverConn) loop() error {
 	}
 }
 
-// apply performs a checked request on the local heap; a change to it makes
-// the bell ring (ringDue).
-func (sc *serverConn) apply(h *header, heap []byte) error {
+// apply performs a checked request on the local memory checkTarget
+// returned for its data and its signal; a change to it makes the bell
+// ring (ringDue).
+func (sc *serverConn) apply(h *header, mem, sig []byte) error {
 	switch h.op {
 	case opPut, opPutSignal:
-		if err := sc.readPayload(heap[h.off : h.off+uint64(h.n)]); err != nil {
+		if err := sc.readPayload(mem[h.off : h.off+uint64(h.n)]); err != nil {
 			return err
 		}
 		if h.op == opPutSignal {
-			transport.ApplySignal(heap, h.cond, h.operand, transport.SignalOp(h.aop))
+			transport.ApplySignal(sig, h.cond, h.operand, transport.SignalOp(h.aop))
 		} else {
 			// The copy is plain stores and Ring starts with a load: without
 			// a full barrier between them a waiter arming meanwhile could
@@ -186,7 +188,7 @@ func (sc *serverConn) apply(h *header, heap []byte) error {
 			sc.publish.Add(1)
 		}
 	case opAtomic, opAtomicPost:
-		old := transport.ApplyAtomic(heap, transport.AtomicOp(h.aop), int(h.width), h.off, h.operand, h.cond)
+		old := transport.ApplyAtomic(mem, transport.AtomicOp(h.aop), int(h.width), h.off, h.operand, h.cond)
 		if h.op == opAtomic {
 			r := header{op: opAtomicResp, id: h.id, src: h.dst, dst: h.src, operand: old}
 			if err := sc.respond(&r, nil, false); err != nil {
@@ -198,7 +200,7 @@ func (sc *serverConn) apply(h *header, heap []byte) error {
 		}
 	case opGet:
 		r := header{op: opGetResp, id: h.id, src: h.dst, dst: h.src, n: h.n}
-		return sc.respond(&r, heap[h.off:h.off+uint64(h.n)], false)
+		return sc.respond(&r, mem[h.off:h.off+uint64(h.n)], false)
 	case opFlush:
 		r := header{op: opFlushAck, id: h.id, src: h.dst, dst: h.src, operand: h.operand}
 		return sc.respond(&r, nil, false)

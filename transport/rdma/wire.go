@@ -195,23 +195,40 @@ func (h *header) checkOp() error {
 	return nil
 }
 
-// checkTarget checks a request addressed to this node against its heap:
-// every byte it names lies inside heapSize, without overflow.
-func (h *header) checkTarget(heapSize int) error {
+// checkTarget checks a request addressed to this node against the memory
+// it names: heap, or statics for offsets from transport.StaticsBase (data
+// and signal each on its own). Every byte lies inside, without overflow.
+// It returns the memory of the data and of the signal and makes h's
+// offsets relative to them.
+func (h *header) checkTarget(heap, statics []byte) (data, sig []byte, err error) {
+	data, off := region(h.off, heap, statics)
+	sig, sigOff := region(h.cond, heap, statics)
 	ok := true
 	switch h.op {
-	case opPut:
-		ok = transport.InRange(heapSize, h.off, int(h.n))
-	case opGet:
-		ok = transport.InRange(heapSize, h.off, int(h.n))
+	case opPut, opGet:
+		ok = transport.InRange(len(data), off, int(h.n))
 	case opAtomic, opAtomicPost:
-		ok = transport.WordOK(heapSize, h.off, int(h.width))
+		ok = transport.WordOK(len(data), off, int(h.width))
 	case opPutSignal:
-		ok = transport.InRange(heapSize, h.off, int(h.n)) && transport.WordOK(heapSize, h.cond, 8)
+		ok = transport.InRange(len(data), off, int(h.n)) && transport.WordOK(len(sig), sigOff, 8)
 	}
 	if !ok {
-		return fmt.Errorf("%w: op %d range off=%d n=%d sig=%d outside heap of %d bytes",
-			errField, h.op, h.off, h.n, h.cond, heapSize)
+		return nil, nil, fmt.Errorf("%w: op %d range off=%#x n=%d sig=%#x outside heap of %d bytes and statics of %d",
+			errField, h.op, h.off, h.n, h.cond, len(heap), len(statics))
 	}
-	return nil
+	h.off = off
+	if h.op == opPutSignal {
+		h.cond = sigOff
+	}
+	return data, sig, nil
+}
+
+// region returns the memory that offset off of a request names and the
+// offset within it: the heap, or the statics region from
+// transport.StaticsBase.
+func region(off uint64, heap, statics []byte) ([]byte, uint64) {
+	if off >= transport.StaticsBase {
+		return statics, off - transport.StaticsBase
+	}
+	return heap, off
 }

@@ -1,8 +1,10 @@
 /* statics.c: global and static variables are symmetric data objects
- * (OpenSHMEM 1.5, 3.2) between PEs on one host: RMA, atomics, wait,
- * put-with-signal, locks, the active-set collectives (static pSync, pWrk
- * and data) and the team collectives on statics, with initialized data
- * (.data) and zeroed data (.bss). */
+ * (OpenSHMEM 1.5, 3.2): RMA, atomics, wait, put-with-signal, locks, the
+ * active-set collectives (static pSync, pWrk and data) and the team
+ * collectives on statics, with initialized data (.data) and zeroed data
+ * (.bss). Run on one host, peers map each other's statics; with the
+ * argument "tcp" (shmemrun --network) they reach them over the network,
+ * and shmem_ptr of a peer's static is NULL. */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +36,9 @@ static void spec_example(int me) {
     for (int i = 0; i < 10; i++) CHECK(dest[i] == i + 1, "spec example: dest[%d] = %ld", i, dest[i]);
 }
 
+/* mapped: the peers' statics are mapped here (not the "tcp" run). */
+static int mapped = 1;
+
 static void rma(int me, int n) {
   int next = (me + 1) % n, prev = (me + n - 1) % n;
   CHECK(initialized[2] == 33 && counter == 0, "statics lost their values at shmem_init");
@@ -55,7 +60,7 @@ static void rma(int me, int n) {
   CHECK(dval == 0.5 + prev, "p of a double %g", dval);
   CHECK(dest[0] == -1 && dest[6] == -4, "iput %ld %ld", dest[0], dest[6]);
   CHECK((int)initialized[0] == prev, "putmem_nbi %d", (int)initialized[0]);
-  CHECK(shmem_ptr(&flag, next) != NULL, "shmem_ptr of a static on this host is NULL");
+  CHECK((shmem_ptr(&flag, next) != NULL) == (mapped || next == me), "shmem_ptr of a static: %p", shmem_ptr(&flag, next));
   CHECK(shmem_addr_accessible(&flag, next), "shmem_addr_accessible of a static");
   shmem_barrier_all();
 }
@@ -211,6 +216,7 @@ int main(int argc, char **argv) {
     printf("FAIL PE %d passed the barrier\n", me);
     return 1;
   }
+  mapped = !(argc > 1 && strcmp(argv[1], "tcp") == 0);
   rma(me, n);
   atomics(me, n);
   wait_and_signal(me, n);
