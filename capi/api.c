@@ -122,8 +122,11 @@ void shmem_free(void *ptr) {
 
 /* Quiet and fence: stores to mapped peers are complete once the CPU's
  * store buffer drains, which a full fence forces; only a job that sent
- * RMA through Go asks Go to complete it too. */
+ * RMA through Go asks Go to complete it too. On SHMEM_CTX_INVALID (a
+ * context a PE outside its team did not get) they do nothing, as the
+ * spec says. */
 void shmem_ctx_quiet(shmem_ctx_t ctx) {
+  if (ctx == SHMEM_CTX_INVALID) return;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&gs_go_rma, __ATOMIC_RELAXED)) goshmem_quiet(OP("shmem_ctx_quiet"), (uintptr_t)ctx);
 }
@@ -132,6 +135,7 @@ void shmem_quiet(void) {
   if (__atomic_load_n(&gs_go_rma, __ATOMIC_RELAXED)) goshmem_quiet(OP("shmem_quiet"), 1);
 }
 void shmem_ctx_fence(shmem_ctx_t ctx) {
+  if (ctx == SHMEM_CTX_INVALID) return;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (__atomic_load_n(&gs_go_rma, __ATOMIC_RELAXED)) goshmem_fence(OP("shmem_ctx_fence"), (uintptr_t)ctx);
 }

@@ -2,6 +2,7 @@ package ctest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -9,11 +10,11 @@ import (
 // TestSpecExamples runs, per API family, a C program that plays the
 // OpenSHMEM 1.5 specification's C examples of that family (the same data,
 // calls and expected values, written for this test; see the comment atop
-// each testdata/c/spec_*.c) on 2 and 4 PEs. Every PE checks its results
-// (a failed check prints FAIL and ends the job) and says "<name> ok"; the
-// lines the spec's examples print are checked here too. The programs use
-// statics as the spec's examples do, so they run on one host (no
-// --network run: statics are symmetric only between mapped PEs).
+// each testdata/c/spec_*.c) on 2 and 4 PEs, and on 4 PEs over TCP
+// (--network). Every PE checks its results (a failed check prints FAIL
+// and ends the job) and says "<name> ok"; the lines the spec's examples
+// print are checked here too. The programs use statics as the spec's
+// examples do: over TCP the network carries them.
 func TestSpecExamples(t *testing.T) {
 	setup(t)
 	// Lines every run prints, whatever its size (n is the PE count).
@@ -57,10 +58,21 @@ func TestSpecExamples(t *testing.T) {
 	for _, name := range []string{"spec_rma", "spec_amo", "spec_coll", "spec_p2p", "spec_team"} {
 		t.Run(name, func(t *testing.T) {
 			prog := compile(t, name, "-pthread", "-lm")
-			for _, np := range []int{2, 4} {
-				out := shmemrun(t, np, prog)
+			for _, run := range []struct {
+				np      int
+				network bool
+			}{{2, false}, {4, false}, {4, true}} {
+				np, flags := run.np, []string{"-np", strconv.Itoa(run.np)}
+				if run.network {
+					flags = append(flags, "--network")
+				}
+				var args []string
+				if run.network {
+					args = []string{"tcp"} // spec_rma: shmem_ptr of a peer is NULL
+				}
+				out := shmemrunFlags(t, flags, prog, args...)
 				if strings.Contains(out, "FAIL") || strings.Count(out, name+" ok") != np {
-					t.Fatalf("-np %d: want %d lines %q\n%s", np, np, name+" ok", out)
+					t.Fatalf("%v: want %d lines %q\n%s", flags, np, name+" ok", out)
 				}
 				for _, line := range want[name](np) {
 					if !strings.Contains(out, line) {
