@@ -68,19 +68,28 @@ func waitArgs[T Integer](p *PE, op string, ivars Sym[T], cmp Cmp, n int, status 
 func satisfied[T Integer](p *PE, off uint64, n int, status []bool, cmp Cmp, v T, vals []T, idx []int) ([]int, int) {
 	live := 0
 	for i := 0; i < n; i++ {
-		if status != nil && status[i] {
-			continue
+		in, holds := element(p, off, i, status, cmp, v, vals)
+		if in {
+			live++
 		}
-		live++
-		want := v
-		if vals != nil {
-			want = vals[i]
-		}
-		if compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, want) {
+		if holds {
 			idx = append(idx, i)
 		}
 	}
 	return idx, live
+}
+
+// element reports whether element i of ivars is in the test set (not
+// excluded by status) and whether it is and compares true, with v or,
+// given vals, with vals[i].
+func element[T Integer](p *PE, off uint64, i int, status []bool, cmp Cmp, v T, vals []T) (in, holds bool) {
+	if status != nil && status[i] {
+		return false, false
+	}
+	if vals != nil {
+		v = vals[i]
+	}
+	return true, compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, v)
 }
 
 // anyStart returns the index at which a WaitUntilAny or TestAny call (or
@@ -106,15 +115,11 @@ func firstFrom[T Integer](p *PE, off uint64, n, start int, status []bool, cmp Cm
 		if i >= n {
 			i -= n
 		}
-		if status != nil && status[i] {
-			continue
+		in, holds := element(p, off, i, status, cmp, v, vals)
+		if in {
+			live++
 		}
-		live++
-		want := v
-		if vals != nil {
-			want = vals[i]
-		}
-		if compare(loadLocal[T](p, off+uint64(i)*elemSize[T]()), cmp, want) {
+		if holds {
 			return i, live
 		}
 	}
