@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -196,4 +197,33 @@ func TestStaticsAbsent(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// PEs whose statics regions differ in size (different executables, for
+// the C API) are refused at Init, each naming the other.
+func TestStaticsSizeMismatch(t *testing.T) {
+	uid, err := shmem.GetUniqueID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for r := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p, err := shmem.Init(context.Background(), shmem.WithUniqueID(uid, r, 2), shmem.WithHeapSize(4<<20),
+				shmem.WithStatics(make([]byte, 1024*(r+1))))
+			if err == nil {
+				err = errors.Join(errors.New("Init succeeded"), p.Finalize())
+			}
+			errs[r] = err
+		}()
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), fmt.Sprintf("PE %d has %d bytes of statics", 1-r, 1024*(2-r))) {
+			t.Errorf("PE %d: %v, want ErrInvalidArgument naming PE %d's statics", r, err, 1-r)
+		}
+	}
 }

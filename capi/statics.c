@@ -23,9 +23,9 @@
  * be left there, even by a kill -9. The memory lives while a process maps
  * it. gs_at (gs.h) then translates a static's offset from gs_dbase into
  * gs_dpeer[pe]. Peers without a mapping (other hosts, TCP forced) take the
- * Go path, the network's: statics are symmetric between PEs that run the
- * same executable, which on one host the sizes' check below enforces, and
- * across hosts the user's (a request past the peer's region is refused). */
+ * Go path, the network's. Statics are symmetric between PEs that run the
+ * same executable: the sizes' check below, and Init's comparison of every
+ * PE's size (the region handed to shmem.WithStatics), refuse others. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>

@@ -28,16 +28,24 @@ type record struct {
 	// Wire is the network frame format the PE speaks (rdma.WireVersion).
 	// Optional too: an older build leaves it 0, which no build speaks.
 	Wire int `msgpack:"w,omitempty"`
+	// Statics is the size of the PE's statics region (Config.Statics), 0
+	// without one: every PE must have the same, which for the C API means
+	// the same executable. Optional (omitempty) like Wire.
+	Statics int64 `msgpack:"t,omitempty"`
 }
 
 // checkPeers refuses, naming the first PE that differs, a world whose PEs
-// disagree with this one (rank, heapSize) on what every PE must share.
-func checkPeers(rank int, heapSize int64, recs []record) error {
+// disagree with this one (rank, mine) on what every PE must share.
+func checkPeers(rank int, mine record, recs []record) error {
 	for _, r := range recs {
 		switch {
-		case r.HeapSize != heapSize:
+		case r.HeapSize != mine.HeapSize:
 			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
-				"PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, heapSize)
+				"PE %d has a %d-byte heap, this PE %d: SHMEM_SYMMETRIC_SIZE must match", r.Rank, r.HeapSize, mine.HeapSize)
+		case r.Statics != mine.Statics:
+			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
+				"PE %d has %d bytes of statics, this PE %d (0: none that could be shared): statics are symmetric only between PEs that run the same executable",
+				r.Rank, r.Statics, mine.Statics)
 		case r.Wire != rdma.WireVersion:
 			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
 				"PE %d speaks network frame version %d, this PE %d: every PE must run the same goshmem build", r.Rank, r.Wire, rdma.WireVersion)

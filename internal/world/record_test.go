@@ -11,18 +11,19 @@ import (
 	"github.com/goshmem/shmem/transport/rdma"
 )
 
-// A PE whose heap size or frame version differs is refused by name; a
-// record from a build before the Wire field decodes as version 0, which no
-// build speaks.
+// A PE whose heap size, statics size or frame version differs is refused
+// by name; a record from a build before the Wire field decodes as version
+// 0, which no build speaks.
 func TestCheckPeers(t *testing.T) {
 	good := func() []record {
 		recs := make([]record, 3)
 		for r := range recs {
-			recs[r] = record{Version: recordVersion, Rank: r, HeapSize: 1 << 20, Wire: rdma.WireVersion}
+			recs[r] = record{Version: recordVersion, Rank: r, HeapSize: 1 << 20, Wire: rdma.WireVersion, Statics: 4096}
 		}
 		return recs
 	}
-	if err := checkPeers(0, 1<<20, good()); err != nil {
+	mine := record{HeapSize: 1 << 20, Statics: 4096}
+	if err := checkPeers(0, mine, good()); err != nil {
 		t.Fatalf("alike PEs refused: %v", err)
 	}
 	type oldRecord struct { // what a build before the Wire field sends
@@ -44,11 +45,12 @@ func TestCheckPeers(t *testing.T) {
 	}{
 		"heap size":   {func(r []record) { r[2].HeapSize = 2 << 20 }, "SHMEM_SYMMETRIC_SIZE"},
 		"wire":        {func(r []record) { r[2].Wire = rdma.WireVersion + 1 }, "frame version"},
-		"older build": {func(r []record) { r[2] = old[0]; r[2].Rank = 2 }, "frame version 0"},
+		"statics":     {func(r []record) { r[2].Statics = 8192 }, "same executable"},
+		"older build": {func(r []record) { r[2] = old[0]; r[2].Rank = 2; r[2].Statics = 4096 }, "frame version 0"},
 	} {
 		recs := good()
 		tc.edit(recs)
-		err := checkPeers(0, 1<<20, recs)
+		err := checkPeers(0, mine, recs)
 		var e *errs.Error
 		if !errors.Is(err, errs.ErrInvalidArgument) || !errors.As(err, &e) || e.Target != 2 || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want ErrInvalidArgument naming PE 2 and %q", name, err, tc.want)
@@ -61,7 +63,7 @@ func TestCheckPeers(t *testing.T) {
 // decoded record has the version and rank its position demands.
 func FuzzDecodeRecords(f *testing.F) {
 	good, err := msgpack.Marshal(&record{Version: recordVersion, Rank: 0, Host: "h", Control: "127.0.0.1:1",
-		Data: "127.0.0.1:2", HeapSize: 1 << 20, PID: 7, Fabric: []byte{1, 2}, Wire: rdma.WireVersion})
+		Data: "127.0.0.1:2", HeapSize: 1 << 20, PID: 7, Fabric: []byte{1, 2}, Wire: rdma.WireVersion, Statics: 4096})
 	if err != nil {
 		f.Fatal(err)
 	}

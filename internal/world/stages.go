@@ -74,7 +74,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	}
 	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
 		Control: j.ctl.lane.Addr(), Data: dataAddr, HeapSize: c.HeapSize, PID: os.Getpid(),
-		Wire: rdma.WireVersion}
+		Wire: rdma.WireVersion, Statics: int64(len(c.Statics))}
 	if j.fab != nil {
 		mine.Fabric = j.fab.Address()
 	}
@@ -88,7 +88,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	if err != nil {
 		return u.close, err
 	}
-	if err := checkPeers(c.Rank, c.HeapSize, recs); err != nil {
+	if err := checkPeers(c.Rank, mine, recs); err != nil {
 		return u.close, err
 	}
 	if err := j.checkFabric(recs); err != nil {

@@ -18,7 +18,7 @@ import (
 const (
 	headerSize = 56
 	magic      = 0x4d53 // "SM"
-	version    = 3      // 2: unsolicited acks (opAck, flagAck); 3: sealed records under TLS 1.3
+	version    = 4      // 2: unsolicited acks (opAck, flagAck); 3: sealed records under TLS 1.3; 4: statics offsets (transport.StaticsBase)
 	maxHops    = 4      // a relay chain longer than this is a routing loop
 )
 
