@@ -11,13 +11,15 @@ import (
 // foreign-language bindings: the C API passes a C program's globals and
 // statics (its .data and .bss), which OpenSHMEM makes symmetric.
 //
-// Peers reach the region over the network (TCP, directly or through a
-// relay), where each PE's data listener checks every request against
-// its own region before it touches it. A PE reaches its own region too.
-// Same-host peers whose heaps are mapped, and peers reached through the
-// fabric provider, do not reach it: a binding maps same-host peers' copies
-// itself (the C API does). Worlds other than the multi-process one (the
-// simulator, WithBackend, a one-PE world without a launcher) ignore it.
+// Peers reach the region over the network: over TCP (directly or through
+// a relay), where each PE's data listener checks every request against
+// its own region before it touches it, and over the libfabric provider,
+// which registers the region beside the heap and checks every access
+// against the peer's registered size before it posts it. A PE reaches
+// its own region too. Same-host peers whose heaps are mapped do not reach
+// it: a binding maps same-host peers' copies itself (the C API does).
+// Worlds other than the multi-process one (the simulator, WithBackend, a
+// one-PE world without a launcher) ignore it.
 // mem must stay valid, at the same addresses, until Finalize returns.
 func WithStatics(mem []byte) Option { return func(o *options) { o.statics = mem } }
 

@@ -5,10 +5,11 @@
  * active-set routines do: a team sync, then gets (or puts) of each
  * member's data, which gs_at turns into copies from the mapped peers'
  * statics, then a team sync. A member whose statics are not mapped (other
- * hosts, TCP forced) takes the Go path of those gets, over the network;
- * where that fails (the fabric provider carries no statics) the error
- * names the collective, and with SHMEMX_ERRORS_RETURN the collective
- * returns nonzero (failed tells: every recorded error is a new string). */
+ * hosts, TCP forced) takes the Go path of those gets, over the network
+ * (TCP or the fabric provider); where that fails (a peer gone, say) the
+ * error names the collective, and with SHMEMX_ERRORS_RETURN the
+ * collective returns nonzero (failed tells: every recorded error is a new
+ * string). */
 #include <stdlib.h>
 #include "gs.h"
 #include "_cgo_export.h"

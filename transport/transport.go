@@ -45,10 +45,11 @@ func (op SignalOp) Valid() bool { return op == SignalSet || op == SignalAdd }
 // second symmetric region, outside the heap, that a foreign-language
 // binding registers (a C program's globals and statics, which OpenSHMEM
 // makes symmetric; shmem.WithStatics). Offset StaticsBase+x is byte x of
-// the region. The network provider (rdma) carries such offsets to the
-// peer, which checks them against its own region; the others have no
-// statics region and refuse them as they refuse any offset outside the
-// heap.
+// the region. The network providers carry such offsets to the peer: rdma
+// (TCP), whose peer checks them against its own region, and rdma/fabric,
+// which checks them against the region the peer registered. The others
+// have no statics region and refuse them as they refuse any offset
+// outside the heap.
 const StaticsBase uint64 = 1 << 62
 
 // Path moves data between the calling PE and one peer. It is the provider

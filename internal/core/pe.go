@@ -129,7 +129,7 @@ type Config struct {
 	PathKinds []PathKind
 	// Statics is this PE's statics region (transport.StaticsBase), which
 	// StaticsPath reaches: the backend's network node serves it to the
-	// peers. Optional.
+	// peers (TCP), or its fabric node registers it for them. Optional.
 	Statics []byte
 }
 

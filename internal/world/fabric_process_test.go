@@ -87,6 +87,24 @@ func TestFabricWorld(t *testing.T) {
 	}
 }
 
+// TestFabricStatics: 3 PEs whose paths are the fabric's, each with a
+// statics region (WithStatics), reach each other's regions with puts of
+// both routes, gets, atomics and put-with-signal either way round
+// (RoleFabricStatics): the fabric node registers the region beside the
+// heap.
+func TestFabricStatics(t *testing.T) {
+	for _, prov := range []string{"tcp;ofi_rxm", "sockets"} {
+		t.Run(strings.ReplaceAll(prov, ";", "+"), func(t *testing.T) {
+			needProvider(t, prov)
+			codes, outs := worldOf(t, fabricBinary(t), 3, lt.RoleFabricStatics, fabricEnv(prov)...)
+			expectAll(t, codes, outs, 0)
+			if !strings.Contains(outs[0], "fabric data path") {
+				t.Errorf("PE 0 did not run the fabric data path:\n%s", outs[0])
+			}
+		})
+	}
+}
+
 // TestFabricWorldRelay forbids the direct path between PEs 0 and 2: their
 // traffic goes through PE 1 on the TCP transport while the other pairs use
 // the fabric, so each PE's Quiet and barriers complete both engines.

@@ -37,7 +37,8 @@ type Config struct {
 	// Metrics turns on the PE's metrics (core.Config.Metrics).
 	Metrics bool
 	// Statics is the PE's statics region (shmem.WithStatics): the data
-	// node serves it to the peers, and core.PE.StaticsPath reaches theirs.
+	// node serves it to the peers, the fabric node (if any) registers it
+	// for them, and core.PE.StaticsPath reaches theirs.
 	// Optional.
 	Statics []byte
 	// TLS selects the credentials of every connection: nil means the job

@@ -116,11 +116,13 @@ func (j *joiner) startFabric(u *undo) error {
 	}
 	u.add(closeSegment(j.seg))
 	// The node registers the mapped part; the reservation beyond it, its
-	// capacity, is what growOwn registers as the heap grows. Its endpoint
-	// binds a port of SHMEM_PORT_RANGE (openFabricIn), or one the kernel
-	// chooses, and never one the job binds later (openFabricAvoiding).
+	// capacity, is what growOwn registers as the heap grows. It registers
+	// the statics region too, so that peers it reaches reach that (a C
+	// program's globals) as the network path would. Its endpoint binds a
+	// port of SHMEM_PORT_RANGE (openFabricIn), or one the kernel chooses,
+	// and never one the job binds later (openFabricAvoiding).
 	if j.fab, err = openFabricIn(c.Ports, fabric.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation()[:c.HeapSize], Logger: j.log,
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation()[:c.HeapSize], Statics: c.Statics, Logger: j.log,
 		Provider: c.Fabric.Provider, Domain: c.Fabric.Domain, Node: c.Fabric.Node,
 	}, j.laterPorts(), openFabric); err != nil {
 		return err

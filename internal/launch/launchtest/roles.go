@@ -78,6 +78,11 @@ const (
 	// DieStatus while the others put to it over the fabric.
 	RoleFabric    = "fabric"
 	RoleFabricDie = "fabricdie"
+	// RoleFabricStatics gives each PE a statics region (WithStatics) and
+	// checks that every PE reaches the others' over its paths: puts by
+	// every route, gets, atomics and put-with-signal with either part in
+	// the region.
+	RoleFabricStatics = "fabricstatics"
 	// RoleFault: prints READY once formed, then loops (EnvFaultLoop)
 	// until an operation fails: the fault-injection suite kills a PE
 	// with SIGKILL at a point of its choosing, so that every survivor

@@ -122,6 +122,9 @@ func options(role string) ([]shmem.Option, error) {
 		}
 		opts = append(opts, shmem.WithTLS(cfg))
 	}
+	if role == lt.RoleFabricStatics {
+		opts = append(opts, shmem.WithStatics(staticsRegion))
+	}
 	if seeds := os.Getenv(lt.EnvSeeds); seeds != "" {
 		n, _ := strconv.Atoi(os.Getenv("SHMEM_NPES"))
 		if v := os.Getenv(lt.EnvGossipNPEs); v != "" {

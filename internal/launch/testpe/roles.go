@@ -62,6 +62,8 @@ func runRole(p *shmem.PE, role string) error {
 		return fabricChecks(p)
 	case lt.RoleFabricDie:
 		return fabricDie(p)
+	case lt.RoleFabricStatics:
+		return fabricStatics(p)
 	case lt.RoleFault:
 		return faultLoop(p, os.Getenv(lt.EnvFaultLoop))
 	case lt.RoleGrow:

@@ -20,6 +20,13 @@ type Config struct {
 	// Its capacity is the reservation the heap may grow into: Node.GrowHeap
 	// registers up to cap(Heap) bytes once the caller has mapped them.
 	Heap []byte
+	// Statics is the local statics region (transport.StaticsBase), a
+	// second symmetric region beside the heap: registered like Heap, under
+	// the same rule on its memory, for remote reads, writes and atomics,
+	// and named in Address, so that peers reach byte x of it at offset
+	// StaticsBase+x. It never grows. Default: none, and such offsets are
+	// refused like any outside the heap.
+	Statics []byte
 
 	// Provider selects the libfabric provider by name ("verbs;ofi_rxm",
 	// "tcp;ofi_rxm", "sockets", ...). Default "": the first provider that

@@ -15,9 +15,11 @@
 //
 // Open picks a provider offering reliable-datagram endpoints with RMA and
 // atomics (Config.Provider/Domain/Node narrow the choice), registers the
-// symmetric heap with fi_mr_reg and starts one progress goroutine. Address
-// returns the bytes a peer needs (endpoint name, heap address, size and
-// remote key); Connect takes every peer's bytes, validates them (they are
+// symmetric heap, and the statics region if there is one (Config.Statics,
+// reached at offsets from transport.StaticsBase), with fi_mr_reg and starts
+// one progress goroutine. Address returns the bytes a peer needs (endpoint
+// name, and address, size and remote key of the heap and of the statics
+// region); Connect takes every peer's bytes, validates them (they are
 // outside input; DecodeAddress is fuzzed) and inserts them into the address
 // vector. The world bootstrap carries these bytes like any other blob.
 //

@@ -7,6 +7,7 @@
 void gf_close(gf_node *n) {
 	gf_ep_close(&n->main);
 	if (n->heap_mr) fi_close(&n->heap_mr->fid);
+	if (n->statics_mr) fi_close(&n->statics_mr->fid);
 	if (n->bounce_mr) fi_close(&n->bounce_mr->fid);
 	if (n->rwcntr) fi_close(&n->rwcntr->fid);
 	if (n->cq) fi_close(&n->cq->fid);
@@ -179,7 +180,7 @@ static void gf_rma_event(gf_node *n, struct fi_info *hints, const char *node, co
 	if (rc_) { const char *w_ = n->step; gf_close(n); n->step = w_; return rc_; } } while (0)
 
 int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, const char *service,
-		void *heap, size_t heap_len, size_t bounce_size, int nctx) {
+		void *heap, size_t heap_len, void *statics, size_t statics_len, size_t bounce_size, int nctx) {
 	memset(n, 0, sizeof *n);
 	struct fi_info *hints = fi_allocinfo();
 	if (!hints) { n->step = "fi_allocinfo"; return -FI_ENOMEM; }
@@ -233,6 +234,13 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, con
 	if (heap_len > 0)
 		GF_TRY("fi_mr_reg(heap)", fi_mr_reg(n->domain, heap, heap_len,
 			FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, 1, 0, &n->heap_mr, NULL));
+	// The statics never grow, so one registration serves for the node's
+	// life. Its requested key, 3, is no other registration's (growKeyBase
+	// in grow.go lists them): a provider that takes requested keys refuses
+	// a duplicate.
+	if (statics_len > 0)
+		GF_TRY("fi_mr_reg(statics)", fi_mr_reg(n->domain, statics, statics_len,
+			FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE, 0, 3, 0, &n->statics_mr, NULL));
 	n->step = "allocating bounce buffers";
 	if (posix_memalign((void **)&n->bounce, 4096, bounce_size * (size_t)nctx)) { n->bounce = NULL; gf_close(n); return -FI_ENOMEM; }
 	memset(n->bounce, 0, bounce_size * (size_t)nctx);
@@ -247,6 +255,7 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, con
 }
 
 uint64_t gf_heap_key(gf_node *n) { return n->heap_mr ? fi_mr_key(n->heap_mr) : 0; }
+uint64_t gf_statics_key(gf_node *n) { return n->statics_mr ? fi_mr_key(n->statics_mr) : 0; }
 const char *gf_prov(gf_node *n) { return n->info->fabric_attr->prov_name; }
 size_t gf_inject_size(gf_node *n) { return n->info->tx_attr->inject_size; }
 size_t gf_max_msg(gf_node *n) { return n->info->ep_attr->max_msg_size; }

@@ -37,6 +37,7 @@ typedef struct gf_node {
 	gf_ep main;
 	struct fid_cntr *rwcntr; // remote writes into the heap (FI_RMA_EVENT), or NULL
 	struct fid_mr *heap_mr, *bounce_mr;
+	struct fid_mr *statics_mr; // the statics region (Config.Statics), or NULL
 	void *bounce_desc;
 	char *bounce;
 	gf_ctx *ctx;
@@ -53,8 +54,9 @@ void gf_close(gf_node *n);
 void gf_close_ep(gf_ep *e);
 int gf_ep_open(gf_node *n, gf_ep *e);
 void gf_ep_close(gf_ep *e);
-int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, const char *service, void *heap, size_t heap_len, size_t bounce_size, int nctx);
+int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, const char *service, void *heap, size_t heap_len, void *statics, size_t statics_len, size_t bounce_size, int nctx);
 uint64_t gf_heap_key(gf_node *n);
+uint64_t gf_statics_key(gf_node *n);
 const char *gf_prov(gf_node *n);
 size_t gf_inject_size(gf_node *n);
 size_t gf_max_msg(gf_node *n);

@@ -40,8 +40,9 @@ type window struct {
 }
 
 // growKeyBase is where the requested keys of the heap's later
-// registrations start (1 is the first heap's, 2 the bounce buffers',
-// 1<<32 and up local registrations); providers that pick keys ignore it.
+// registrations start (1 is the first heap's, 2 the bounce buffers', 3
+// the statics region's, 1<<32 and up local registrations); providers that
+// pick keys ignore it.
 const growKeyBase = 1 << 16
 
 // HeapSize is how many bytes of this node's heap are registered.
@@ -109,9 +110,10 @@ func (n *Node) GrowHeap(size int) error {
 // is rank r's, nil for a rank to leave as it is) and moves each connected
 // path to its peer's new registration: operations reach the grown heap
 // from then on. An Address must be the connected peer's (rank, provider,
-// heap base) and must not shrink its heap; a bad entry is refused with
-// errs.ErrInvalidArgument naming its rank, after the entries before it
-// took effect. A rank not connected is refused too.
+// heap base, statics region, which never grows) and must not shrink its
+// heap; a bad entry is refused with errs.ErrInvalidArgument naming its
+// rank, after the entries before it took effect. A rank not connected is
+// refused too.
 func (n *Node) UpdatePeers(peers [][]byte) error {
 	if len(peers) > n.cfg.NPEs {
 		return errs.New("fabric.UpdatePeers", n.rank(), errs.NoPE, errs.ErrInvalidArgument, "%d addresses for %d PEs", len(peers), n.cfg.NPEs)
@@ -149,6 +151,10 @@ func (n *Node) updatePeer(r int, b []byte) error {
 		return bad("heap moved from %#x to %#x", p.base, a.HeapBase)
 	case int64(a.HeapSize) < p.win.size.Load():
 		return bad("heap of %d bytes shrank to %d", p.win.size.Load(), a.HeapSize)
+	case a.StaticsSize != p.st.size || a.StaticsKey != p.st.key || (p.st.base != 0 && a.StaticsBase != p.st.base):
+		// Paths keep the region of Connect and read it without a lock.
+		return bad("statics region of %d bytes (key %#x) became %d bytes at %#x (key %#x)",
+			p.st.size, p.st.key, a.StaticsSize, a.StaticsBase, a.StaticsKey)
 	}
 	// Concurrent UpdatePeers calls are the caller's to order (the world
 	// makes them in its collective order).

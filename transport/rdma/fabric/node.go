@@ -78,7 +78,7 @@ type Node struct {
 }
 
 // Open creates a node: it picks a provider, opens the endpoint, registers
-// cfg.Heap and starts the progress goroutine. Errors wrap
+// cfg.Heap and cfg.Statics and starts the progress goroutine. Errors wrap
 // errs.ErrInvalidArgument (bad config) or errs.ErrBootstrap (no provider,
 // or libfabric refused a step; the message names the step and has
 // fi_strerror's text). A refusal whose libfabric code is an errno value
@@ -116,7 +116,12 @@ func Open(cfg Config) (*Node, error) {
 	if len(c.Heap) > 0 {
 		heap = unsafe.Pointer(unsafe.SliceData(c.Heap)) // not Go memory: see Config.Heap
 	}
-	if rc := C.gf_open(n.c, prov, dom, node, svc, heap, C.size_t(len(c.Heap)), C.size_t(c.BounceSize), C.int(c.Slots)); rc != 0 {
+	var statics unsafe.Pointer
+	if len(c.Statics) > 0 {
+		statics = unsafe.Pointer(unsafe.SliceData(c.Statics)) // not Go memory either: see Config.Statics
+	}
+	if rc := C.gf_open(n.c, prov, dom, node, svc, heap, C.size_t(len(c.Heap)), statics, C.size_t(len(c.Statics)),
+		C.size_t(c.BounceSize), C.int(c.Slots)); rc != 0 {
 		step := "?"
 		if n.c.step != nil {
 			step = C.GoString(n.c.step)
@@ -192,6 +197,10 @@ func (n *Node) initAddress() error {
 	if len(n.cfg.Heap) > 0 {
 		a.HeapBase = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(n.cfg.Heap))))
 	}
+	if len(n.cfg.Statics) > 0 {
+		a.StaticsBase = uint64(uintptr(unsafe.Pointer(unsafe.SliceData(n.cfg.Statics))))
+		a.StaticsSize, a.StaticsKey = uint64(len(n.cfg.Statics)), uint64(C.gf_statics_key(n.c))
+	}
 	b, err := a.MarshalBinary()
 	if err != nil {
 		return err
@@ -258,11 +267,12 @@ func (n *Node) connect(r int, b []byte) error {
 	if rc := C.gf_av_insert(n.c, unsafe.Pointer(&a.EP[0]), &fa); rc != 0 {
 		return bad(errs.ErrBootstrap, "fi_av_insert: %s", fiStrerror(int(rc)))
 	}
-	p := &path{n: n, e: &n.eng, peer: r, fa: fa, win: &window{}, dead: make(chan struct{})}
+	p := &path{n: n, e: &n.eng, peer: r, fa: fa, win: &window{}, dead: make(chan struct{}),
+		st: staticsWin{size: a.StaticsSize, key: a.StaticsKey}}
 	p.win.key.Store(a.Key)
 	p.win.size.Store(int64(a.HeapSize))
 	if n.c.virt_addr != 0 {
-		p.base = a.HeapBase
+		p.base, p.st.base = a.HeapBase, a.StaticsBase
 	}
 	if n.failed[r] {
 		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d was marked failed", r)

@@ -121,8 +121,9 @@ func (p *path) injectAtomic(fop, dt C.int, off, operand uint64, op string) error
 		return err
 	}
 	p.noteWrite()
+	raddr, key := p.remote(off)
 	err := p.retry(op, "fi_atomicmsg(inject)", func() C.ssize_t {
-		return C.gf_atomic_inject(p.e.ep, fop, dt, C.uint64_t(operand), p.fa, C.uint64_t(p.base+off), C.uint64_t(p.win.key.Load()), writeFlags)
+		return C.gf_atomic_inject(p.e.ep, fop, dt, C.uint64_t(operand), p.fa, raddr, key, writeFlags)
 	})
 	if err != nil {
 		p.e.issued[0].Add(^uint64(0))

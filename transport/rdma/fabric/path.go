@@ -23,8 +23,9 @@ type path struct {
 	e    *engine // the node's, or the stream's the path belongs to
 	peer int
 	fa   C.fi_addr_t
-	base uint64  // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
-	win  *window // the peer's registered heap: size and key, changed by UpdatePeers
+	base uint64     // added to offsets: the peer's heap address under FI_MR_VIRT_ADDR, else 0
+	win  *window    // the peer's registered heap: size and key, changed by UpdatePeers
+	st   staticsWin // the peer's registered statics region, from transport.StaticsBase
 
 	failed    atomic.Pointer[error]
 	dead      chan struct{} // closed when failed is set: wakes the path's waiters (await, acquire)
@@ -36,6 +37,15 @@ type path struct {
 	// their failure check and the end of their copy (see Node.copyOut).
 	nbi     atomic.Int64
 	copying atomic.Int32
+}
+
+// staticsWin is a peer's registered statics region as this node addresses
+// it. The region never grows, so it is fixed at Connect and read without
+// a lock.
+type staticsWin struct {
+	base uint64 // added to region offsets: the region's address under FI_MR_VIRT_ADDR, else 0
+	size uint64 // 0: the peer has no region
+	key  uint64
 }
 
 // writeFlags ask for delivery completion: a counted write is in the peer's
@@ -62,9 +72,10 @@ func (p *path) failedErr(op, detail string) error {
 }
 
 // check refuses operations on a closed node or a failed path, and ranges
-// outside the peer's registered heap (the provider would fail them less
-// clearly, or not at all). The closed check here names the peer; enter
-// still guards every call into libfabric against a concurrent Close.
+// outside the peer's registered region that off lies in: its heap, or its
+// statics region from transport.StaticsBase (the provider would fail them
+// less clearly, or not at all). The closed check here names the peer;
+// enter still guards every call into libfabric against a concurrent Close.
 func (p *path) check(op string, off uint64, n int) error {
 	if p.n.closed.Load() {
 		return errs.New(op, p.n.rank(), p.peer, errs.ErrFinalized, "node closed")
@@ -72,10 +83,38 @@ func (p *path) check(op string, off uint64, n int) error {
 	if e := p.failed.Load(); e != nil {
 		return &errs.Error{Op: op, PE: p.n.rank(), Target: p.peer, Detail: "path failed earlier", Err: *e}
 	}
+	if off >= transport.StaticsBase {
+		return p.checkStatics(op, off-transport.StaticsBase, n)
+	}
 	if size := int(p.win.size.Load()); !transport.InRange(size, off, n) {
 		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument, "%d bytes at offset %d outside the %d-byte heap", n, off, size)
 	}
 	return nil
+}
+
+// checkStatics is check's range check for x, an offset into the peer's
+// statics region.
+func (p *path) checkStatics(op string, x uint64, n int) error {
+	if p.st.size == 0 {
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument,
+			"%d bytes at offset %d of the statics region: PE %d registered none", n, x, p.peer)
+	}
+	if !transport.InRange(int(p.st.size), x, n) {
+		return errs.New(op, p.n.rank(), p.peer, errs.ErrInvalidArgument,
+			"%d bytes at offset %d outside the %d-byte statics region", n, x, p.st.size)
+	}
+	return nil
+}
+
+// remote is where libfabric finds off, an offset check has passed: the
+// address (relative to the registration unless FI_MR_VIRT_ADDR) and key of
+// the peer's heap, or of its statics region from transport.StaticsBase.
+// The heap's key is loaded after check loaded its size (see window).
+func (p *path) remote(off uint64) (raddr, key C.uint64_t) {
+	if off < transport.StaticsBase {
+		return C.uint64_t(p.base + off), C.uint64_t(p.win.key.Load())
+	}
+	return C.uint64_t(p.st.base + (off - transport.StaticsBase)), C.uint64_t(p.st.key)
 }
 
 // dirty reports whether this path has writes not yet known complete.
@@ -173,10 +212,10 @@ func (p *path) postErr(op, call string, rc C.ssize_t) error {
 	return errs.New(op, p.n.rank(), p.peer, errs.ErrPEFailed, "%s: %s", call, fiStrerror(int(rc)))
 }
 
-// Put writes src to the peer's heap at off and returns once src is
-// reusable: up to the provider's inject size it is copied by libfabric, up
-// to BounceSize into a registered bounce buffer; larger sources are pinned
-// and the call waits for their completion.
+// Put writes src to the peer's heap (or statics region) at off and
+// returns once src is reusable: up to the provider's inject size it is
+// copied by libfabric, up to BounceSize into a registered bounce buffer;
+// larger sources are pinned and the call waits for their completion.
 func (p *path) Put(off uint64, src []byte) error {
 	if len(src) == 0 {
 		return nil
@@ -206,10 +245,11 @@ func (p *path) injectPut(off uint64, src []byte, op string) error {
 		return err
 	}
 	p.noteWrite()
+	raddr, key := p.remote(off)
 	err := p.retry(op, "fi_writemsg(inject)", func() C.ssize_t {
 		// src is Go memory: allowed because FI_INJECT copies it before returning.
 		return C.gf_write(n.c, p.e.ep, unsafe.Pointer(unsafe.SliceData(src)), C.size_t(len(src)), nil, p.fa,
-			C.uint64_t(p.base+off), C.uint64_t(p.win.key.Load()), -1, C.FI_INJECT|writeFlags)
+			raddr, key, -1, C.FI_INJECT|writeFlags)
 	})
 	if err != nil {
 		p.e.issued[0].Add(^uint64(0))
@@ -238,7 +278,7 @@ const (
 
 func (p *path) issue(r *req, s *slot, i int32) C.ssize_t {
 	n := p.n
-	raddr, key := C.uint64_t(p.base+r.off), C.uint64_t(p.win.key.Load())
+	raddr, key := p.remote(r.off)
 	switch r.code {
 	case reqWrite:
 		return C.gf_write(n.c, p.e.ep, r.buf, C.size_t(r.len), r.desc, p.fa, raddr, key, C.int(i), C.FI_COMPLETION|writeFlags)
@@ -291,7 +331,7 @@ func (p *path) bouncePut(off uint64, src []byte, op string) error {
 	return p.post(i, op, &r)
 }
 
-// Get fills dst from the peer's heap at off.
+// Get fills dst from the peer's heap (or statics region) at off.
 func (p *path) Get(dst []byte, off uint64) error { return p.get(dst, off, false, "Get") }
 
 // GetNBI starts a get that the next Quiet completes. Gets larger than

@@ -23,8 +23,9 @@ import (
 // so a peer that stalls the node's traffic holds up no stream that did not
 // write to it. It shares the node's address vector (the same fi_addr
 // reaches a peer from every endpoint), completion queue and progress
-// goroutine, completion slots and heap registrations; a peer's heap
-// window (size and key, GrowHeap) is shared with the node's path to it.
+// goroutine, completion slots and heap and statics registrations; a
+// peer's heap window (size and key, GrowHeap) is shared with the node's
+// path to it.
 type stream struct {
 	n      *Node
 	eng    engine
@@ -97,7 +98,8 @@ func (n *Node) streamEP() (*C.gf_ep, error) {
 
 // Path returns the stream's path to the peer that p (a path of the
 // stream's node) reaches: made on first use, with the node path's address
-// and heap window and, if the node's path failed, the same failure.
+// heap window and statics region and, if the node's path failed, the
+// same failure.
 func (s *stream) Path(p transport.Path) (transport.Path, bool) {
 	np, ok := p.(*path)
 	if !ok || np.n != s.n || np.e != &s.n.eng {
@@ -109,7 +111,7 @@ func (s *stream) Path(p transport.Path) (transport.Path, bool) {
 	if q, ok := s.paths[np]; ok {
 		return q, true
 	}
-	q := &path{n: n, e: &s.eng, peer: np.peer, fa: np.fa, base: np.base, win: np.win, dead: make(chan struct{})}
+	q := &path{n: n, e: &s.eng, peer: np.peer, fa: np.fa, base: np.base, win: np.win, st: np.st, dead: make(chan struct{})}
 	switch {
 	case s.closed:
 		q.fail(errs.ErrFinalized, "CreateCtx", "context destroyed")
