@@ -137,16 +137,33 @@ func teamBarrier(fate func(p *shmem.PE)) func(p *shmem.PE) error {
 		if err != nil {
 			return err
 		}
+		left, err := shmem.Calloc[int64](p, p.NPEs())
+		if err != nil {
+			return err
+		}
 		// Every PE is past the split before PE 1 leaves: the split's
 		// own failure is not the point here.
 		if err := p.BarrierAll(); err != nil {
 			return err
 		}
-		switch p.MyPE() {
-		case 1:
+		// Nor is BarrierAll's: PE 1 leaving BarrierAll does not mean the
+		// others have (its last signal may still be on its way, and a
+		// PE that dies then takes it along), so PE 1 meets its fate only
+		// once every other PE has said, by a put to it, that it is out.
+		me, leaver := p.MyPE(), 1
+		if me == leaver {
+			status := make([]bool, p.NPEs())
+			status[leaver] = true
+			if err := shmem.WaitUntilAll(p, left, status, shmem.CmpEQ, 1); err != nil {
+				return err
+			}
 			fate(p)
 			return nil
-		case 3:
+		}
+		if err := shmem.P(p, left.Slice(me, me+1), 1, leaver); err != nil {
+			return err
+		}
+		if me == 3 {
 			return nil
 		}
 		return team.Barrier()
