@@ -202,14 +202,15 @@ func (h *header) checkOp() error {
 // offsets relative to them.
 func (h *header) checkTarget(heap, statics []byte) (data, sig []byte, err error) {
 	data, off := region(h.off, heap, statics)
-	sig, sigOff := region(h.cond, heap, statics)
+	var sigOff uint64
 	ok := true
 	switch h.op {
 	case opPut, opGet:
 		ok = transport.InRange(len(data), off, int(h.n))
 	case opAtomic, opAtomicPost:
 		ok = transport.WordOK(len(data), off, int(h.width))
-	case opPutSignal:
+	case opPutSignal: // cond is the signal's offset (an atomic's cond is its compare value)
+		sig, sigOff = region(h.cond, heap, statics)
 		ok = transport.InRange(len(data), off, int(h.n)) && transport.WordOK(len(sig), sigOff, 8)
 	}
 	if !ok {

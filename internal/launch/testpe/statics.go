@@ -4,14 +4,28 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"syscall"
 
 	"github.com/goshmem/shmem"
 )
 
 // staticsRegion is RoleFabricStatics' statics region: 64 KiB, so that a
 // put of 40000 bytes takes the fabric provider's pinned route (past its
-// bounce buffers) as well as the small ones.
-var staticsRegion = make([]byte, 64<<10)
+// bounce buffers) as well as the small ones. It is a mapping, not Go
+// memory, as a C program's statics are: libfabric keeps the address of
+// what the node registers (fabric.Config.Statics), which cgo forbids for
+// Go memory.
+var staticsRegion = anonMap(64 << 10)
+
+// anonMap returns n bytes of a fresh anonymous mapping, or nil when the
+// kernel refuses one (the role's check of the region's size then fails).
+func anonMap(n int) []byte {
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil
+	}
+	return b
+}
 
 // staticsBytes is the pattern PE from writes.
 func staticsBytes(from, n int) []byte {
