@@ -21,8 +21,11 @@
 enum { GS_I8 = 1, GS_I16, GS_I32, GS_I64, GS_U8, GS_U16, GS_U32, GS_U64, GS_F32, GS_F64 };
 /* Reduction operations, in goshmem's Op order. */
 enum { GS_OP_SUM = 1, GS_OP_PROD, GS_OP_MIN, GS_OP_MAX, GS_OP_AND, GS_OP_OR, GS_OP_XOR };
-/* Atomic operations of the Go fallback. */
-enum { GS_AMO_FETCH = 1, GS_AMO_SET, GS_AMO_SWAP, GS_AMO_CSWAP, GS_AMO_FADD, GS_AMO_FAND, GS_AMO_FOR, GS_AMO_FXOR };
+/* Atomic operation codes of gs_amo (the Go fallback). ADD, AND, OR and XOR are the
+ * non-fetching forms: posted like a put (completed by quiet), where the
+ * fetching F forms wait for the old value. */
+enum { GS_AMO_FETCH = 1, GS_AMO_SET, GS_AMO_SWAP, GS_AMO_CSWAP, GS_AMO_FADD, GS_AMO_FAND, GS_AMO_FOR, GS_AMO_FXOR,
+       GS_AMO_ADD, GS_AMO_AND, GS_AMO_OR, GS_AMO_XOR };
 /* RMA kinds of the Go fallback. */
 enum { GS_PUT = 1, GS_GET, GS_PUT_NBI, GS_GET_NBI };
 /* Team collectives. */
@@ -36,6 +39,10 @@ extern char *gs_base;
 extern size_t gs_size;
 extern char **gs_peer;
 extern int gs_me, gs_npes;
+/* Set when some peer is not mapped: writes from it arrive through this
+ * process's own Go threads (the network transport's readers), which need
+ * this PE's core to land them (p2p.c's gs_wait). */
+extern int gs_unmapped_peers;
 /* Set once any RMA went through Go: from then on quiet and fence must ask
  * Go too. A job whose peers are all mapped never sets it, so its quiet is
  * a memory fence. */

@@ -3,7 +3,9 @@
  * Waiting happens in C: puts from mapped peers are plain stores that ring
  * nothing, so the waiter polls its memory (spinning, then yielding, then
  * napping briefly) and every millisecond asks Go whether a PE has failed,
- * so that a dead peer ends the wait with goshmem's error instead of a hang. */
+ * so that a dead peer ends the wait with goshmem's error instead of a hang.
+ * Writes from unmapped peers are landed by Go's network readers on this
+ * PE's core; the waiter yields to them (gs_wait). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
@@ -116,10 +118,16 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
   size_t r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
   if (done || !block) return mode == GS_WAIT_ANY && !done ? SIZE_MAX : r;
   uint64_t start = now_ns(), last_check = start;
+  /* A write from a mapped peer comes from another core: spinning catches
+   * it soonest. One from an unmapped peer is landed by this process's
+   * network reader, which shares this PE's core (shmemrun binds each PE to
+   * one): spinning then only delays it, so the waiter soon yields between
+   * checks (and the reader's poll yields the thread back; rdma.busyConn). */
+  unsigned spin = gs_unmapped_peers ? 32 : 2000;
   for (unsigned spins = 0;; spins++) {
     r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
     if (done) return r;
-    if (spins < 2000) {
+    if (spins < spin) {
       cpu_relax();
       continue;
     }

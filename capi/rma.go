@@ -172,6 +172,14 @@ func amo[T uint32 | uint64](p *shmem.PE, d shmem.Sym[T], code C.int, v, cond T, 
 		return shmem.AtomicFetchOr(p, d, v, pe)
 	case C.GS_AMO_FXOR:
 		return shmem.AtomicFetchXor(p, d, v, pe)
+	case C.GS_AMO_ADD:
+		return 0, shmem.AtomicAdd(p, d, v, pe)
+	case C.GS_AMO_AND:
+		return 0, shmem.AtomicAnd(p, d, v, pe)
+	case C.GS_AMO_OR:
+		return 0, shmem.AtomicOr(p, d, v, pe)
+	case C.GS_AMO_XOR:
+		return 0, shmem.AtomicXor(p, d, v, pe)
 	}
 	return 0, fmt.Errorf("%w: atomic operation %d", shmem.ErrInvalidArgument, code)
 }

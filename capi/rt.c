@@ -10,6 +10,7 @@ char *gs_base;
 size_t gs_size;
 char **gs_peer;
 int gs_me, gs_npes;
+int gs_unmapped_peers;
 int gs_go_rma;
 int *gs_ctx_map[GS_MAX_CTX];
 
@@ -21,6 +22,7 @@ void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
     /* finalize: every later access takes the Go path, which reports it */
     gs_npes = 0;
     gs_size = 0;
+    gs_unmapped_peers = 0;
     return;
   }
   gs_base = base;
@@ -28,6 +30,9 @@ void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
   gs_peer = peers;
   gs_me = me;
   gs_npes = npes;
+  gs_unmapped_peers = 0;
+  for (int pe = 0; pe < npes; pe++)
+    if (pe != me && !peers[pe]) gs_unmapped_peers = 1;
 }
 
 /* gs_die ends the program after an error in a call without a return code:

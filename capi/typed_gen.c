@@ -1100,19 +1100,19 @@ void shmem_int_atomic_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_inc", GS_AMO_ADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) {
   pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int_atomic_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
+  gs_amo(ctx, "shmem_ctx_int_atomic_inc", GS_AMO_ADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 void shmem_int_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_inc", GS_AMO_ADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 int shmem_int_atomic_fetch_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1142,19 +1142,19 @@ void shmem_int_atomic_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_add", GS_AMO_ADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) {
   pe = gs_pe(ctx, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int_atomic_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
+  gs_amo(ctx, "shmem_ctx_int_atomic_add", GS_AMO_ADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_int_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int *r = (int *)gs_at(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_add", GS_AMO_ADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_int_wait_until(int *ivar, int cmp, int cmp_value) {
   gs_wait("shmem_int_wait_until", GS_I32, sizeof(int), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -1476,19 +1476,19 @@ void shmem_long_atomic_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_inc", GS_AMO_ADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) {
   pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_long_atomic_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
+  gs_amo(ctx, "shmem_ctx_long_atomic_inc", GS_AMO_ADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 void shmem_long_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_inc", GS_AMO_ADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 long shmem_long_atomic_fetch_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1518,19 +1518,19 @@ void shmem_long_atomic_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_add", GS_AMO_ADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) {
   pe = gs_pe(ctx, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_long_atomic_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
+  gs_amo(ctx, "shmem_ctx_long_atomic_add", GS_AMO_ADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_long_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long *r = (long *)gs_at(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_add", GS_AMO_ADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_long_wait_until(long *ivar, int cmp, long cmp_value) {
   gs_wait("shmem_long_wait_until", GS_I64, sizeof(long), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -1852,19 +1852,19 @@ void shmem_longlong_atomic_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_inc", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) {
   pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_longlong_atomic_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_longlong_atomic_inc", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_inc", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 long long shmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1894,19 +1894,19 @@ void shmem_longlong_atomic_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_add", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
   pe = gs_pe(ctx, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_longlong_atomic_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_longlong_atomic_add", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_add", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_wait_until(long long *ivar, int cmp, long long cmp_value) {
   gs_wait("shmem_longlong_wait_until", GS_I64, sizeof(long long), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -2480,13 +2480,13 @@ void shmem_uint_atomic_inc(unsigned int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_inc", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint_atomic_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint_atomic_inc", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2510,13 +2510,13 @@ void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_add", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint_atomic_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint_atomic_add", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2540,13 +2540,13 @@ void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_and", GS_AMO_AND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint_atomic_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint_atomic_and", GS_AMO_AND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2570,13 +2570,13 @@ void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_or", GS_AMO_OR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint_atomic_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint_atomic_or", GS_AMO_OR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2600,13 +2600,13 @@ void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_xor", GS_AMO_XOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint_atomic_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint_atomic_xor", GS_AMO_XOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_uint_wait_until(unsigned int *ivar, int cmp, unsigned int cmp_value) {
   gs_wait("shmem_uint_wait_until", GS_U32, sizeof(unsigned int), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -2876,13 +2876,13 @@ void shmem_ulong_atomic_inc(unsigned long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2906,13 +2906,13 @@ void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_add", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulong_atomic_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulong_atomic_add", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2936,13 +2936,13 @@ void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_and", GS_AMO_AND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulong_atomic_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulong_atomic_and", GS_AMO_AND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2966,13 +2966,13 @@ void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_or", GS_AMO_OR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulong_atomic_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulong_atomic_or", GS_AMO_OR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2996,13 +2996,13 @@ void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ulong_wait_until(unsigned long *ivar, int cmp, unsigned long cmp_value) {
   gs_wait("shmem_ulong_wait_until", GS_U64, sizeof(unsigned long), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -3272,13 +3272,13 @@ void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3302,13 +3302,13 @@ void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long val
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_add", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_add", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3332,13 +3332,13 @@ void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long val
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_and", GS_AMO_AND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_and", GS_AMO_AND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3362,13 +3362,13 @@ void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long valu
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_or", GS_AMO_OR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_or", GS_AMO_OR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3392,13 +3392,13 @@ void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long val
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
   unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
+  gs_amo(ctx, "shmem_ctx_ulonglong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ulonglong_wait_until(unsigned long long *ivar, int cmp, unsigned long long cmp_value) {
   gs_wait("shmem_ulonglong_wait_until", GS_U64, sizeof(unsigned long long), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -3944,13 +3944,13 @@ void shmem_int32_atomic_inc(int32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_inc", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int32_atomic_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int32_atomic_inc", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3974,13 +3974,13 @@ void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_add", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int32_atomic_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int32_atomic_add", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4004,13 +4004,13 @@ void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_and", GS_AMO_AND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int32_atomic_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int32_atomic_and", GS_AMO_AND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4034,13 +4034,13 @@ void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_or", GS_AMO_OR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int32_atomic_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int32_atomic_or", GS_AMO_OR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4064,13 +4064,13 @@ void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_xor", GS_AMO_XOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int32_atomic_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int32_atomic_xor", GS_AMO_XOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_int32_wait_until(int32_t *ivar, int cmp, int32_t cmp_value) {
   gs_wait("shmem_int32_wait_until", GS_I32, sizeof(int32_t), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -4340,13 +4340,13 @@ void shmem_int64_atomic_inc(int64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_inc", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int64_atomic_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int64_atomic_inc", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4370,13 +4370,13 @@ void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_add", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int64_atomic_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int64_atomic_add", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4400,13 +4400,13 @@ void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_and", GS_AMO_AND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int64_atomic_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int64_atomic_and", GS_AMO_AND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4430,13 +4430,13 @@ void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_or", GS_AMO_OR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int64_atomic_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int64_atomic_or", GS_AMO_OR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4460,13 +4460,13 @@ void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_xor", GS_AMO_XOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_int64_atomic_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_int64_atomic_xor", GS_AMO_XOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_int64_wait_until(int64_t *ivar, int cmp, int64_t cmp_value) {
   gs_wait("shmem_int64_wait_until", GS_I64, sizeof(int64_t), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -5012,13 +5012,13 @@ void shmem_uint32_atomic_inc(uint32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_inc", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint32_atomic_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint32_atomic_inc", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5042,13 +5042,13 @@ void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_add", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint32_atomic_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint32_atomic_add", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5072,13 +5072,13 @@ void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_and", GS_AMO_AND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint32_atomic_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint32_atomic_and", GS_AMO_AND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5102,13 +5102,13 @@ void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_or", GS_AMO_OR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint32_atomic_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint32_atomic_or", GS_AMO_OR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5132,13 +5132,13 @@ void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_xor", GS_AMO_XOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint32_atomic_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint32_atomic_xor", GS_AMO_XOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_uint32_wait_until(uint32_t *ivar, int cmp, uint32_t cmp_value) {
   gs_wait("shmem_uint32_wait_until", GS_U32, sizeof(uint32_t), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -5408,13 +5408,13 @@ void shmem_uint64_atomic_inc(uint64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_inc", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint64_atomic_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint64_atomic_inc", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5438,13 +5438,13 @@ void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_add", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint64_atomic_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint64_atomic_add", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5468,13 +5468,13 @@ void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_and", GS_AMO_AND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint64_atomic_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint64_atomic_and", GS_AMO_AND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5498,13 +5498,13 @@ void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_or", GS_AMO_OR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint64_atomic_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint64_atomic_or", GS_AMO_OR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5528,13 +5528,13 @@ void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_xor", GS_AMO_XOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
   uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_uint64_atomic_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_uint64_atomic_xor", GS_AMO_XOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_uint64_wait_until(uint64_t *ivar, int cmp, uint64_t cmp_value) {
   gs_wait("shmem_uint64_wait_until", GS_U64, sizeof(uint64_t), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -5804,13 +5804,13 @@ void shmem_size_atomic_inc(size_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_inc", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_size_atomic_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_size_atomic_inc", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
 }
 size_t shmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5834,13 +5834,13 @@ void shmem_size_atomic_add(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_add", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
   pe = gs_pe(ctx, pe);
   size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_size_atomic_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_size_atomic_add", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 void shmem_size_wait_until(size_t *ivar, int cmp, size_t cmp_value) {
   gs_wait("shmem_size_wait_until", GS_U64, sizeof(size_t), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
@@ -6110,13 +6110,13 @@ void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_inc", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_inc", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -6140,13 +6140,13 @@ void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
+  gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_add", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(ctx, pe);
   ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
-  gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
+  gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_add", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ptrdiff_wait_until(ptrdiff_t *ivar, int cmp, ptrdiff_t cmp_value) {
   gs_wait("shmem_ptrdiff_wait_until", GS_I64, sizeof(ptrdiff_t), ivar, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);

@@ -52,15 +52,15 @@ var amos = []amo{
 	{"swap", "TYPE", "TYPE *dest, TYPE value, int pe", "TYPE old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old;", "GS_AMO_SWAP", "value", "0"},
 	{"compare_swap", "TYPE", "TYPE *dest, TYPE cond, TYPE value, int pe", "__atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond;", "GS_AMO_CSWAP", "value", "cond"},
 	{"fetch_inc", "TYPE", "TYPE *dest, int pe", "return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST);", "GS_AMO_FADD", "1", "0"},
-	{"inc", "void", "TYPE *dest, int pe", "__atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return;", "GS_AMO_FADD", "1", "0"},
+	{"inc", "void", "TYPE *dest, int pe", "__atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return;", "GS_AMO_ADD", "1", "0"},
 	{"fetch_add", "TYPE", "TYPE *dest, TYPE value, int pe", "return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST);", "GS_AMO_FADD", "value", "0"},
-	{"add", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_FADD", "value", "0"},
+	{"add", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_ADD", "value", "0"},
 	{"fetch_and", "TYPE", "TYPE *dest, TYPE value, int pe", "return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST);", "GS_AMO_FAND", "value", "0"},
-	{"and", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_FAND", "value", "0"},
+	{"and", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_AND", "value", "0"},
 	{"fetch_or", "TYPE", "TYPE *dest, TYPE value, int pe", "return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST);", "GS_AMO_FOR", "value", "0"},
-	{"or", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_FOR", "value", "0"},
+	{"or", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_OR", "value", "0"},
 	{"fetch_xor", "TYPE", "TYPE *dest, TYPE value, int pe", "return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST);", "GS_AMO_FXOR", "value", "0"},
-	{"xor", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_FXOR", "value", "0"},
+	{"xor", "void", "TYPE *dest, TYPE value, int pe", "__atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return;", "GS_AMO_XOR", "value", "0"},
 }
 
 // deprecated names of the atomics (OpenSHMEM 1.3), by the 1.4 name they became.

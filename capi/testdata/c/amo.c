@@ -48,6 +48,31 @@ int main(void) {
     CHECK(shmem_long_fadd(cnt, 1, 0) == 12L * n, "deprecated fadd");
   }
   shmem_barrier_all();
+  /* The non-fetching atomics are posted over the network: a fence orders
+   * them before a later write to the same PE, and quiet completes them. */
+  long *sum = shmem_calloc(1, sizeof(long)), *flag = shmem_calloc(1, sizeof(long));
+  unsigned int *mask = shmem_calloc(1, sizeof(unsigned int));
+  if (me == n - 1) {
+    for (int i = 0; i < 100; i++) shmem_long_atomic_add(sum, i, 0);
+    shmem_uint_atomic_xor(mask, 0xf0u, 0);
+    shmem_uint_atomic_and(mask, 0x30u, 0);
+    shmem_uint_atomic_or(mask, 0x01u, 0);
+    shmem_fence();
+    shmem_long_atomic_set(flag, 1, 0);
+    for (int i = 0; i < 100; i++) shmem_long_atomic_inc(sum, 0);
+    shmem_quiet();
+    CHECK(shmem_long_atomic_fetch(sum, 0) == 4950 + 100, "posted adds after quiet %ld", shmem_long_atomic_fetch(sum, 0));
+  }
+  if (me == 0) {
+    shmem_long_wait_until(flag, SHMEM_CMP_EQ, 1);
+    long seen = shmem_long_atomic_fetch(sum, 0);
+    CHECK(seen >= 4950 && seen <= 4950 + 100, "adds fenced before the flag: %ld", seen);
+    CHECK(shmem_uint_atomic_fetch(mask, 0) == 0x31u, "posted xor, and, or: %x", shmem_uint_atomic_fetch(mask, 0));
+  }
+  shmem_barrier_all();
+  shmem_free(mask);
+  shmem_free(flag);
+  shmem_free(sum);
   PASS("amo");
   shmem_finalize();
   return 0;
