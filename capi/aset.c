@@ -7,13 +7,15 @@
  * call. So these routines synchronize with atomics on the library's own
  * symmetric area (the start of the C heap, laid out as init.go's sysArea
  * says) and move data with gets and puts, so their data may be statics
- * (statics.c), ignoring pSync and pWrk. Sets that share their first PE and
+ * (statics.c), ignoring pSync and pWrk. The barrier runs in C between
+ * mapped PEs and in Go (aset.go) otherwise. Sets that share their first PE and
  * hash to the same of 64 slots must not run at the same time (the spec
  * asks programs not to reuse a pSync concurrently, which such programs
  * already obey). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "gs.h"
+#include "_cgo_export.h"
 
 #define NSLOTS 64
 static uint64_t epoch[NSLOTS]; /* per process: barriers this PE ran in each slot */
@@ -42,9 +44,20 @@ static aset member(const char *op, int start, int log, int size) {
 
 static int pe_of(aset a, int i) { return a.start + i * a.stride; }
 
+/* mapped reports whether this PE maps every member of a. */
+static int mapped(aset a) {
+  for (int i = 0; i < a.size; i++)
+    if (!gs_peer[pe_of(a, i)]) return 0;
+  return 1;
+}
+
 static void aset_barrier(const char *op, aset a) {
   unsigned slot = ((unsigned)a.stride * 31u + (unsigned)a.size * 17u) % NSLOTS;
   uint64_t e = ++epoch[slot];
+  if (!mapped(a)) {
+    goshmem_aset_barrier((char *)op, &arrive()[slot], &release()[slot], e, a.start, a.stride, a.size);
+    return;
+  }
   shmem_quiet();
   int root = pe_of(a, 0);
   shmem_uint64_atomic_add(&arrive()[slot], 1, root);
@@ -92,7 +105,8 @@ void shmem_broadcast64(void *dest, const void *source, size_t nelems, int PE_roo
 static void fcollect(const char *op, void *dest, const void *source, size_t nbytes, int start, int log, int size) {
   aset a = member(op, start, log, size);
   aset_barrier(op, a);
-  for (int i = 0; i < a.size; i++) gs_get(SHMEM_CTX_DEFAULT, op, (char *)dest + i * nbytes, source, nbytes, pe_of(a, i), 0);
+  /* The gets overlap over the network; the barrier's quiet ends them. */
+  for (int i = 0; i < a.size; i++) gs_get(SHMEM_CTX_DEFAULT, op, (char *)dest + i * nbytes, source, nbytes, pe_of(a, i), 1);
   aset_barrier(op, a);
 }
 
@@ -113,10 +127,10 @@ static void collect(const char *op, void *dest, const void *source, size_t nbyte
   size_t off = 0;
   for (int i = 0; i < a.size; i++) {
     size_t n = aset_counts()[i];
-    gs_get(SHMEM_CTX_DEFAULT, op, (char *)dest + off, source, n, pe_of(a, i), 0);
+    gs_get(SHMEM_CTX_DEFAULT, op, (char *)dest + off, source, n, pe_of(a, i), 1);
     off += n;
   }
-  aset_barrier(op, a);
+  aset_barrier(op, a); /* quiets first */
 }
 
 void shmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync) {

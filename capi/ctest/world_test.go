@@ -103,9 +103,15 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	// A C wait polls its memory in C and asks goshmem every millisecond
 	// whether a PE failed.
 	t.Run("wait_until", func(t *testing.T) { killedWorld(t, prog, "wait", "shmem_long_wait_until") })
+	// The active-set barrier runs in C between mapped PEs and in Go over
+	// the network.
+	t.Run("active_set", func(t *testing.T) { killedWorld(t, prog, "aset", "shmem_barrier") })
+	t.Run("active_set_tcp", func(t *testing.T) { killedWorld(t, prog, "aset", "shmem_barrier", "SHMEM_TRANSPORT=tcp") })
+	t.Run("wait_until_tcp", func(t *testing.T) { killedWorld(t, prog, "wait", "shmem_long_wait_until", "SHMEM_TRANSPORT=tcp") })
 }
 
-func killedWorld(t *testing.T, prog, mode, call string) {
+// killedWorld runs killed.c in mode on 3 PEs, each with env added.
+func killedWorld(t *testing.T, prog, mode, call string, env ...string) {
 	const npes = 3
 	t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
 	uid, err := shmem.GetUniqueID()
@@ -114,7 +120,7 @@ func killedWorld(t *testing.T, prog, mode, call string) {
 	}
 	j, err := launch.Start(launch.Config{Program: prog, Args: []string{mode}, NPEs: npes, Env: cleanEnv(),
 		UniqueID: uid.String(), Capture: true, Timeout: 5 * time.Minute,
-		RankEnv: func(int) []string { return []string{"SHMEM_INIT_TIMEOUT=60s"} }})
+		RankEnv: func(int) []string { return append([]string{"SHMEM_INIT_TIMEOUT=60s"}, env...) }})
 	if err != nil {
 		t.Fatal(err)
 	}

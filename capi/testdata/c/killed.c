@@ -1,7 +1,8 @@
 /* killed.c: the last PE dies while every other PE is blocked, in
- * shmem_barrier_all or (argument "wait") in shmem_long_wait_until on a
- * variable nobody sets: the blocked call must end with goshmem's abort
- * message naming it, not hang. */
+ * shmem_barrier_all, (argument "wait") in shmem_long_wait_until on a
+ * variable nobody sets, or (argument "aset") in the active-set
+ * shmem_barrier: the blocked call must end with goshmem's abort message
+ * naming it, not hang. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,8 +15,11 @@ int main(int argc, char **argv) {
   shmem_barrier_all();
   printf("PE %d ready\n", me);
   if (me == n - 1) raise(SIGKILL);
+  static long psync[SHMEM_BARRIER_SYNC_SIZE];
   if (argc > 1 && strcmp(argv[1], "wait") == 0)
     shmem_long_wait_until(never, SHMEM_CMP_NE, 0); /* never satisfied: PE n-1 is gone */
+  else if (argc > 1 && strcmp(argv[1], "aset") == 0)
+    shmem_barrier(0, 0, n, psync); /* never completes: PE n-1 is gone */
   else
     shmem_barrier_all(); /* never completes: PE n-1 is gone */
   printf("FAIL PE %d passed the blocking call\n", me);
