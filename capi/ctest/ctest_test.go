@@ -167,7 +167,7 @@ func TestLatencyProgram(t *testing.T) {
 	prog := compile(t, "latency")
 	for _, np := range []int{2, 4} {
 		out := shmemrun(t, np, prog, "2000")
-		for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "barrier_all"} {
+		for _, m := range []string{"put8+quiet", "get8", "fetch_add8", "p8", "atomic_add8", "pingpong8", "barrier_all", "barrier_aset"} {
 			var v float64
 			i := strings.Index(out, "[PE 0] "+m+" ")
 			if i < 0 {

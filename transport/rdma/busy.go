@@ -15,6 +15,16 @@ import (
 // pollBudget is what a node's connections share for busy polling: at most
 // one read polls at a time, for at most budget, which adapts.
 //
+// Why one: two polling reads on two Ps would hold two cores. With a single
+// P (GOMAXPROCS=1, as every PE shmemrun binds to one CPU has) the rule is
+// lifted: there pollers share the one P and hold no more than one core,
+// and a read the rule parked would wait for the runtime's network poller,
+// which a polling goroutine's Gosched never reaches (the run queue comes
+// first), until the poller's budget ran out. That parked the data of a
+// put-and-wait ping-pong behind a poll for acknowledgements on the other
+// connection in about one run in three: 180 µs a round trip instead of
+// 50 (C API, 2 PEs over TCP).
+//
 // Why adapt: polling pays when the answer comes while the reader polls (a
 // quiet machine: the peer runs on its own core), and costs everyone when
 // the peer is not running (cores shared with other work), since the poller
@@ -36,17 +46,27 @@ import (
 type pollBudget struct {
 	max     time.Duration
 	budget  atomic.Int64 // ns a read may poll now, 0..max
-	polling atomic.Bool  // set while one of the node's reads polls
+	polling atomic.Int32 // the node's reads polling now
 	restTo  atomic.Int64 // unix ns before which nobody polls
 	rest    atomic.Int64 // ns of the next rest
 	late    atomic.Int32 // late yields in a row
+	probes  atomic.Int32 // reads started without a budget (probeEvery)
 }
 
 const (
-	stolen  = 50 * time.Microsecond // a yield that long means another thread ran
-	strikes = 3
-	minRest = 10 * time.Millisecond
-	maxRest = 100 * time.Millisecond
+	stolen = 50 * time.Microsecond // a yield that long means another thread ran
+
+	// probeEvery: one read in this many polls for the whole max though
+	// the budget is spent. A spent budget comes back when a parked read's
+	// data arrives within max (parkedFor), but parked reads can be what
+	// makes the data late: a C API waiter on the PE's core answered 90 µs
+	// after each parked read, never within max, so the budget stayed
+	// spent and a put-and-wait ping-pong over TCP took 180 µs a round
+	// trip instead of 50. A probe that is answered restores the budget.
+	probeEvery = 64
+	strikes    = 3
+	minRest    = 10 * time.Millisecond
+	maxRest    = 100 * time.Millisecond
 )
 
 func newPollBudget(max time.Duration) *pollBudget {
@@ -56,12 +76,28 @@ func newPollBudget(max time.Duration) *pollBudget {
 	return b
 }
 
+// take claims the right to poll, reporting whether the read may: always
+// on a single P, else only when no other read polls. release gives it up.
+func (b *pollBudget) take() bool {
+	if b.polling.Add(1) == 1 || runtime.GOMAXPROCS(0) == 1 {
+		return true
+	}
+	b.polling.Add(-1)
+	return false
+}
+
+func (b *pollBudget) release() { b.polling.Add(-1) }
+
 // allowed returns how long a read starting at now may poll.
 func (b *pollBudget) allowed(now time.Time) time.Duration {
 	if now.UnixNano() < b.restTo.Load() {
 		return 0
 	}
-	return time.Duration(b.budget.Load())
+	v := b.budget.Load()
+	if v == 0 && b.probes.Add(1)%probeEvery == 0 {
+		return b.max // a probe: see probeEvery
+	}
+	return time.Duration(v)
 }
 
 // contended records a yield that took d and reports whether polling now
@@ -81,8 +117,12 @@ func (b *pollBudget) contended(now time.Time, d time.Duration) bool {
 	return true
 }
 
-// answered records a poll that found its data without contention.
+// answered records a poll that found its data without contention: polling
+// pays, so the budget is whole again.
 func (b *pollBudget) answered() {
+	if b.budget.Load() != int64(b.max) {
+		b.budget.Store(int64(b.max))
+	}
 	if r := b.rest.Load(); r > int64(minRest) {
 		b.rest.Store(max(r/2, int64(minRest)))
 	}
@@ -134,7 +174,7 @@ type busyConn struct {
 	n      int
 	err    error
 	spun   bool // this Read has polled (or may not): park when nothing is there
-	held   bool // this Read holds the node's polling slot
+	held   bool // this Read polls (pollBudget.take)
 	parked bool // this Read returned to park; the next callback ends it
 	start  time.Time
 	limit  time.Duration
@@ -249,7 +289,7 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 		case !b.held:
 			now := time.Now()
 			b.limit = b.pb.allowed(now)
-			if b.limit == 0 || !b.pb.polling.CompareAndSwap(false, true) {
+			if b.limit == 0 || !b.pb.take() {
 				b.spun = true // no budget, resting, or another read polls
 				return b.park()
 			}
@@ -290,10 +330,10 @@ func (b *busyConn) park() bool {
 	return false
 }
 
-// release gives up the node's polling slot if this read holds it.
+// release gives up the right to poll if this read holds it.
 func (b *busyConn) release() {
 	if b.held {
 		b.held = false
-		b.pb.polling.Store(false)
+		b.pb.release()
 	}
 }

@@ -59,15 +59,16 @@ func TestBusyConnReadsWhatArrivesLaterAndEOF(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatalf("read %d bytes, want %d in order", len(got), len(want))
 	}
-	if pb.polling.Load() {
+	if pb.polling.Load() != 0 {
 		t.Fatal("the node's polling slot is still taken after the reads")
 	}
 }
 
 func TestBusyConnParksWhileAnotherPolls(t *testing.T) {
 	c, s := tcpPair(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // on one P the rule is lifted
 	pb := newPollBudget(time.Hour)
-	pb.polling.Store(true) // another connection of the node is polling
+	pb.polling.Store(1) // another connection of the node is polling
 	bc := newBusyConn(c, pb)
 	go func() {
 		time.Sleep(time.Millisecond) // pacing only
@@ -77,7 +78,7 @@ func TestBusyConnParksWhileAnotherPolls(t *testing.T) {
 	if _, err := io.ReadFull(bc, b[:]); err != nil || string(b[:]) != "ping" {
 		t.Fatalf("read %q, %v", b, err)
 	}
-	if !pb.polling.Load() {
+	if pb.polling.Load() != 1 {
 		t.Fatal("a read that did not take the polling slot released it")
 	}
 }
@@ -128,6 +129,50 @@ func TestBusyPollWorld(t *testing.T) {
 		if !bytes.Equal(got, src) || !bytes.Equal(w.heaps[1][:n], src) {
 			t.Fatalf("%d bytes differ after Put, Quiet and Get", n)
 		}
+	}
+}
+
+// TestPollBudgetTake: with several Ps one read of the node polls at a
+// time; with one P every read may.
+func TestPollBudgetTake(t *testing.T) {
+	pb := newPollBudget(time.Millisecond)
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	if !pb.take() || pb.take() {
+		t.Fatal("two Ps: the first read must take the right to poll, the second not")
+	}
+	runtime.GOMAXPROCS(1)
+	if !pb.take() {
+		t.Fatal("one P: a second read must poll too")
+	}
+	pb.release()
+	pb.release()
+	if got := pb.polling.Load(); got != 0 {
+		t.Fatalf("%d reads still counted as polling after every release", got)
+	}
+}
+
+// TestPollBudgetProbes: a spent budget still lets one read in probeEvery
+// poll for the whole max, and a poll that is answered restores it.
+func TestPollBudgetProbes(t *testing.T) {
+	pb := newPollBudget(64 * time.Microsecond)
+	pb.budget.Store(0)
+	probes := 0
+	for i := 0; i < 4*probeEvery; i++ {
+		switch d := pb.allowed(time.Now()); d {
+		case 0:
+		case 64 * time.Microsecond:
+			probes++
+		default:
+			t.Fatalf("allowed %v with a spent budget, want 0 or the max", d)
+		}
+	}
+	if probes != 4 {
+		t.Fatalf("%d probes in %d reads, want 4", probes, 4*probeEvery)
+	}
+	pb.answered()
+	if got := time.Duration(pb.budget.Load()); got != 64*time.Microsecond {
+		t.Fatalf("budget after an answered poll %v, want 64µs", got)
 	}
 }
 
@@ -223,7 +268,7 @@ func TestBusyConnGivesUpPollingWhenUnanswered(t *testing.T) {
 	if got := <-seen; got != 25*time.Microsecond {
 		t.Fatalf("budget after the poll expired: %v, want 25µs", got)
 	}
-	if pb.polling.Load() {
+	if pb.polling.Load() != 0 {
 		t.Fatal("the polling slot is still taken")
 	}
 }

@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   }
   long *buf = shmem_malloc(64);
   long *ctr = shmem_malloc(sizeof(long));
+  long *flag = shmem_malloc(sizeof(long));
   long src = 42;
   *ctr = 0;
   shmem_barrier_all();
@@ -52,8 +53,31 @@ int main(int argc, char **argv) {
     }
     shmem_quiet();
     printf("p8 %.3f\n", (now_us() - t0) / iters);
+    for (int i = 0; i < warm + iters; i++) {
+      if (i == warm) t0 = now_us();
+      shmem_long_atomic_add(ctr, 1, 1);
+    }
+    shmem_quiet();
+    printf("atomic_add8 %.3f\n", (now_us() - t0) / iters);
     if (v < 0) printf("impossible\n");
   }
+  /* pingpong8: a round trip of two puts, each awaited with wait_until
+   * (the OSU put latency's other method: both PEs active). */
+  int piters = iters / 10;
+  *flag = 0;
+  shmem_barrier_all();
+  double t1 = 0;
+  for (long i = 1; i <= piters / 10 + piters; i++) {
+    if (i == piters / 10 + 1) t1 = now_us();
+    if (me == 0) {
+      shmem_long_p(flag, i, 1);
+      shmem_long_wait_until(flag, SHMEM_CMP_EQ, i);
+    } else if (me == 1) {
+      shmem_long_wait_until(flag, SHMEM_CMP_EQ, i);
+      shmem_long_p(flag, i, 0);
+    }
+  }
+  if (me == 0) printf("pingpong8 %.3f\n", (now_us() - t1) / piters);
   shmem_barrier_all();
   int biters = iters / 10;
   double t0 = 0;
@@ -62,6 +86,15 @@ int main(int argc, char **argv) {
     shmem_barrier_all();
   }
   if (me == 0) printf("barrier_all %.3f\n", (now_us() - t0) / biters);
+  static long psync[SHMEM_BARRIER_SYNC_SIZE];
+  for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++) psync[i] = SHMEM_SYNC_VALUE;
+  shmem_barrier_all();
+  for (int i = 0; i < biters / 10 + biters; i++) {
+    if (i == biters / 10) t0 = now_us();
+    shmem_barrier(0, 0, shmem_n_pes(), psync);
+  }
+  if (me == 0) printf("barrier_aset %.3f\n", (now_us() - t0) / biters);
+  shmem_free(flag);
   shmem_free(ctr);
   shmem_free(buf);
   shmem_finalize();
