@@ -74,7 +74,7 @@ int shmem_addr_accessible(const void *addr, int pe) {
   return goshmem_statics_accessible(pe);
 }
 
-void *shmem_ptr(const void *dest, int pe) { return gs_at(dest, 1, pe); }
+void *shmem_ptr(const void *dest, int pe) { return gs_ptr(dest, pe); }
 
 void shmem_info_get_version(int *major, int *minor) {
   *major = SHMEM_MAJOR_VERSION;

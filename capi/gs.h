@@ -38,11 +38,17 @@ enum { GS_LOCK_SET = 1, GS_LOCK_CLEAR, GS_LOCK_TEST };
 extern char *gs_base;
 extern size_t gs_size;
 extern char **gs_peer;
+/* gs_rma_peer is gs_peer as the RMA and atomic fast paths use it: the
+ * same table, but with no entry at all when no peer is mapped (see
+ * gs_setup). */
+extern char **gs_rma_peer;
 extern int gs_me, gs_npes;
 /* Set when some peer is not mapped: writes from it arrive through this
  * process's own Go threads (the network transport's readers), which need
  * this PE's core to land them (p2p.c's gs_wait). */
 extern int gs_unmapped_peers;
+/* Set when no peer is mapped: every write into this PE comes through Go. */
+extern int gs_no_mapped_peers;
 /* Set once any RMA went through Go: from then on quiet and fence must ask
  * Go too. A job whose peers are all mapped never sets it, so its quiet is
  * a memory fence. */
@@ -89,8 +95,15 @@ static inline char *gs_at(const void *addr, size_t n, int pe) {
   size_t off = (size_t)((const char *)addr - gs_base);
   if ((unsigned)pe >= (unsigned)gs_npes) return NULL;
   if (off >= gs_size || n > gs_size - off) return gs_at_static(addr, n, pe);
-  char *b = gs_peer[pe];
+  char *b = gs_rma_peer[pe];
   return b ? b + off : NULL;
+}
+
+/* gs_ptr is shmem_ptr: gs_at, but the PE's own memory is always reached. */
+static inline void *gs_ptr(const void *addr, int pe) {
+  size_t off = (size_t)((const char *)addr - gs_base);
+  if (pe == gs_me && gs_npes > 0 && off < gs_size) return (void *)addr;
+  return gs_at(addr, 1, pe);
 }
 
 void gs_put_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);

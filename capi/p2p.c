@@ -5,7 +5,8 @@
  * napping briefly) and every millisecond asks Go whether a PE has failed,
  * so that a dead peer ends the wait with goshmem's error instead of a hang.
  * Writes from unmapped peers are landed by Go's network readers on this
- * PE's core; the waiter yields to them (gs_wait). */
+ * PE's core; the waiter yields to them, or with no peer mapped waits in
+ * Go (gs_wait). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
@@ -117,6 +118,14 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
   size_t first = mode == GS_WAIT_ANY ? any_start(n) : 0;
   size_t r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
   if (done || !block) return mode == GS_WAIT_ANY && !done ? SIZE_MAX : r;
+  /* With no peer mapped every write into this PE comes through Go and
+   * rings its bell: a single variable of the heap waits there, asleep, and
+   * leaves the core to the network reader (put-and-wait ping-pong over
+   * TCP: 47-50 µs a round trip, 49-81 polling here). */
+  if (gs_no_mapped_peers && n == 1 && !status && goshmem_wait1((char *)op, tc, ivars, cmp, (void *)values)) {
+    if (mode == GS_WAIT_SOME) indices[0] = 0;
+    return mode == GS_WAIT_ANY ? 0 : 1;
+  }
   uint64_t start = now_ns(), last_check = start;
   /* A write from a mapped peer comes from another core: spinning catches
    * it soonest. One from an unmapped peer is landed by this process's

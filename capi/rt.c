@@ -8,9 +8,9 @@
 
 char *gs_base;
 size_t gs_size;
-char **gs_peer;
+char **gs_peer, **gs_rma_peer;
 int gs_me, gs_npes;
-int gs_unmapped_peers;
+int gs_unmapped_peers, gs_no_mapped_peers;
 int gs_go_rma;
 int *gs_ctx_map[GS_MAX_CTX];
 
@@ -22,17 +22,29 @@ void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
     /* finalize: every later access takes the Go path, which reports it */
     gs_npes = 0;
     gs_size = 0;
-    gs_unmapped_peers = 0;
+    gs_unmapped_peers = gs_no_mapped_peers = 0;
+    if (gs_rma_peer != gs_peer) free(gs_rma_peer);
+    gs_rma_peer = NULL;
     return;
   }
   gs_base = base;
   gs_size = size;
-  gs_peer = peers;
+  gs_peer = gs_rma_peer = peers;
   gs_me = me;
   gs_npes = npes;
   gs_unmapped_peers = 0;
-  for (int pe = 0; pe < npes; pe++)
+  gs_no_mapped_peers = npes > 1;
+  for (int pe = 0; pe < npes; pe++) {
     if (pe != me && !peers[pe]) gs_unmapped_peers = 1;
+    if (pe != me && peers[pe]) gs_no_mapped_peers = 0;
+  }
+  if (gs_no_mapped_peers) {
+    /* Every write into this PE then comes through Go, which rings the
+     * PE's bell, so a C wait can sleep in Go's (p2p.c): the PE's own heap
+     * is reached through Go too, or its own writes would ring nothing. */
+    gs_rma_peer = calloc((size_t)npes, sizeof *gs_rma_peer);
+    if (!gs_rma_peer) gs_die("goshmem: shmem_init: out of memory", 1);
+  }
 }
 
 /* gs_die ends the program after an error in a call without a return code:

@@ -13,7 +13,9 @@
 # listed (the C++ and Fortran tests are not tried). Each compiled test runs
 # under shmemrun with every PE count of NPS, once on one host's shared
 # memory and once with --network (TCP between every PE, statics included),
-# with a 90 s timeout. It prints one line per failed run, then a count.
+# with a 180 s timeout (spam takes about 80 s on 4 PEs over TCP on 2
+# cores, too close to the 90 s this used to allow). It prints one line per
+# failed run, then a count.
 #
 # Known, on 2026-12-04 (120 of the 123 C tests compile, and every run of
 # them passes but one test's):
@@ -64,7 +66,7 @@ for np in $NPS; do
         for prog in "$work"/*; do
             [[ -x $prog && ! -d $prog && $prog != "$work/oshcc" && $prog != "$work/shmemrun" ]] || continue
             runs=$((runs + 1))
-            if ! timeout 90 "$work/shmemrun" "${flags[@]}" -np "$np" "$prog" >"$work/out" 2>&1; then
+            if ! timeout 180 "$work/shmemrun" "${flags[@]}" -np "$np" "$prog" >"$work/out" 2>&1; then
                 failed=$((failed + 1))
                 echo "FAIL $(basename "$prog") -np $np $mode: $(tail -n 1 "$work/out")"
             fi

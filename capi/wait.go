@@ -1,0 +1,50 @@
+package main
+
+/*
+#include "gs.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/goshmem/shmem"
+)
+
+// goshmem_wait1 is p2p.c's gs_wait for one variable of the heap when no
+// peer is mapped: it waits in Go until the caller's ivar (type code tc)
+// compares true with *value. Every write into the PE then comes through
+// goshmem (gs_setup routes even the PE's own through Go), which rings the
+// PE's bell, so the wait sleeps on it and leaves the core to the network
+// reader that lands the writes; it ends, like every goshmem wait, on a
+// failed or departed peer, a global exit or the operation timeout. It
+// returns 0 without waiting for a variable it cannot wait on here
+// (statics, 16-bit types), which the C side then polls.
+//
+//export goshmem_wait1
+func goshmem_wait1(op *C.char, tc C.int, ivar unsafe.Pointer, cmp C.int, value unsafe.Pointer) C.int {
+	defer guard(op)
+	s := world(op)
+	off := int(uintptr(ivar) - uintptr(s.base))
+	if uint64(off) >= s.size {
+		return 0
+	}
+	c := shmem.Cmp(cmp)
+	var err error
+	switch tc {
+	case C.GS_I32:
+		err = shmem.WaitUntil(s.p, shmem.SymAs[int32](s.heap.Slice(off, off+4)), c, *(*int32)(value))
+	case C.GS_I64:
+		err = shmem.WaitUntil(s.p, shmem.SymAs[int64](s.heap.Slice(off, off+8)), c, *(*int64)(value))
+	case C.GS_U32:
+		err = shmem.WaitUntil(s.p, shmem.SymAs[uint32](s.heap.Slice(off, off+4)), c, *(*uint32)(value))
+	case C.GS_U64:
+		err = shmem.WaitUntil(s.p, shmem.SymAs[uint64](s.heap.Slice(off, off+8)), c, *(*uint64)(value))
+	default:
+		return 0
+	}
+	if err != nil {
+		die(op, err)
+	}
+	return 1
+}
