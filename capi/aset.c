@@ -8,10 +8,10 @@
  * symmetric area (the start of the C heap, laid out as init.go's sysArea
  * says) and move data with gets and puts, so their data may be statics
  * (statics.c), ignoring pSync and pWrk. The barrier runs in C between
- * mapped PEs and in Go (aset.go) otherwise. Sets that share their first PE and
- * hash to the same of 64 slots must not run at the same time (the spec
- * asks programs not to reuse a pSync concurrently, which such programs
- * already obey). */
+ * mapped PEs and in Go (aset.go) otherwise. Sets that share their first
+ * PE and hash to the same of 64 slots must not run at the same time (the
+ * spec asks programs not to reuse a pSync concurrently, which such
+ * programs already obey). */
 #include <stdio.h>
 #include <stdlib.h>
 #include "gs.h"

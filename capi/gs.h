@@ -21,9 +21,9 @@
 enum { GS_I8 = 1, GS_I16, GS_I32, GS_I64, GS_U8, GS_U16, GS_U32, GS_U64, GS_F32, GS_F64 };
 /* Reduction operations, in goshmem's Op order. */
 enum { GS_OP_SUM = 1, GS_OP_PROD, GS_OP_MIN, GS_OP_MAX, GS_OP_AND, GS_OP_OR, GS_OP_XOR };
-/* Atomic operation codes of gs_amo (the Go fallback). ADD, AND, OR and XOR are the
- * non-fetching forms: posted like a put (completed by quiet), where the
- * fetching F forms wait for the old value. */
+/* Atomic operation codes of gs_amo (the Go fallback). ADD, AND, OR and
+ * XOR are the non-fetching forms: posted like a put (completed by quiet),
+ * where the fetching F forms wait for the old value. */
 enum { GS_AMO_FETCH = 1, GS_AMO_SET, GS_AMO_SWAP, GS_AMO_CSWAP, GS_AMO_FADD, GS_AMO_FAND, GS_AMO_FOR, GS_AMO_FXOR,
        GS_AMO_ADD, GS_AMO_AND, GS_AMO_OR, GS_AMO_XOR };
 /* RMA kinds of the Go fallback. */

@@ -25,23 +25,30 @@ import (
 func goshmem_wait1(op *C.char, tc C.int, ivar unsafe.Pointer, cmp C.int, value unsafe.Pointer) C.int {
 	defer guard(op)
 	s := world(op)
-	off := int(uintptr(ivar) - uintptr(s.base))
-	if uint64(off) >= s.size {
+	var n uint64
+	switch tc {
+	case C.GS_I32, C.GS_U32:
+		n = 4
+	case C.GS_I64, C.GS_U64:
+		n = 8
+	default:
 		return 0
 	}
-	c := shmem.Cmp(cmp)
+	off := uint64(uintptr(ivar) - uintptr(s.base))
+	if off >= s.size || n > s.size-off {
+		return 0
+	}
+	b, c := s.heap.Slice(int(off), int(off+n)), shmem.Cmp(cmp)
 	var err error
 	switch tc {
 	case C.GS_I32:
-		err = shmem.WaitUntil(s.p, shmem.SymAs[int32](s.heap.Slice(off, off+4)), c, *(*int32)(value))
+		err = shmem.WaitUntil(s.p, shmem.SymAs[int32](b), c, *(*int32)(value))
 	case C.GS_I64:
-		err = shmem.WaitUntil(s.p, shmem.SymAs[int64](s.heap.Slice(off, off+8)), c, *(*int64)(value))
+		err = shmem.WaitUntil(s.p, shmem.SymAs[int64](b), c, *(*int64)(value))
 	case C.GS_U32:
-		err = shmem.WaitUntil(s.p, shmem.SymAs[uint32](s.heap.Slice(off, off+4)), c, *(*uint32)(value))
-	case C.GS_U64:
-		err = shmem.WaitUntil(s.p, shmem.SymAs[uint64](s.heap.Slice(off, off+8)), c, *(*uint64)(value))
+		err = shmem.WaitUntil(s.p, shmem.SymAs[uint32](b), c, *(*uint32)(value))
 	default:
-		return 0
+		err = shmem.WaitUntil(s.p, shmem.SymAs[uint64](b), c, *(*uint64)(value))
 	}
 	if err != nil {
 		die(op, err)
