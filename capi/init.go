@@ -199,8 +199,13 @@ func goshmem_statics_accessible(pe C.int) C.int {
 	return 0
 }
 
+// goshmem_check is a C wait's look for failed PEs, every millisecond: it
+// reports the first it finds as op's failure (which ends the program, or
+// under SHMEMX_ERRORS_RETURN is recorded) and returns 1, so that the wait
+// ends; 0 while every PE is accessible.
+//
 //export goshmem_check
-func goshmem_check(op *C.char) {
+func goshmem_check(op *C.char) C.int {
 	defer guard(op)
 	s := world(op)
 	for pe := 0; pe < s.p.NPEs(); pe++ {
@@ -211,9 +216,10 @@ func goshmem_check(op *C.char) {
 				err = shmem.ErrPEFailed
 			}
 			die(op, fmt.Errorf("PE %d failed while this PE waited (%w)", pe, err))
-			return
+			return 1 // SHMEMX_ERRORS_RETURN: the wait returns
 		}
 	}
+	return 0
 }
 
 //export goshmem_alloc

@@ -122,10 +122,14 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
    * rings its bell: a single variable of the heap waits there, asleep, and
    * leaves the core to the network reader (put-and-wait ping-pong over
    * TCP: 42 µs a round trip, 75 polling here). */
-  if (gs_no_mapped_peers && n == 1 && !status && goshmem_wait1((char *)op, tc, ivars, cmp, (void *)values)) {
+  int in_go = gs_no_mapped_peers && n == 1 && !status ? goshmem_wait1((char *)op, tc, ivars, cmp, (void *)values) : 0;
+  if (in_go > 0) {
     if (mode == GS_WAIT_SOME) indices[0] = 0;
     return mode == GS_WAIT_ANY ? 0 : 1;
   }
+  /* A failure that did not end the program (SHMEMX_ERRORS_RETURN) ends
+   * the wait unsatisfied: none found, for the _any and _some forms. */
+  if (in_go < 0) return mode == GS_WAIT_ANY ? SIZE_MAX : 0;
   uint64_t start = now_ns(), last_check = start;
   /* A write from a mapped peer comes from another core: spinning catches
    * it soonest. One from an unmapped peer is landed by this process's
@@ -142,7 +146,7 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
     }
     uint64_t t = now_ns();
     if (t - last_check > 1000000) {
-      goshmem_check((char *)op);
+      if (goshmem_check((char *)op)) return mode == GS_WAIT_ANY ? SIZE_MAX : 0;
       last_check = t;
     }
     if (t - start < 2000000) {

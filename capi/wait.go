@@ -18,8 +18,10 @@ import (
 // PE's bell, so the wait sleeps on it and leaves the core to the network
 // reader that lands the writes; it ends, like every goshmem wait, on a
 // failed or departed peer, a global exit or the operation timeout. It
-// returns 0 without waiting for a variable it cannot wait on here
-// (statics, 16-bit types), which the C side then polls.
+// returns 1 once the condition holds, -1 after an error that did not end
+// the program (SHMEMX_ERRORS_RETURN), and 0 without waiting for a variable
+// it cannot wait on here (statics, 16-bit types), which the C side then
+// polls.
 //
 //export goshmem_wait1
 func goshmem_wait1(op *C.char, tc C.int, ivar unsafe.Pointer, cmp C.int, value unsafe.Pointer) C.int {
@@ -52,6 +54,7 @@ func goshmem_wait1(op *C.char, tc C.int, ivar unsafe.Pointer, cmp C.int, value u
 	}
 	if err != nil {
 		die(op, err)
+		return -1 // SHMEMX_ERRORS_RETURN: the wait returns, unsatisfied
 	}
 	return 1
 }

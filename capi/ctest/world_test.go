@@ -108,6 +108,12 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	t.Run("active_set", func(t *testing.T) { killedWorld(t, prog, "aset", "shmem_barrier") })
 	t.Run("active_set_tcp", func(t *testing.T) { killedWorld(t, prog, "aset", "shmem_barrier", "SHMEM_TRANSPORT=tcp") })
 	t.Run("wait_until_tcp", func(t *testing.T) { killedWorld(t, prog, "wait", "shmem_long_wait_until", "SHMEM_TRANSPORT=tcp") })
+	// Under SHMEMX_ERRORS_RETURN the wait returns instead, in C's wait
+	// (shared memory) and in Go's (TCP, no peer mapped).
+	t.Run("wait_until_returns", func(t *testing.T) { killedWorld(t, prog, "return", "shmem_long_wait_until") })
+	t.Run("wait_until_returns_tcp", func(t *testing.T) {
+		killedWorld(t, prog, "return", "shmem_long_wait_until", "SHMEM_TRANSPORT=tcp")
+	})
 }
 
 // killedWorld runs killed.c in mode on 3 PEs, each with env added.

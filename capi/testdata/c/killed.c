@@ -2,11 +2,15 @@
  * shmem_barrier_all, (argument "wait") in shmem_long_wait_until on a
  * variable nobody sets, or (argument "aset") in the active-set
  * shmem_barrier: the blocked call must end with goshmem's abort message
- * naming it, not hang. */
+ * naming it, not hang. With argument "return" the wait runs under
+ * SHMEMX_ERRORS_RETURN: it must return, and the PE prints the recorded
+ * error the same way and exits with status 1 itself. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <shmem.h>
+#include <shmemx.h>
+#include <unistd.h>
 
 int main(int argc, char **argv) {
   shmem_init();
@@ -18,7 +22,16 @@ int main(int argc, char **argv) {
   static long psync[SHMEM_BARRIER_SYNC_SIZE];
   if (argc > 1 && strcmp(argv[1], "wait") == 0)
     shmem_long_wait_until(never, SHMEM_CMP_NE, 0); /* never satisfied: PE n-1 is gone */
-  else if (argc > 1 && strcmp(argv[1], "aset") == 0)
+  else if (argc > 1 && strcmp(argv[1], "return") == 0) {
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmem_long_wait_until(never, SHMEM_CMP_NE, 0); /* returns: PE n-1 is gone */
+    const char *e = shmemx_last_error();
+    if (e && strstr(e, "shmem_long_wait_until: ")) {
+      printf("goshmem: %s\n", e);
+      fflush(stdout);
+      _exit(1);
+    }
+  } else if (argc > 1 && strcmp(argv[1], "aset") == 0)
     shmem_barrier(0, 0, n, psync); /* never completes: PE n-1 is gone */
   else
     shmem_barrier_all(); /* never completes: PE n-1 is gone */
