@@ -97,10 +97,28 @@ void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src,
   pe = gs_pe(ctx, pe);
   char *r = gs_at(dest, n, pe);
   uint64_t *s = (uint64_t *)gs_at(sig, sizeof *sig, pe);
-  if (r && s && (sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD)) {
+  int known = sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD;
+  if (r && s && known) {
     memcpy(r, src, n);
     /* The release orders the data before the signal for the waiter. */
     if (sig_op == SHMEM_SIGNAL_SET)
+      __atomic_store_n(s, value, __ATOMIC_SEQ_CST);
+    else
+      __atomic_fetch_add(s, value, __ATOMIC_SEQ_CST);
+    return;
+  }
+  if (pe == gs_me && (r || s) && known) {
+    /* The PE's own heap goes through Go (no peer mapped: gs_setup) and
+     * its statics do not, so no one Go path reaches both: the data, then
+     * the signal, each its own way. Both complete before the call
+     * returns, so the signal still follows the data. */
+    if (r)
+      memcpy(r, src, n);
+    else
+      gs_put_slow(ctx, op, dest, src, n, pe, 0);
+    if (!s)
+      gs_amo(ctx, op, sig_op == SHMEM_SIGNAL_SET ? GS_AMO_SET : GS_AMO_ADD, 8, sig, value, 0, pe);
+    else if (sig_op == SHMEM_SIGNAL_SET)
       __atomic_store_n(s, value, __ATOMIC_SEQ_CST);
     else
       __atomic_fetch_add(s, value, __ATOMIC_SEQ_CST);

@@ -9,6 +9,8 @@
 
 static long *flag;
 static long sflag;
+static long sdata[4];
+static uint64_t ssig;
 
 static void *setter(void *arg) {
   (void)arg;
@@ -51,6 +53,20 @@ int main(void) {
   CHECK(got == 7, "signal %llu", (unsigned long long)got);
   for (int k = 0; k < 4; k++) CHECK(data[k] == prev + k, "data[%d] %d from PE %d", k, data[k], prev);
   shmem_barrier_all();
+
+  /* put-with-signal to the PE itself, the data and the signal one in the
+   * heap and one in the statics (over the network the PE's own heap is
+   * reached through goshmem, its statics are not) */
+  long lsrc[4] = {me + 10, me + 11, me + 12, me + 13};
+  long *hdata = shmem_calloc(4, sizeof(long));
+  *sig = 0;
+  shmem_long_put_signal(sdata, lsrc, 4, sig, 3, SHMEM_SIGNAL_SET, me);
+  CHECK(shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 3) == 3 && sdata[3] == me + 13, "self put_signal, static data");
+  shmem_long_put_signal_nbi(hdata, lsrc, 4, &ssig, 5, SHMEM_SIGNAL_ADD, me);
+  shmem_quiet();
+  CHECK(ssig == 5 && hdata[0] == me + 10 && hdata[3] == me + 13, "self put_signal_nbi, static signal: %llu", (unsigned long long)ssig);
+  shmem_barrier_all();
+  shmem_free(hdata);
 
   /* _any and _some on one variable */
   shmem_long_atomic_set(flag, -5, next);
