@@ -16,9 +16,17 @@ int main(int argc, char **argv) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
   long *never = shmem_calloc(1, sizeof(long));
+  long *out = shmem_calloc(1, sizeof(long));
   shmem_barrier_all();
   printf("PE %d ready\n", me);
-  if (me == n - 1) raise(SIGKILL);
+  /* PE n-1 dies only once every other PE has said it left the barrier
+   * above: dying at once could take its last barrier signal along and
+   * fail the others' barrier instead of the call under test. */
+  if (me != n - 1) shmem_long_atomic_inc(out, n - 1);
+  if (me == n - 1) {
+    shmem_long_wait_until(out, SHMEM_CMP_EQ, n - 1);
+    raise(SIGKILL);
+  }
   static long psync[SHMEM_BARRIER_SYNC_SIZE];
   if (argc > 1 && strcmp(argv[1], "wait") == 0)
     shmem_long_wait_until(never, SHMEM_CMP_NE, 0); /* never satisfied: PE n-1 is gone */
