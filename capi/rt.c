@@ -25,6 +25,7 @@ void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
     gs_unmapped_peers = gs_no_mapped_peers = 0;
     return; /* the tables stay: a racing call reads them, finds npes 0 */
   }
+  if (gs_rma_peer != gs_peer) free(gs_rma_peer); /* a previous world's */
   gs_base = base;
   gs_size = size;
   gs_peer = gs_rma_peer = peers;
