@@ -134,6 +134,8 @@ void gs_strided(shmem_ctx_t ctx, const char *op, int put, void *dest, const void
 void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n,
                    uint64_t *sig, uint64_t value, int sig_op, int pe, int nbi);
 uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe);
+void gs_amo_nbi(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe,
+                void *fetch);
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block);
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);

@@ -151,6 +151,48 @@ func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr u
 	return C.uint64_t(r)
 }
 
+//export goshmem_amo_nbi
+func goshmem_amo_nbi(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr unsafe.Pointer, value, cond C.uint64_t, pe C.int, fetch unsafe.Pointer) {
+	defer guard(op)
+	s := world(op)
+	p := s.pe(op, ctx)
+	b, err := s.symOn(addr, uint64(width), int(pe))
+	if err == nil {
+		// fetch is the C caller's memory, which it keeps until the next
+		// quiet (the spec's rule): goshmem fills it by then.
+		if width == 4 {
+			err = amoNBI(p, shmem.SymAs[uint32](b), (*uint32)(fetch), code, uint32(value), uint32(cond), int(pe))
+		} else {
+			err = amoNBI(p, shmem.SymAs[uint64](b), (*uint64)(fetch), code, uint64(value), uint64(cond), int(pe))
+		}
+	}
+	if err != nil {
+		die(op, err)
+	}
+}
+
+// amoNBI is amo's non-blocking form for the fetching atomics: the old
+// value lands in *fetch by the next quiet.
+func amoNBI[T uint32 | uint64](p *shmem.PE, d shmem.Sym[T], fetch *T, code C.int, v, cond T, pe int) error {
+	switch code {
+	case C.GS_AMO_FETCH:
+		return shmem.AtomicFetchNBI(p, fetch, d, pe)
+	case C.GS_AMO_SWAP:
+		return shmem.AtomicSwapNBI(p, fetch, d, v, pe)
+	case C.GS_AMO_CSWAP:
+		return shmem.AtomicCompareSwapNBI(p, fetch, d, cond, v, pe)
+	case C.GS_AMO_FADD:
+		return shmem.AtomicFetchAddNBI(p, fetch, d, v, pe)
+	case C.GS_AMO_FAND:
+		return shmem.AtomicFetchAndNBI(p, fetch, d, v, pe)
+	case C.GS_AMO_FOR:
+		return shmem.AtomicFetchOrNBI(p, fetch, d, v, pe)
+	case C.GS_AMO_FXOR:
+		return shmem.AtomicFetchXorNBI(p, fetch, d, v, pe)
+	}
+	return fmt.Errorf("%w: non-blocking atomic operation %d", shmem.ErrInvalidArgument, code)
+}
+
 // amo applies an atomic by its bits: signedness does not change add, the
 // bitwise operations or compare-and-swap, and floats are fetched, set and
 // swapped as bits.

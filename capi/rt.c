@@ -133,3 +133,9 @@ uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const v
   gs_mark_go();
   return goshmem_amo(OP(op), CTX(ctx), code, width, (void *)addr, value, cond, pe);
 }
+
+void gs_amo_nbi(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe,
+                void *fetch) {
+  gs_mark_go();
+  goshmem_amo_nbi(OP(op), CTX(ctx), code, width, (void *)addr, value, cond, pe, fetch);
+}

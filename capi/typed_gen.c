@@ -88,10 +88,20 @@ float shmem_float_fetch(const float *source, int pe) {
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
 }
 void shmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe) {
-  *fetch = shmem_ctx_float_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(float), wpe)) {
+    *fetch = shmem_ctx_float_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_float_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), wpe, fetch);
 }
 void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe) {
-  *fetch = shmem_ctx_float_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(float), wpe)) {
+    *fetch = shmem_ctx_float_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_float_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), wpe, fetch);
 }
 void shmem_float_atomic_set(float *dest, float value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -130,10 +140,20 @@ float shmem_float_swap(float *dest, float value, int pe) {
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
 }
 void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe) {
-  *fetch = shmem_ctx_float_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(float), wpe)) {
+    *fetch = shmem_ctx_float_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_float_atomic_swap_nbi", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), wpe, fetch);
 }
 void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) {
-  *fetch = shmem_ctx_float_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(float), wpe)) {
+    *fetch = shmem_ctx_float_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_float_atomic_swap_nbi", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), wpe, fetch);
 }
 
 static void gs_comb_float_max(void *acc, const void *x, size_t n) {
@@ -284,10 +304,20 @@ double shmem_double_fetch(const double *source, int pe) {
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
 }
 void shmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe) {
-  *fetch = shmem_ctx_double_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(double), wpe)) {
+    *fetch = shmem_ctx_double_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_double_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), wpe, fetch);
 }
 void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe) {
-  *fetch = shmem_ctx_double_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(double), wpe)) {
+    *fetch = shmem_ctx_double_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_double_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), wpe, fetch);
 }
 void shmem_double_atomic_set(double *dest, double value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -326,10 +356,20 @@ double shmem_double_swap(double *dest, double value, int pe) {
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
 }
 void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe) {
-  *fetch = shmem_ctx_double_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(double), wpe)) {
+    *fetch = shmem_ctx_double_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_double_atomic_swap_nbi", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), wpe, fetch);
 }
 void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) {
-  *fetch = shmem_ctx_double_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(double), wpe)) {
+    *fetch = shmem_ctx_double_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_double_atomic_swap_nbi", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), wpe, fetch);
 }
 
 static void gs_comb_double_max(void *acc, const void *x, size_t n) {
@@ -1001,10 +1041,20 @@ int shmem_int_fetch(const int *source, int pe) {
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe) {
-  *fetch = shmem_ctx_int_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe) {
-  *fetch = shmem_ctx_int_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_int_atomic_set(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1043,10 +1093,20 @@ int shmem_int_swap(int *dest, int value, int pe) {
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe) {
-  *fetch = shmem_ctx_int_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int_atomic_swap_nbi", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) {
-  *fetch = shmem_ctx_int_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int_atomic_swap_nbi", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), wpe, fetch);
 }
 int shmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1067,10 +1127,20 @@ int shmem_int_cswap(int *dest, int cond, int value, int pe) {
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_cswap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
 }
 void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe) {
-  *fetch = shmem_ctx_int_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), wpe, fetch);
 }
 void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) {
-  *fetch = shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), wpe, fetch);
 }
 int shmem_int_atomic_fetch_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1091,10 +1161,20 @@ int shmem_int_finc(int *dest, int pe) {
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_finc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe) {
-  *fetch = shmem_ctx_int_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) {
-  *fetch = shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_int_atomic_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1133,10 +1213,20 @@ int shmem_int_fadd(int *dest, int value, int pe) {
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_fadd", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe) {
-  *fetch = shmem_ctx_int_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) {
-  *fetch = shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int), wpe)) {
+    *fetch = shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), wpe, fetch);
 }
 void shmem_int_atomic_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1377,10 +1467,20 @@ long shmem_long_fetch(const long *source, int pe) {
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe) {
-  *fetch = shmem_ctx_long_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe) {
-  *fetch = shmem_ctx_long_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_long_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_long_atomic_set(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1419,10 +1519,20 @@ long shmem_long_swap(long *dest, long value, int pe) {
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe) {
-  *fetch = shmem_ctx_long_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_long_atomic_swap_nbi", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) {
-  *fetch = shmem_ctx_long_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_long_atomic_swap_nbi", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), wpe, fetch);
 }
 long shmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1443,10 +1553,20 @@ long shmem_long_cswap(long *dest, long cond, long value, int pe) {
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_cswap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
 }
 void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe) {
-  *fetch = shmem_ctx_long_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_long_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), wpe, fetch);
 }
 void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) {
-  *fetch = shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_long_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), wpe, fetch);
 }
 long shmem_long_atomic_fetch_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1467,10 +1587,20 @@ long shmem_long_finc(long *dest, int pe) {
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_finc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe) {
-  *fetch = shmem_ctx_long_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) {
-  *fetch = shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_long_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_long_atomic_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1509,10 +1639,20 @@ long shmem_long_fadd(long *dest, long value, int pe) {
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_fadd", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe) {
-  *fetch = shmem_ctx_long_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) {
-  *fetch = shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long), wpe)) {
+    *fetch = shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_long_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), wpe, fetch);
 }
 void shmem_long_atomic_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1753,10 +1893,20 @@ long long shmem_longlong_fetch(const long long *source, int pe) {
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_longlong_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_longlong_atomic_set(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1795,10 +1945,20 @@ long long shmem_longlong_swap(long long *dest, long long value, int pe) {
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_swap_nbi", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_longlong_atomic_swap_nbi", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), wpe, fetch);
 }
 long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1819,10 +1979,20 @@ long long shmem_longlong_cswap(long long *dest, long long cond, long long value,
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_cswap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
 }
 void shmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), wpe, fetch);
 }
 void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_longlong_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), wpe, fetch);
 }
 long long shmem_longlong_atomic_fetch_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1843,10 +2013,20 @@ long long shmem_longlong_finc(long long *dest, int pe) {
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_finc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_longlong_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_longlong_atomic_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -1885,10 +2065,20 @@ long long shmem_longlong_fadd(long long *dest, long long value, int pe) {
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_fadd", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) {
-  *fetch = shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(long long), wpe)) {
+    *fetch = shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_longlong_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), wpe, fetch);
 }
 void shmem_longlong_atomic_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2405,10 +2595,20 @@ unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *so
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2435,10 +2635,20 @@ unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, uns
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_swap", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_swap_nbi", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_swap_nbi", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 unsigned int shmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2453,10 +2663,20 @@ unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *d
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), pe));
 }
 void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), wpe, fetch);
 }
 unsigned int shmem_uint_atomic_fetch_inc(unsigned int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2471,10 +2691,20 @@ unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_uint_atomic_inc(unsigned int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2501,10 +2731,20 @@ unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2531,10 +2771,20 @@ unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2561,10 +2811,20 @@ unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest,
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2591,10 +2851,20 @@ unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
-  *fetch = shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+    *fetch = shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), wpe, fetch);
 }
 void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2801,10 +3071,20 @@ unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long 
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2831,10 +3111,20 @@ unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, 
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_swap_nbi", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_swap_nbi", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 unsigned long shmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2849,10 +3139,20 @@ unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), pe));
 }
 void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), wpe, fetch);
 }
 unsigned long shmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2867,10 +3167,20 @@ unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *d
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ulong_atomic_inc(unsigned long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2897,10 +3207,20 @@ unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *d
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2927,10 +3247,20 @@ unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *d
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2957,10 +3287,20 @@ unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *de
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -2987,10 +3327,20 @@ unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *d
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
-  *fetch = shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+    *fetch = shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulong_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), wpe, fetch);
 }
 void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3197,10 +3547,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsig
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3227,10 +3587,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned lon
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_swap_nbi", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_swap_nbi", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 unsigned long long shmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3245,10 +3615,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsi
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), pe));
 }
 void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), wpe, fetch);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3263,10 +3643,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigne
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3293,10 +3683,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigne
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3323,10 +3723,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigne
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3353,10 +3763,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3383,10 +3803,20 @@ unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigne
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
-  *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+    *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ulonglong_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), wpe, fetch);
 }
 void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3869,10 +4299,20 @@ int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int32_t *source, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_int32_atomic_set(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3899,10 +4339,20 @@ int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t valu
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_swap", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_swap_nbi", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_swap_nbi", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 int32_t shmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3917,10 +4367,20 @@ int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int3
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), pe));
 }
 void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), wpe, fetch);
 }
 int32_t shmem_int32_atomic_fetch_inc(int32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3935,10 +4395,20 @@ int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe)
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_int32_atomic_inc(int32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3965,10 +4435,20 @@ int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -3995,10 +4475,20 @@ int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4025,10 +4515,20 @@ int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t 
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4055,10 +4555,20 @@ int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
-  *fetch = shmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int32_t), wpe)) {
+    *fetch = shmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int32_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), wpe, fetch);
 }
 void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4265,10 +4775,20 @@ int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int64_t *source, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_int64_atomic_set(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4295,10 +4815,20 @@ int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t valu
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_swap", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_swap_nbi", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_swap_nbi", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 int64_t shmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4313,10 +4843,20 @@ int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int6
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), pe));
 }
 void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), wpe, fetch);
 }
 int64_t shmem_int64_atomic_fetch_inc(int64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4331,10 +4871,20 @@ int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe)
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_int64_atomic_inc(int64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4361,10 +4911,20 @@ int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4391,10 +4951,20 @@ int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4421,10 +4991,20 @@ int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t 
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4451,10 +5031,20 @@ int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
-  *fetch = shmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(int64_t), wpe)) {
+    *fetch = shmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_int64_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), wpe, fetch);
 }
 void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4937,10 +5527,20 @@ uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, 
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *source, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4967,10 +5567,20 @@ uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t 
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_swap", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_swap_nbi", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_swap_nbi", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 uint32_t shmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -4985,10 +5595,20 @@ uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, u
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), pe));
 }
 void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), wpe, fetch);
 }
 uint32_t shmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5003,10 +5623,20 @@ uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int 
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_uint32_atomic_inc(uint32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5033,10 +5663,20 @@ uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5063,10 +5703,20 @@ uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5093,10 +5743,20 @@ uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint3
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5123,10 +5783,20 @@ uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
-  *fetch = shmem_ctx_uint32_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+    *fetch = shmem_ctx_uint32_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint32_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), wpe, fetch);
 }
 void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5333,10 +6003,20 @@ uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, 
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *source, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5363,10 +6043,20 @@ uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t 
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_swap", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_swap_nbi", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_swap_nbi", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 uint64_t shmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5381,10 +6071,20 @@ uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, u
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), pe));
 }
 void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), wpe, fetch);
 }
 uint64_t shmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5399,10 +6099,20 @@ uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int 
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_uint64_atomic_inc(uint64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5429,10 +6139,20 @@ uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5459,10 +6179,20 @@ uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_and(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_and(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_fetch_and_nbi", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5489,10 +6219,20 @@ uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint6
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_or(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_or(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_fetch_or_nbi", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5519,10 +6259,20 @@ uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
-  *fetch = shmem_ctx_uint64_atomic_fetch_xor(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+    *fetch = shmem_ctx_uint64_atomic_fetch_xor(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_uint64_atomic_fetch_xor_nbi", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), wpe, fetch);
 }
 void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5729,10 +6479,20 @@ size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe) {
-  *fetch = shmem_ctx_size_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe) {
-  *fetch = shmem_ctx_size_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_size_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_size_atomic_set(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5759,10 +6519,20 @@ size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, i
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_swap", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe) {
-  *fetch = shmem_ctx_size_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_size_atomic_swap_nbi", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe) {
-  *fetch = shmem_ctx_size_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_size_atomic_swap_nbi", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), wpe, fetch);
 }
 size_t shmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5777,10 +6547,20 @@ size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t 
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_compare_swap", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), pe));
 }
 void shmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe) {
-  *fetch = shmem_ctx_size_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_size_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), wpe, fetch);
 }
 void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe) {
-  *fetch = shmem_ctx_size_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_size_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), wpe, fetch);
 }
 size_t shmem_size_atomic_fetch_inc(size_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5795,10 +6575,20 @@ size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe) {
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe) {
-  *fetch = shmem_ctx_size_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe) {
-  *fetch = shmem_ctx_size_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_size_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_size_atomic_inc(size_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -5825,10 +6615,20 @@ size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t val
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe) {
-  *fetch = shmem_ctx_size_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe) {
-  *fetch = shmem_ctx_size_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(size_t), wpe)) {
+    *fetch = shmem_ctx_size_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_size_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), wpe, fetch);
 }
 void shmem_size_atomic_add(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -6035,10 +6835,20 @@ ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *sourc
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(source, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *source, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_fetch(ctx, source, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(source, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_fetch(ctx, source, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ptrdiff_atomic_fetch_nbi", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -6065,10 +6875,20 @@ ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdif
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_swap", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_swap_nbi", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_swap(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_swap(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ptrdiff_atomic_swap_nbi", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 ptrdiff_t shmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -6083,10 +6903,20 @@ ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_compare_swap", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), pe));
 }
 void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), wpe, fetch);
 }
 void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(ctx, dest, cond, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(ctx, dest, cond, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ptrdiff_atomic_compare_swap_nbi", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), wpe, fetch);
 }
 ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -6101,10 +6931,20 @@ ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, i
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(ctx, dest, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(ctx, dest, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ptrdiff_atomic_fetch_inc_nbi", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
@@ -6131,10 +6971,20 @@ ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, p
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+  int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
-  *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(ctx, dest, value, pe);
+  int wpe = gs_pe(ctx, pe);
+  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+    *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(ctx, dest, value, pe);
+    return;
+  }
+  gs_amo_nbi(ctx, "shmem_ctx_ptrdiff_atomic_fetch_add_nbi", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), wpe, fetch);
 }
 void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);

@@ -89,11 +89,15 @@ func atomics(t ctype, emit emitFn, c *bytes.Buffer) {
 			name := "shmem_" + t.name + "_" + old
 			emit(name, fill(a.ret+" "+name+"("+a.params+")", t, name), strings.ReplaceAll(fill(body, t, name), "CTX", "SHMEM_CTX_DEFAULT"))
 		}
-		// The fetching atomics' non-blocking forms complete at once.
+		// The fetching atomics' non-blocking forms: on a mapped word the
+		// blocking form, which completes at once; else posted, the old
+		// value landing in *fetch by the next quiet (gs_amo_nbi).
 		if a.ret != "void" {
 			params := "TYPE *fetch, " + a.params
 			call := fmt.Sprintf("shmem_ctx_%s_atomic_%s(CTX, %s)", t.name, a.op, argNames(a.params))
-			pair(emit, t, "void", "shmem_{ctx}{T}_atomic_"+a.op+"_nbi", params, "  *fetch = "+call+";")
+			post := fmt.Sprintf("gs_amo_nbi(CTX, {N}, %s, sizeof(TYPE), %s, gs_bits_{T}(%s), gs_bits_{T}(%s), wpe, fetch)", a.code, addr, castVal(a.value), castVal(a.cond))
+			body := fmt.Sprintf("  int wpe = gs_pe(CTX, pe);\n  if (gs_at(%s, sizeof(TYPE), wpe)) {\n    *fetch = %s;\n    return;\n  }\n  %s;", addr, call, post)
+			pair(emit, t, "void", "shmem_{ctx}{T}_atomic_"+a.op+"_nbi", params, body)
 		}
 	}
 }

@@ -70,6 +70,24 @@ int main(void) {
     CHECK(shmem_uint_atomic_fetch(mask, 0) == 0x31u, "posted xor, and, or: %x", shmem_uint_atomic_fetch(mask, 0));
   }
   shmem_barrier_all();
+  /* Fetching atomics, non-blocking: several outstanding before one quiet
+   * (over the network they overlap), each old value in its own place. */
+  long *ctr = shmem_calloc(1, sizeof(long));
+  shmem_barrier_all();
+  long olds[8];
+  int cs_old = -1;
+  double dold = -1;
+  for (int i = 0; i < 8; i++) shmem_long_atomic_fetch_add_nbi(&olds[i], ctr, 1, 0);
+  shmem_int_atomic_compare_swap_nbi(&cs_old, cs, -7, -8, 0); /* never matches: returns the value */
+  shmem_double_atomic_fetch_nbi(&dold, dv, 0);
+  shmem_quiet();
+  for (int i = 0; i < 8; i++) CHECK(olds[i] >= 0 && olds[i] < 8L * n, "fetch_add_nbi old %ld", olds[i]);
+  for (int i = 1; i < 8; i++) CHECK(olds[i] != olds[i - 1], "two fetch_add_nbi saw the same old value %ld", olds[i]);
+  CHECK(cs_old >= 1 && cs_old <= n, "compare_swap_nbi old %d", cs_old);
+  CHECK(dold == 4.0, "double fetch_nbi %f", dold);
+  shmem_barrier_all();
+  if (me == 0) CHECK(*ctr == 8L * n, "fetch_add_nbi total %ld", *ctr);
+  shmem_free(ctr);
   shmem_free(mask);
   shmem_free(flag);
   shmem_free(sum);
