@@ -27,6 +27,20 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 	return p.c.WaitWord(op, off, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
 }
 
+// WaitCheck returns the error a wait of this PE on its own memory would
+// end with now: a failed PE, a global exit, this PE's Finalize, or every
+// other PE having called Finalize or failed (no one is left to write).
+// It returns nil while such a wait may still be satisfied. The Wait calls
+// check this themselves; WaitCheck is for code that waits by polling
+// memory goshmem's writes do not announce, as the C API does for the
+// plain stores of peers on its host, and must end its wait as they do.
+func (p *PE) WaitCheck(op string) error {
+	if p.zero() {
+		return zeroPE(op)
+	}
+	return p.c.WaitCheck(op)
+}
+
 // Test reports whether the caller's ivar element 0 compares true with v
 // (shmem_test); false for invalid arguments.
 func Test[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) bool {

@@ -199,10 +199,11 @@ func goshmem_statics_accessible(pe C.int) C.int {
 	return 0
 }
 
-// goshmem_check is a C wait's look for failed PEs, every millisecond: it
-// reports the first it finds as op's failure (which ends the program, or
-// under SHMEMX_ERRORS_RETURN is recorded) and returns 1, so that the wait
-// ends; 0 while every PE is accessible.
+// goshmem_check is a C wait's look, every millisecond, for what ends a Go
+// wait: a failed PE, a global exit, every other PE having called
+// Finalize. It reports the first it finds as op's failure (which ends the
+// program, or under SHMEMX_ERRORS_RETURN is recorded) and returns 1, so
+// that the wait ends; 0 while the wait may still be satisfied.
 //
 //export goshmem_check
 func goshmem_check(op *C.char) C.int {
@@ -218,6 +219,12 @@ func goshmem_check(op *C.char) C.int {
 			die(op, fmt.Errorf("PE %d failed while this PE waited (%w)", pe, err))
 			return 1 // SHMEMX_ERRORS_RETURN: the wait returns
 		}
+	}
+	// The rest of what ends a Go wait: a global exit, and every other PE
+	// having called Finalize (no one is left to write).
+	if err := s.p.WaitCheck(C.GoString(op)); err != nil {
+		die(op, err)
+		return 1
 	}
 	return 0
 }

@@ -116,6 +116,43 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	})
 }
 
+// TestEarlyFinalizeEndsWaits: PE 1 of 2 calls shmem_finalize while PE 0
+// waits on its own memory, polled in C on shared memory and in Go over
+// TCP, or in the active-set barrier: PE 0's call must end with goshmem's
+// message naming it (every other PE has called Finalize), not hang.
+func TestEarlyFinalizeEndsWaits(t *testing.T) {
+	setup(t)
+	prog := compile(t, "early")
+	for _, c := range []struct{ name, mode, call, env string }{
+		{"wait_until", "wait", "shmem_long_wait_until", ""},
+		{"wait_until_tcp", "wait", "shmem_long_wait_until", "SHMEM_TRANSPORT=tcp"},
+		{"active_set", "aset", "shmem_barrier", ""},
+		{"active_set_tcp", "aset", "shmem_barrier", "SHMEM_TRANSPORT=tcp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
+			uid, err := shmem.GetUniqueID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := launch.Start(launch.Config{Program: prog, Args: []string{c.mode}, NPEs: 2, Env: cleanEnv(),
+				UniqueID: uid.String(), Capture: true, Timeout: 5 * time.Minute,
+				RankEnv: func(int) []string { return []string{"SHMEM_INIT_TIMEOUT=60s", c.env} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res := j.Wait(); res.TimedOut {
+				t.Fatalf("the job ran out of time: %v", res.Err())
+			}
+			p := j.Procs()[0]
+			if end, out := p.End(), p.Output(); end.Code != 1 || !strings.Contains(out, "goshmem: "+c.call+": ") ||
+				!strings.Contains(out, "Finalize") || strings.Contains(out, "FAIL") {
+				t.Errorf("PE 0: %v, want exit status 1 and the message naming %s and Finalize:\n%s", end, c.call, out)
+			}
+		})
+	}
+}
+
 // killedWorld runs killed.c in mode on 3 PEs, each with env added.
 func killedWorld(t *testing.T, prog, mode, call string, env ...string) {
 	const npes = 3

@@ -308,6 +308,17 @@ func (w *longWait) step() (time.Duration, error) {
 	return max(next, time.Millisecond), nil
 }
 
+// WaitCheck returns the error with which a wait of this PE on its own
+// memory would end now (see WaitLocal: a failure, an exit, Finalize,
+// every other PE having called Finalize or failed), nil while the wait
+// may still be satisfied. For waits that poll memory themselves.
+func (p *PE) WaitCheck(op string) error {
+	if err := p.waitable(op); err != nil {
+		return err
+	}
+	return p.wordCheck(&longWait{p: p, waitKey: waitKey{op: op, off: noWord}})
+}
+
 // wordCheck: a word of this PE's heap (WaitUntil, signal waits, locks)
 // may be written by any PE, so the wait can never end once every other PE
 // has called Finalize or failed.
