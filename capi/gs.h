@@ -136,6 +136,28 @@ void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src,
 uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe);
 void gs_amo_nbi(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe,
                 void *fetch);
+/* gs_pacer paces a C wait's look at its peers' state (goshmem_check's
+ * peers argument) as Go's waits pace theirs (core.firstCheck): first
+ * after max(2 ms, 20 us a PE), then at intervals doubling up to a second.
+ * Each look reads every PE's state, remotely for PEs on other hosts. */
+typedef struct {
+  uint64_t next, every;
+} gs_pacer;
+
+static inline void gs_pacer_start(gs_pacer *p, uint64_t now_ns) {
+  p->every = (uint64_t)gs_npes * 20000u > 2000000u ? (uint64_t)gs_npes * 20000u : 2000000u;
+  p->next = now_ns + p->every;
+}
+
+/* gs_pacer_due reports whether a look is due at now_ns, and if so
+ * schedules the next. */
+static inline int gs_pacer_due(gs_pacer *p, uint64_t now_ns) {
+  if (now_ns < p->next) return 0;
+  p->every = p->every < 500000000u ? 2 * p->every : 1000000000u;
+  p->next = now_ns + p->every;
+  return 1;
+}
+
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block);
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);

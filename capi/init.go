@@ -200,13 +200,14 @@ func goshmem_statics_accessible(pe C.int) C.int {
 }
 
 // goshmem_check is a C wait's look, every millisecond, for what ends a Go
-// wait: a failed PE, a global exit, every other PE having called
-// Finalize. It reports the first it finds as op's failure (which ends the
+// wait: a failed PE, and with peers set (gs_pacer paces it) a global
+// exit or every other PE having called Finalize, which reads every PE's
+// state. It reports the first it finds as op's failure (which ends the
 // program, or under SHMEMX_ERRORS_RETURN is recorded) and returns 1, so
 // that the wait ends; 0 while the wait may still be satisfied.
 //
 //export goshmem_check
-func goshmem_check(op *C.char) C.int {
+func goshmem_check(op *C.char, peers C.int) C.int {
 	defer guard(op)
 	s := world(op)
 	for pe := 0; pe < s.p.NPEs(); pe++ {
@@ -222,6 +223,9 @@ func goshmem_check(op *C.char) C.int {
 	}
 	// The rest of what ends a Go wait: a global exit, and every other PE
 	// having called Finalize (no one is left to write).
+	if peers == 0 {
+		return 0
+	}
 	if err := s.p.WaitCheck(C.GoString(op)); err != nil {
 		die(op, err)
 		return 1

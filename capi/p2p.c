@@ -137,6 +137,8 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
    * one): spinning then only delays it, so the waiter soon yields between
    * checks (and the reader's poll yields the thread back; rdma.busyConn). */
   unsigned spin = gs_unmapped_peers ? 32 : 2000;
+  gs_pacer peers;
+  gs_pacer_start(&peers, start);
   for (unsigned spins = 0;; spins++) {
     r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
     if (done) return r;
@@ -146,7 +148,7 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
     }
     uint64_t t = now_ns();
     if (t - last_check > 1000000) {
-      if (goshmem_check((char *)op)) return mode == GS_WAIT_ANY ? SIZE_MAX : 0;
+      if (goshmem_check((char *)op, gs_pacer_due(&peers, t))) return mode == GS_WAIT_ANY ? SIZE_MAX : 0;
       last_check = t;
     }
     if (t - start < 2000000) {

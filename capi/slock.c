@@ -46,11 +46,13 @@ static void await_free(word *x) {
   const char *e0 = goshmem_last_error();
   struct timespec nap = {0, 20000}, last, now;
   clock_gettime(CLOCK_MONOTONIC, &last);
+  gs_pacer peers;
+  gs_pacer_start(&peers, (uint64_t)last.tv_sec * 1000000000u + (uint64_t)last.tv_nsec);
   for (unsigned tries = 0;; tries++) {
     if (gs_amo(SHMEM_CTX_DEFAULT, x->op, GS_AMO_FETCH, 8, x->lock, 0, 0, 0) == 0 || goshmem_last_error() != e0) return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if ((now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) > 1000000) {
-      goshmem_check((char *)x->op);
+      goshmem_check((char *)x->op, gs_pacer_due(&peers, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec));
       last = now;
     }
     if (tries < 32) {
