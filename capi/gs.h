@@ -91,18 +91,22 @@ static inline char *gs_at_static(const void *addr, size_t n, int pe) {
  * when the Go path must do the access (pe not mapped, or addr not
  * symmetric, in which case Go reports the error). The heap is checked
  * first: statics cost its fast path nothing. */
-static inline char *gs_at(const void *addr, size_t n, int pe) {
+/* gs_in_heap reports whether [addr, addr+n) lies in the symmetric heap. */
+static inline int gs_in_heap(const void *addr, size_t n) {
   size_t off = (size_t)((const char *)addr - gs_base);
+  return off < gs_size && n <= gs_size - off;
+}
+
+static inline char *gs_at(const void *addr, size_t n, int pe) {
   if ((unsigned)pe >= (unsigned)gs_npes) return NULL;
-  if (off >= gs_size || n > gs_size - off) return gs_at_static(addr, n, pe);
+  if (!gs_in_heap(addr, n)) return gs_at_static(addr, n, pe);
   char *b = gs_rma_peer[pe];
-  return b ? b + off : NULL;
+  return b ? b + ((const char *)addr - gs_base) : NULL;
 }
 
 /* gs_ptr is shmem_ptr: gs_at, but the PE's own memory is always reached. */
 static inline void *gs_ptr(const void *addr, int pe) {
-  size_t off = (size_t)((const char *)addr - gs_base);
-  if (pe == gs_me && gs_npes > 0 && off < gs_size) return (void *)addr;
+  if (pe == gs_me && gs_npes > 0 && gs_in_heap(addr, 1)) return (void *)addr;
   return gs_at(addr, 1, pe);
 }
 

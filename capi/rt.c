@@ -108,11 +108,12 @@ void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src,
       __atomic_fetch_add(s, value, __ATOMIC_SEQ_CST);
     return;
   }
-  if (pe == gs_me && (r || s) && known) {
+  if (pe == gs_me && known && (r ? !s && gs_in_heap(sig, sizeof *sig) : s && gs_in_heap(dest, n))) {
     /* The PE's own heap goes through Go (no peer mapped: gs_setup) and
      * its statics do not, so no one Go path reaches both: the data, then
      * the signal, each its own way. Both complete before the call
-     * returns, so the signal still follows the data. */
+     * returns, so the signal still follows the data. Only for two
+     * symmetric addresses: Go refuses any other before writing. */
     if (r)
       memcpy(r, src, n);
     else

@@ -100,8 +100,8 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	setup(t)
 	prog := compile(t, "killed")
 	t.Run("barrier", func(t *testing.T) { killedWorld(t, prog, "barrier", "shmem_barrier_all") })
-	// A C wait polls its memory in C and asks goshmem every millisecond
-	// whether a PE failed.
+	// A C wait on shared memory polls its memory in C and asks goshmem
+	// every millisecond whether a PE failed.
 	t.Run("wait_until", func(t *testing.T) { killedWorld(t, prog, "wait", "shmem_long_wait_until") })
 	// The active-set barrier runs in C between mapped PEs and in Go over
 	// the network.
@@ -123,28 +123,18 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 func TestEarlyFinalizeEndsWaits(t *testing.T) {
 	setup(t)
 	prog := compile(t, "early")
-	for _, c := range []struct{ name, mode, call, env string }{
-		{"wait_until", "wait", "shmem_long_wait_until", ""},
-		{"wait_until_tcp", "wait", "shmem_long_wait_until", "SHMEM_TRANSPORT=tcp"},
-		{"active_set", "aset", "shmem_barrier", ""},
-		{"active_set_tcp", "aset", "shmem_barrier", "SHMEM_TRANSPORT=tcp"},
+	tcp := []string{"SHMEM_TRANSPORT=tcp"}
+	for _, c := range []struct {
+		name, mode, call string
+		env              []string
+	}{
+		{"wait_until", "wait", "shmem_long_wait_until", nil},
+		{"wait_until_tcp", "wait", "shmem_long_wait_until", tcp},
+		{"active_set", "aset", "shmem_barrier", nil},
+		{"active_set_tcp", "aset", "shmem_barrier", tcp},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
-			uid, err := shmem.GetUniqueID()
-			if err != nil {
-				t.Fatal(err)
-			}
-			j, err := launch.Start(launch.Config{Program: prog, Args: []string{c.mode}, NPEs: 2, Env: cleanEnv(),
-				UniqueID: uid.String(), Capture: true, Timeout: 5 * time.Minute,
-				RankEnv: func(int) []string { return []string{"SHMEM_INIT_TIMEOUT=60s", c.env} }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res := j.Wait(); res.TimedOut {
-				t.Fatalf("the job ran out of time: %v", res.Err())
-			}
-			p := j.Procs()[0]
+			p := startedJob(t, prog, c.mode, 2, c.env...)[0]
 			if end, out := p.End(), p.Output(); end.Code != 1 || !strings.Contains(out, "goshmem: "+c.call+": ") ||
 				!strings.Contains(out, "Finalize") || strings.Contains(out, "FAIL") {
 				t.Errorf("PE 0: %v, want exit status 1 and the message naming %s and Finalize:\n%s", end, c.call, out)
@@ -153,9 +143,10 @@ func TestEarlyFinalizeEndsWaits(t *testing.T) {
 	}
 }
 
-// killedWorld runs killed.c in mode on 3 PEs, each with env added.
-func killedWorld(t *testing.T, prog, mode, call string, env ...string) {
-	const npes = 3
+// startedJob runs prog mode on npes PEs started here (unique ID in the
+// environment, each PE with env added) rather than by shmemrun, which
+// would stop the others when one fails, and returns them once all ended.
+func startedJob(t *testing.T, prog, mode string, npes int, env ...string) []*launch.Proc {
 	t.Setenv("SHMEM_UID_SESSION_ID", "127.0.0.1:0")
 	uid, err := shmem.GetUniqueID()
 	if err != nil {
@@ -170,7 +161,13 @@ func killedWorld(t *testing.T, prog, mode, call string, env ...string) {
 	if res := j.Wait(); res.TimedOut {
 		t.Fatalf("the job ran out of time: %v", res.Err())
 	}
-	for _, p := range j.Procs() {
+	return j.Procs()
+}
+
+// killedWorld runs killed.c in mode on 3 PEs, each with env added.
+func killedWorld(t *testing.T, prog, mode, call string, env ...string) {
+	const npes = 3
+	for _, p := range startedJob(t, prog, mode, npes, env...) {
 		end, out := p.End(), p.Output()
 		if p.Rank() == npes-1 {
 			if end.Signal != syscall.SIGKILL {
