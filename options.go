@@ -40,6 +40,8 @@ type options struct {
 	fabricProv, fabricDom, fabricNode string
 	// ports confines every listener to SHMEM_PORT_RANGE
 	ports bootstrap.PortRange
+	// lockedCallers: WithLockedCallers
+	lockedCallers bool
 	// failAfter is SHMEM_FAILURE_TIMEOUT: the control lane's silence bound
 	failAfter time.Duration
 	// a backend that makes the PE (WithBackend); Init then ignores the rest
@@ -148,6 +150,15 @@ func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout =
 // its status, as shmem_global_exit does in C. Init sets it when started by
 // shmemrun; embedders keep the default, an error from every later call.
 func WithExitOnGlobalExit() Option { return func(o *options) { o.exitProcess = true } }
+
+// WithLockedCallers tells Init that the PE's calls come from goroutines
+// locked to their OS threads: C threads calling in through cgo (the C API
+// sets it), or goroutines that called runtime.LockOSThread. Over the
+// network a blocking call then polls for its answer without yielding to
+// the process's other goroutines for its first tens of microseconds,
+// since from a locked goroutine each such yield hands the processor to
+// another thread and back. Default off: callers are ordinary goroutines.
+func WithLockedCallers() Option { return func(o *options) { o.lockedCallers = true } }
 
 // LoadTLS returns a mutual-TLS 1.3 configuration from PEM files: the CA
 // that signs every PE's certificate, this PE's certificate and key, and

@@ -62,7 +62,8 @@ func goshmem_init(op *C.char) C.int {
 	if err != nil {
 		return fail(op, err)
 	}
-	opts := append([]shmem.Option{shmem.WithHeapSize(user + heapSlack(user))}, pre.tls...)
+	// Every call comes from a C thread, locked to its goroutine.
+	opts := append([]shmem.Option{shmem.WithHeapSize(user + heapSlack(user)), shmem.WithLockedCallers()}, pre.tls...)
 	if pre.uid != nil {
 		opts = append(opts, shmem.WithUniqueID(*pre.uid, pre.rank, pre.npes))
 	}

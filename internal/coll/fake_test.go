@@ -128,7 +128,7 @@ func (f *fakeRT) Local() []byte { return f.w.nw.Heap(f.me) }
 
 // WaitLocal sleeps on the PE's bell between checks and fails once any PE
 // has failed, as the real runtime does.
-func (f *fakeRT) WaitBlocked(op string, blk Blocked, cond func() bool) error {
+func (f *fakeRT) WaitBlocked(op string, blk Blocked, _ uint64, cond func() bool) error {
 	b := f.w.nw.Bell(f.me)
 	for i := 0; ; i++ {
 		if cond() {

@@ -33,7 +33,9 @@ type Runtime interface {
 	// WaitBlocked blocks until cond holds, re-checking it whenever the
 	// PE's heap changes; it fails when the world fails or ends, and when
 	// b.CheckPeers, called now and then once the wait is long, fails.
-	WaitBlocked(op string, b Blocked, cond func() bool) error
+	// cond reads only the 8-byte word at heap offset off, so writes
+	// elsewhere need not wake the wait.
+	WaitBlocked(op string, b Blocked, off uint64, cond func() bool) error
 	Quiet() error
 	Fence()
 	// Check returns nil while the PE is usable.

@@ -23,7 +23,7 @@ func (t *Team) waitWord(op string, off, want uint64) error {
 	if t.wordReached() {
 		return nil
 	}
-	return t.rt.WaitBlocked(op, t, t.wait.reached)
+	return t.rt.WaitBlocked(op, t, off, t.wait.reached)
 }
 
 // waitFrom waits for member j's signal to reach step of collective seq.

@@ -44,14 +44,15 @@ func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
 }
 
 // WaitBlocked blocks until cond holds, as WaitLocal does, checking b's
-// peers now and then (a team operation: see coll.Blocked).
-func (p *PE) WaitBlocked(op string, b coll.Blocked, cond func() bool) error {
+// peers now and then (a team operation: see coll.Blocked). cond reads
+// only the 8-byte word at heap offset off.
+func (p *PE) WaitBlocked(op string, b coll.Blocked, off uint64, cond func() bool) error {
 	// Most waits end within a microsecond; only longer ones register and
 	// arm the kick.
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, b, noWord, cond)
+	return p.waitSlow(op, b, off, cond)
 }
 
 // syncArmer is a Bell that can arm a waiter which plain puts into the heap
@@ -62,13 +63,69 @@ type syncArmer interface {
 	DisarmSync()
 }
 
+// wordArmer is a Bell that can arm a waiter which only writes to its one
+// word need wake (transport.LocalBell: see ArmWord).
+type wordArmer interface {
+	ArmWord(off uint64) (armed uint32, slot int)
+	DisarmWord(slot int)
+}
+
+// armer arms the PE's bell for one wait, as narrowly as the bell and the
+// wait allow: a team operation's wait, on one word, need not wake for
+// writes elsewhere.
+type armer struct {
+	bell transport.Bell
+	team syncArmer // set: a team wait, armed with ArmSync
+	word wordArmer // set: a team wait, armed with ArmWord
+	off  uint64
+	slot int
+}
+
+// newArmer returns the armer of a wait on off (noWord: not known); team
+// says it is a team operation's.
+func newArmer(bell transport.Bell, team bool, off uint64) armer {
+	a := armer{bell: bell, off: off}
+	if !team {
+		return a
+	}
+	if off != noWord {
+		a.word, _ = bell.(wordArmer)
+	}
+	if a.word == nil {
+		a.team, _ = bell.(syncArmer)
+	}
+	return a
+}
+
+func (a *armer) arm() uint32 {
+	switch {
+	case a.word != nil:
+		armed, slot := a.word.ArmWord(a.off)
+		a.slot = slot
+		return armed
+	case a.team != nil:
+		return a.team.ArmSync()
+	}
+	return a.bell.Arm()
+}
+
+func (a *armer) disarm() {
+	switch {
+	case a.word != nil:
+		a.word.DisarmWord(a.slot)
+	case a.team != nil:
+		a.team.DisarmSync()
+	default:
+		a.bell.Disarm()
+	}
+}
+
 func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) error {
 	bell := p.s.bell
 	defer p.s.kick.stop()
 	var w *longWait
-	var team syncArmer // set: a team wait, armed with ArmSync
+	a := newArmer(bell, b != nil, off)
 	if b != nil {
-		team, _ = bell.(syncArmer)
 		w = p.startLong(op, b)
 	} else {
 		w = p.startWord(op, off, false, 0)
@@ -109,9 +166,9 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 			}
 			return err
 		}
-		armed := arm(bell, team)
+		armed := a.arm()
 		if cond() {
-			disarm(bell, team)
+			a.disarm()
 			return nil
 		}
 		spin = 0
@@ -120,25 +177,8 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) e
 		} else {
 			backstop = min(2*backstop, quietWakeMax)
 		}
-		disarm(bell, team)
+		a.disarm()
 	}
-}
-
-// arm arms a waiter on bell: with ArmSync when team is set (the same bell).
-func arm(bell transport.Bell, team syncArmer) uint32 {
-	if team != nil {
-		return team.ArmSync()
-	}
-	return bell.Arm()
-}
-
-// disarm ends what arm armed.
-func disarm(bell transport.Bell, team syncArmer) {
-	if team != nil {
-		team.DisarmSync()
-		return
-	}
-	bell.Disarm()
 }
 
 // tightChecks is how many times poll checks without yielding: about a

@@ -48,7 +48,7 @@ func TestQuietWaitsSleepLonger(t *testing.T) {
 		}
 	})
 	cond := func() bool { return bell.waits.Load() >= 9 }
-	if err := w.pes[0].WaitBlocked("test_wait", groupWait{}, cond); err != nil {
+	if err := w.pes[0].WaitBlocked("test_wait", groupWait{}, noWord, cond); err != nil {
 		t.Fatal(err)
 	}
 	ms := time.Millisecond
@@ -141,7 +141,7 @@ func TestTeamWaitsArmForSignalsOnly(t *testing.T) {
 		errc := make(chan error, 1)
 		go func() {
 			if team {
-				errc <- p.WaitBlocked("test_team_wait", stillBlocked{}, cond)
+				errc <- p.WaitBlocked("test_team_wait", stillBlocked{}, noWord, cond)
 			} else {
 				errc <- p.WaitLocal("test_word_wait", cond)
 			}
@@ -157,6 +157,37 @@ func TestTeamWaitsArmForSignalsOnly(t *testing.T) {
 		}
 		if gotSync != team {
 			t.Errorf("team wait %v: armed with ArmSync %v", team, gotSync)
+		}
+	}
+}
+
+// TestTeamWaitsArmForTheirWord: on a bell that tells word waiters apart
+// (transport.LocalBell) a team operation's wait on one word arms for that
+// word, so writes elsewhere do not wake it; without a known word it arms
+// for any write.
+func TestTeamWaitsArmForTheirWord(t *testing.T) {
+	bell := transport.NewLocalBell()
+	w := newFakeWorldWith(t, 2, func(c *Config) {
+		if c.Rank == 0 {
+			c.Bell = bell
+		}
+	})
+	p := w.pes[0]
+	for _, off := range []uint64{64, noWord} {
+		var done atomic.Bool
+		cond := func() bool { return done.Load() }
+		errc := make(chan error, 1)
+		go func() { errc <- p.WaitBlocked("test_team_wait", stillBlocked{}, off, cond) }()
+		for !bell.Armed() {
+			runtime.Gosched() // until the wait has armed
+		}
+		if rang := bell.RingRange(128, 136); rang != (off == noWord) {
+			t.Errorf("wait on word %#x: a write of [128, 136) rang %v", off, rang)
+		}
+		done.Store(true)
+		bell.RingRange(64, 72) // ends the wait
+		if err := <-errc; err != nil {
+			t.Fatal(err)
 		}
 	}
 }

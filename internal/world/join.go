@@ -84,6 +84,10 @@ type Config struct {
 	// polling saves a thread wake-up per round trip, and the node stops
 	// polling by itself while unanswered or on oversubscribed cores.
 	BusyPoll time.Duration
+	// LockedCallers says that the PE's calls come from goroutines locked
+	// to their threads (rdma.Config.LockedCallers): the C API's. Default
+	// false.
+	LockedCallers bool
 	// Provider selects the data path to PEs on other hosts: ProviderTCP
 	// (default, also "") or ProviderFabric (SHMEM_RDMA_PROVIDER). TCP is
 	// the default because it runs everywhere without cgo and is encrypted;

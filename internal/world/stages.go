@@ -137,7 +137,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 		j.bell = transport.NewLocalBell()
 	}
 	node, err := rdma.Listen(rdma.Config{
-		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Statics: c.Statics, Bell: j.bell, BusyPoll: c.BusyPoll,
+		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Statics: c.Statics, Bell: j.bell, BusyPoll: c.BusyPoll, LockedCallers: c.LockedCallers,
 		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	})

@@ -3,6 +3,7 @@ package rdma
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -112,7 +113,19 @@ func TestBusyConnNotWrapped(t *testing.T) {
 // TestBusyPollWorld runs the data paths with polling reads on both ends,
 // TLS included, as a PE process does.
 func TestBusyPollWorld(t *testing.T) {
-	w := newWorld(t, 2, 4<<20, func(c *Config) { c.BusyPoll = 200 * time.Microsecond })
+	for _, locked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("locked=%v", locked), func(t *testing.T) {
+			if locked {
+				runtime.LockOSThread() // the test's goroutine, as a C thread's
+				defer runtime.UnlockOSThread()
+			}
+			busyPollWorld(t, locked)
+		})
+	}
+}
+
+func busyPollWorld(t *testing.T, locked bool) {
+	w := newWorld(t, 2, 4<<20, func(c *Config) { c.BusyPoll = 200 * time.Microsecond; c.LockedCallers = locked })
 	p, eng := w.path(0, 1), w.nodes[0].Engine()
 	for i, n := range []int{8, 8<<10 + 1, 1 << 20} {
 		src := pattern(n, byte(i))
@@ -129,6 +142,29 @@ func TestBusyPollWorld(t *testing.T) {
 		if !bytes.Equal(got, src) || !bytes.Equal(w.heaps[1][:n], src) {
 			t.Fatalf("%d bytes differ after Put, Quiet and Get", n)
 		}
+	}
+	for _, l := range w.nodes[0].Path(1, w.nodes[1].Addr()).(*path).lanes {
+		if l.bc != nil && l.bc.locked {
+			t.Error("a lane's reads are still marked a locked caller's after the calls")
+		}
+	}
+}
+
+// TestLockedCallerYieldsLate: a locked caller's poll (Config.LockedCallers)
+// yields to goroutines only after lockedYieldAfter; any other read's at once.
+func TestLockedCallerYieldsLate(t *testing.T) {
+	start := time.Now()
+	b := &busyConn{start: start}
+	early, late := start.Add(lockedYieldAfter/2), start.Add(2*lockedYieldAfter)
+	if !b.yieldsToGoroutines(early) || !b.yieldsToGoroutines(late) {
+		t.Error("an unlocked read's poll does not yield to goroutines")
+	}
+	b.locked = true
+	if b.yieldsToGoroutines(early) {
+		t.Errorf("a locked caller's poll yields to goroutines after %v", lockedYieldAfter/2)
+	}
+	if !b.yieldsToGoroutines(late) {
+		t.Errorf("a locked caller's poll does not yield to goroutines after %v", 2*lockedYieldAfter)
 	}
 }
 

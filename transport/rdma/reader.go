@@ -75,12 +75,23 @@ func (l *lane) wakeReader() {
 func (l *lane) readFor(s *slot) bool {
 	if s.state.Load() != slotDone && !l.deadNow() {
 		l.rwatch.start(s.deadline)
+		l.callerReads(true)
 		for s.state.Load() != slotDone && l.readOne() {
 		}
+		l.callerReads(false)
 		l.rwatch.stop()
 	}
 	l.rtok.release()
 	return s.state.Load() == slotDone
+}
+
+// callerReads marks the reads that follow as a caller's (on) or the
+// reader goroutine's: a locked caller polls differently (busyConn.locked).
+// The read token's holder calls it.
+func (l *lane) callerReads(on bool) {
+	if l.bc != nil && l.p.n.cfg.LockedCallers {
+		l.bc.locked = on
+	}
 }
 
 // readUntilAcked reads frames, holding the read token (which it returns),
@@ -89,8 +100,10 @@ func (l *lane) readFor(s *slot) bool {
 func (l *lane) readUntilAcked(mark uint64, deadline int64) bool {
 	if l.acked.Load() < mark && !l.deadNow() {
 		l.rwatch.start(deadline)
+		l.callerReads(true)
 		for l.acked.Load() < mark && l.readOne() {
 		}
+		l.callerReads(false)
 		l.rwatch.stop()
 	}
 	l.rtok.release()

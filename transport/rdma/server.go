@@ -43,9 +43,12 @@ type serverConn struct {
 
 	publish atomic.Uint32 // a private word whose atomic add orders a put's copy before Ring
 
-	dirty     bool // responses buffered by the reader, flushed when input runs dry
-	ringDue   bool // a frame changed the heap; the bell rings once answers are out
-	relayFail int  // rank a relayed write could not reach, or -1; reported at the next relayed flush
+	dirty   bool // responses buffered by the reader, flushed when input runs dry
+	ringDue bool // a frame changed the heap; the bell rings once answers are out
+	// ringLo, ringHi: the wire offsets the frames since the last ring
+	// changed, at least; a ring wakes only waiters they may concern.
+	ringLo, ringHi uint64
+	relayFail      int // rank a relayed write could not reach, or -1; reported at the next relayed flush
 }
 
 func (sc *serverConn) serve() {
@@ -129,12 +132,17 @@ func (sc *serverConn) loop() error {
 				return err
 			}
 		} else {
+			wireOff, wireSig := h.off, h.cond // checkTarget makes them relative
 			data, sig, err := h.checkTarget(heap[:n.usable()], n.cfg.Statics)
 			if err != nil {
 				return err
 			}
-			if err := sc.apply(&h, data, sig); err != nil {
+			changed, err := sc.apply(&h, data, sig)
+			if err != nil {
 				return err
+			}
+			if changed {
+				sc.changed(&h, wireOff, wireSig)
 			}
 			asked = h.flags&flagAck != 0
 		}
@@ -154,30 +162,65 @@ func (sc *serverConn) loop() error {
 		// virtual machine: after the answers, so a sender waiting in Quiet
 		// does not wait for it too.
 		if sc.ringDue {
-			sc.ringDue = false
-			if yb := n.yieldBell; yb != nil && yb.Armed() {
-				// The waiter this wakes (a PE in a barrier, say) runs
-				// now, while the answer travels and the peer turns
-				// round, instead of at the first yield of the next
-				// read's poll, a few failed reads later, where it
-				// delays the read that finds the peer's next request.
-				yb.Ring()
-				runtime.Gosched()
-			} else if bell := n.cfg.Bell; bell != nil {
-				bell.Ring()
-			}
+			sc.ring()
 		}
 	}
 }
 
+// changed records that h, addressed at wire offsets off and sigOff,
+// changed the node's memory: the bell rings once the answers are out.
+func (sc *serverConn) changed(h *header, off, sigOff uint64) {
+	n := uint64(h.n)
+	if h.op == opAtomic || h.op == opAtomicPost {
+		n = uint64(h.width)
+	}
+	if !sc.ringDue {
+		sc.ringDue, sc.ringLo, sc.ringHi = true, off, off
+	}
+	sc.ringLo, sc.ringHi = min(sc.ringLo, off), max(sc.ringHi, off+n)
+	if h.op == opPutSignal {
+		sc.ringLo, sc.ringHi = min(sc.ringLo, sigOff), max(sc.ringHi, sigOff+8)
+	}
+}
+
+// ring wakes the node's waiters that the frames since the last ring may
+// concern (a bell that tells them apart: transport.LocalBell.RingRange).
+// Ringing may wake a thread (futex(2)), several microseconds on a virtual
+// machine: the loop rings after the answers, so a sender waiting in Quiet
+// does not wait for it too.
+func (sc *serverConn) ring() {
+	sc.ringDue = false
+	n := sc.n
+	if yb := n.yieldBell; yb != nil {
+		if yb.RingRange(sc.ringLo, sc.ringHi) {
+			// The waiter this wakes (a PE in a barrier, say) runs now,
+			// while the answer travels and the peer turns round,
+			// instead of at the first yield of the next read's poll, a
+			// few failed reads later, where it delays the read that
+			// finds the peer's next request.
+			runtime.Gosched()
+		}
+		return
+	}
+	if r, ok := n.cfg.Bell.(rangeRinger); ok {
+		r.RingRange(sc.ringLo, sc.ringHi)
+	} else if n.cfg.Bell != nil {
+		n.cfg.Bell.Ring()
+	}
+}
+
+// rangeRinger is a bell that wakes only the waiters a write of the heap
+// bytes [lo, hi) may concern.
+type rangeRinger interface{ RingRange(lo, hi uint64) bool }
+
 // apply performs a checked request on the local memory checkTarget
-// returned for its data and its signal; a change to it makes the bell
-// ring (ringDue).
-func (sc *serverConn) apply(h *header, mem, sig []byte) error {
+// returned for its data and its signal, reporting whether it changed
+// that memory.
+func (sc *serverConn) apply(h *header, mem, sig []byte) (changed bool, err error) {
 	switch h.op {
 	case opPut, opPutSignal:
 		if err := sc.readPayload(mem[h.off : h.off+uint64(h.n)]); err != nil {
-			return err
+			return false, err
 		}
 		if h.op == opPutSignal {
 			transport.ApplySignal(sig, h.cond, h.operand, transport.SignalOp(h.aop))
@@ -192,21 +235,20 @@ func (sc *serverConn) apply(h *header, mem, sig []byte) error {
 		if h.op == opAtomic {
 			r := header{op: opAtomicResp, id: h.id, src: h.dst, dst: h.src, operand: old}
 			if err := sc.respond(&r, nil, false); err != nil {
-				return err
+				return false, err
 			}
 		}
 		if transport.AtomicOp(h.aop) == transport.AtomicFetch {
-			return nil
+			return false, nil
 		}
 	case opGet:
 		r := header{op: opGetResp, id: h.id, src: h.dst, dst: h.src, n: h.n}
-		return sc.respond(&r, mem[h.off:h.off+uint64(h.n)], false)
+		return false, sc.respond(&r, mem[h.off:h.off+uint64(h.n)], false)
 	case opFlush:
 		r := header{op: opFlushAck, id: h.id, src: h.dst, dst: h.src, operand: h.operand}
-		return sc.respond(&r, nil, false)
+		return false, sc.respond(&r, nil, false)
 	}
-	sc.ringDue = true
-	return nil
+	return true, nil
 }
 
 // respond writes a response; now forces it onto the wire (answers relayed
