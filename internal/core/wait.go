@@ -28,19 +28,29 @@ const (
 // world ended, any PE has failed (the value it waits for may never come),
 // every other PE has called Finalize, or the operation timeout passes.
 func (p *PE) WaitLocal(op string, cond func() bool) error {
-	return p.WaitWord(op, noWord, cond)
+	return p.WaitVector(op, noWord, cond)
 }
 
 // noWord marks a WaitWord whose word is not known.
 const noWord = ^uint64(0)
 
-// WaitWord is WaitLocal for a wait on the word at heap offset off, which
-// reports name.
+// WaitWord is WaitLocal for a wait whose cond reads only the word (4 or 8
+// bytes) at heap offset off, which reports name: writes elsewhere need not
+// wake it.
 func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, nil, off, cond)
+	return p.waitSlow(op, nil, off, true, cond)
+}
+
+// WaitVector is WaitLocal for a wait on the elements from heap offset
+// off, which reports name.
+func (p *PE) WaitVector(op string, off uint64, cond func() bool) error {
+	if poll(cond, 0) {
+		return nil
+	}
+	return p.waitSlow(op, nil, off, false, cond)
 }
 
 // WaitBlocked blocks until cond holds, as WaitLocal does, checking b's
@@ -52,7 +62,7 @@ func (p *PE) WaitBlocked(op string, b coll.Blocked, off uint64, cond func() bool
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, b, off, cond)
+	return p.waitSlow(op, b, off, true, cond)
 }
 
 // syncArmer is a Bell that can arm a waiter which plain puts into the heap
@@ -71,27 +81,25 @@ type wordArmer interface {
 }
 
 // armer arms the PE's bell for one wait, as narrowly as the bell and the
-// wait allow: a team operation's wait, on one word, need not wake for
-// writes elsewhere.
+// wait allow: a wait on one word need not wake for writes elsewhere, nor
+// a team operation's for plain puts.
 type armer struct {
 	bell transport.Bell
 	team syncArmer // set: a team wait, armed with ArmSync
-	word wordArmer // set: a team wait, armed with ArmWord
+	word wordArmer // set: a wait on one word, armed with ArmWord
 	off  uint64
 	slot int
 }
 
-// newArmer returns the armer of a wait on off (noWord: not known); team
-// says it is a team operation's.
-func newArmer(bell transport.Bell, team bool, off uint64) armer {
+// newArmer returns the armer of a wait whose cond reads only the word at
+// off when word is set (and off is not noWord); team says it is a team
+// operation's.
+func newArmer(bell transport.Bell, team, word bool, off uint64) armer {
 	a := armer{bell: bell, off: off}
-	if !team {
-		return a
-	}
-	if off != noWord {
+	if word && off != noWord {
 		a.word, _ = bell.(wordArmer)
 	}
-	if a.word == nil {
+	if team && a.word == nil {
 		a.team, _ = bell.(syncArmer)
 	}
 	return a
@@ -120,11 +128,11 @@ func (a *armer) disarm() {
 	}
 }
 
-func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, cond func() bool) error {
+func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, word bool, cond func() bool) error {
 	bell := p.s.bell
 	defer p.s.kick.stop()
 	var w *longWait
-	a := newArmer(bell, b != nil, off)
+	a := newArmer(bell, b != nil, word, off)
 	if b != nil {
 		w = p.startLong(op, b)
 	} else {

@@ -161,11 +161,12 @@ func TestTeamWaitsArmForSignalsOnly(t *testing.T) {
 	}
 }
 
-// TestTeamWaitsArmForTheirWord: on a bell that tells word waiters apart
-// (transport.LocalBell) a team operation's wait on one word arms for that
-// word, so writes elsewhere do not wake it; without a known word it arms
-// for any write.
-func TestTeamWaitsArmForTheirWord(t *testing.T) {
+// TestWaitsOnOneWordArmForIt: on a bell that tells word waiters apart
+// (transport.LocalBell) a wait whose condition reads one word (WaitWord, a
+// team operation's WaitBlocked) arms for that word, so writes elsewhere do
+// not wake it; a vector wait, or one whose word is not known, arms for any
+// write.
+func TestWaitsOnOneWordArmForIt(t *testing.T) {
 	bell := transport.NewLocalBell()
 	w := newFakeWorldWith(t, 2, func(c *Config) {
 		if c.Rank == 0 {
@@ -173,16 +174,25 @@ func TestTeamWaitsArmForTheirWord(t *testing.T) {
 		}
 	})
 	p := w.pes[0]
-	for _, off := range []uint64{64, noWord} {
+	cases := []struct {
+		name   string
+		wait   func(cond func() bool) error
+		onWord bool
+	}{
+		{"team wait on word 64", func(c func() bool) error { return p.WaitBlocked("test_team_wait", stillBlocked{}, 64, c) }, true},
+		{"team wait, word unknown", func(c func() bool) error { return p.WaitBlocked("test_team_wait", stillBlocked{}, noWord, c) }, false},
+		{"WaitWord 64", func(c func() bool) error { return p.WaitWord("test_word_wait", 64, c) }, true},
+		{"WaitVector from 64", func(c func() bool) error { return p.WaitVector("test_vector_wait", 64, c) }, false},
+	}
+	for _, c := range cases {
 		var done atomic.Bool
-		cond := func() bool { return done.Load() }
 		errc := make(chan error, 1)
-		go func() { errc <- p.WaitBlocked("test_team_wait", stillBlocked{}, off, cond) }()
+		go func() { errc <- c.wait(done.Load) }()
 		for !bell.Armed() {
 			runtime.Gosched() // until the wait has armed
 		}
-		if rang := bell.RingRange(128, 136); rang != (off == noWord) {
-			t.Errorf("wait on word %#x: a write of [128, 136) rang %v", off, rang)
+		if rang := bell.RingRange(128, 136); rang == c.onWord {
+			t.Errorf("%s: a write of [128, 136) rang %v", c.name, rang)
 		}
 		done.Store(true)
 		bell.RingRange(64, 72) // ends the wait
