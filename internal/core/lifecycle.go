@@ -194,6 +194,9 @@ func (p *PE) Finalize() error {
 	// Publish the departure first: a peer blocked in an operation this PE
 	// will never run learns it from here (coll.CheckPeers).
 	p.s.world.NumberFinalize()
+	if leaving := p.s.cfg.Leaving; leaving != nil {
+		leaving()
+	}
 	if together && err == nil && p.s.cfg.NPEs > 1 {
 		// The agreement, not a barrier: it is matched only by the other
 		// PEs' Finalize, and it proves every PE has stopped using its

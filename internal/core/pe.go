@@ -110,6 +110,12 @@ type Config struct {
 	// forwards the notice to PEs that may not have heard (world.control),
 	// link included (actors.PEFailed.Link). Optional.
 	OnFailure func(rank int, reason string, origin int, link bool)
+	// Leaving, if set, runs when this PE's Finalize has completed its
+	// operations and publishes its departure: the peers that finalize
+	// first tear down their connections from now on, which the backend
+	// must not log as failures (a real failure still reaches Finalize
+	// through OnFailure). Optional.
+	Leaving func()
 	// Release frees what the backend allocated for this PE (engines,
 	// mappings, the actor system if it is the PE's own); Finalize calls it
 	// last. Optional.

@@ -186,7 +186,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.NewGrowable(j.seg.Reservation(), c.HeapSize), Bell: j.waitBell(),
 		Paths: j.paths, Shared: j.shared, System: j.ctl.sys, Coordinator: coordinatorPID(),
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
-		Release: j.release, Spin: spin, SocketWriters: socketWriters,
+		Release: j.release, Leaving: j.node.Leaving, Spin: spin, SocketWriters: socketWriters,
 		Grow: j.growOwn, Grown: j.growPeers,
 		Metrics: c.Metrics, PathKinds: j.pathKinds(), Statics: c.Statics,
 	})

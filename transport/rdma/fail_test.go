@@ -1,6 +1,7 @@
 package rdma
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,9 +9,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,4 +214,63 @@ func TestPeerFailedEndsAHandshake(t *testing.T) {
 	defer c.Close()
 	w.nodes[0].PeerFailed(1)
 	wantPEFailed(t, <-res, 1)
+}
+
+// levelLog records the level of every log record.
+type levelLog struct {
+	mu     sync.Mutex
+	levels []slog.Level
+}
+
+func (l *levelLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *levelLog) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.levels = append(l.levels, r.Level)
+	l.mu.Unlock()
+	return nil
+}
+func (l *levelLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *levelLog) WithGroup(string) slog.Handler      { return l }
+
+func (l *levelLog) warnings() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, v := range l.levels {
+		if v >= slog.LevelWarn {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLeavingLogsNoFailure: once its PE is finalizing (Leaving), a node
+// whose connection a peer ends does not log that as a failure: the peers
+// that finalize first tear down. Before Leaving it does.
+func TestLeavingLogsNoFailure(t *testing.T) {
+	for _, leaving := range []bool{false, true} {
+		t.Run(fmt.Sprintf("leaving=%v", leaving), func(t *testing.T) {
+			log := &levelLog{}
+			w := newWorld(t, 2, 4096, func(c *Config) {
+				if c.Rank == 0 {
+					c.Logger = slog.New(log)
+				}
+			})
+			addr, got := blackHole(t)
+			p := w.nodes[0].Path(1, addr)
+			res := make(chan error, 1)
+			go func() {
+				_, err := p.Atomic(transport.AtomicFetchAdd, 8, 0, 1, 0)
+				res <- err
+			}()
+			if leaving {
+				w.nodes[0].Leaving()
+			}
+			(<-got).Close()
+			wantPEFailed(t, <-res, 1)
+			if n := log.warnings(); (n > 0) != !leaving {
+				t.Errorf("%d warnings logged, leaving %v", n, leaving)
+			}
+		})
+	}
 }

@@ -109,8 +109,12 @@ func (l *lane) fail(sentinel error, detail string, args ...any) {
 	}
 	msg := l.failMsg
 	l.stMu.Unlock()
-	if sentinel != errs.ErrFinalized {
-		l.p.n.log.Warn("rdma: lane failed", "rank", l.p.n.cfg.Rank, "peer", l.p.peer, "bulk", l.bulk, "reason", msg)
+	switch n := l.p.n; {
+	case sentinel == errs.ErrFinalized:
+	case n.leaving.Load():
+		n.log.Debug("rdma: lane ended while finalizing", "rank", n.cfg.Rank, "peer", l.p.peer, "bulk", l.bulk, "reason", msg)
+	default:
+		n.log.Warn("rdma: lane failed", "rank", n.cfg.Rank, "peer", l.p.peer, "bulk", l.bulk, "reason", msg)
 	}
 }
 

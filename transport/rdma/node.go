@@ -64,7 +64,8 @@ type Node struct {
 	// yieldBell is the node's bell when servers yield after ringing a
 	// waiter (see serverConn.loop): a LocalBell, with polling reads.
 	yieldBell *transport.LocalBell
-	clock     clock // deadlines' monotonic clock; set by Listen, never changed
+	clock     clock       // deadlines' monotonic clock; set by Listen, never changed
+	leaving   atomic.Bool // see Leaving
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
@@ -184,6 +185,11 @@ func (n *Node) route(rank int) *path {
 	defer n.mu.Unlock()
 	return n.paths[rank]
 }
+
+// Leaving tells the node that its PE is finalizing with its operations
+// complete: a connection that ends from now on is a peer that finalized
+// first tearing down, logged at debug level instead of as a failure.
+func (n *Node) Leaving() { n.leaving.Store(true) }
 
 // Close stops serving, fails every pending operation with errs.ErrFinalized,
 // closes every socket and waits for every goroutine the node started.
