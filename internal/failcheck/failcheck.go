@@ -238,6 +238,11 @@ func Scenarios() []Scenario {
 		{Name: "exit-without-finalize", NPEs: 3, Body: dies,
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
+		{Name: "coordinator-dies", NPEs: 3, Body: coordinatorDies,
+			Want: but(0, "-", "PEFailed"), Fin: but(0, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"BarrierAll", "PE 0"} }},
+		{Name: "coordinator-dies-in-finalize", NPEs: 3, Body: coordinatorDiesInFinalize,
+			Want: but(0, "-", "nil"), Fin: but(0, "-", "PEFailed")},
 		{Name: "panic", NPEs: 3, Body: panics,
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
@@ -319,14 +324,43 @@ type Death struct{}
 func Die(*shmem.PE) { panic(Death{}) }
 
 // dies: the last PE dies once everyone is up; the others wait in a barrier.
-func dies(p *shmem.PE) error {
+func dies(p *shmem.PE) error { return diesIn(p, p.NPEs()-1) }
+
+// diesIn: PE victim dies once everyone is up; the others wait in a barrier.
+func diesIn(p *shmem.PE, victim int) error {
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
-	if p.MyPE() == p.NPEs()-1 {
+	if p.MyPE() == victim {
 		Die(p)
 	}
 	return p.BarrierAll()
+}
+
+// coordinatorDies: PE 0, which coordinates the world's agreements, dies
+// once everyone is up; the others wait in a barrier.
+func coordinatorDies(p *shmem.PE) error { return diesIn(p, 0) }
+
+// coordinatorDiesInFinalize: PE 0 dies once every other PE has told it,
+// by an atomic add, that it is on its way into Finalize, so the others
+// are in Finalize's agreement (or about to be) when their coordinator
+// goes.
+func coordinatorDiesInFinalize(p *shmem.PE) error {
+	out, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if p.MyPE() != 0 {
+		return shmem.AtomicAdd(p, out, 1, 0)
+	}
+	if err := shmem.WaitUntil(p, out, shmem.CmpEQ, int64(p.NPEs()-1)); err != nil {
+		return err
+	}
+	Die(p)
+	return nil
 }
 
 // panics: the last PE panics (a real panic: in a process it ends the
