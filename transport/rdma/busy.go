@@ -331,7 +331,7 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 			// PE's memory on this core, as the C API's waits do, gets
 			// the core only when this thread gives it up (C ping-pong
 			// over TCP: 180 µs a round trip without, 45-53 with).
-			if b.yieldsToGoroutines(time.Now()) {
+			if b.yieldsToGoroutines() {
 				runtime.Gosched()
 			}
 			transport.OSYield()
@@ -339,10 +339,10 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 	}
 }
 
-// yieldsToGoroutines reports whether a poll at now yields to the
-// process's goroutines: a locked caller's only after lockedYieldAfter.
-func (b *busyConn) yieldsToGoroutines(now time.Time) bool {
-	return !b.locked || now.Sub(b.start) > lockedYieldAfter
+// yieldsToGoroutines reports whether the poll yields to the process's
+// goroutines now: a locked caller's only after lockedYieldAfter.
+func (b *busyConn) yieldsToGoroutines() bool {
+	return !b.locked || time.Since(b.start) > lockedYieldAfter
 }
 
 // park starts timing a wait in the runtime's poller and returns false.
