@@ -81,14 +81,20 @@ func TestPeerFailedUnblocksOps(t *testing.T) {
 func TestConnectionLossFailsPendingOps(t *testing.T) {
 	w := newWorld(t, 2, 4096, nil)
 	addr, got := blackHole(t)
-	p := w.nodes[0].Path(1, addr)
+	res := pendingFetchAdd(w.nodes[0].Path(1, addr))
+	(<-got).Close()
+	wantPEFailed(t, <-res, 1)
+}
+
+// pendingFetchAdd starts a fetch-add on p and returns where its error
+// will come.
+func pendingFetchAdd(p transport.Path) <-chan error {
 	res := make(chan error, 1)
 	go func() {
 		_, err := p.Atomic(transport.AtomicFetchAdd, 8, 0, 1, 0)
 		res <- err
 	}()
-	(<-got).Close()
-	wantPEFailed(t, <-res, 1)
+	return res
 }
 
 func TestOpTimeout(t *testing.T) {
@@ -257,12 +263,7 @@ func TestLeavingLogsNoFailure(t *testing.T) {
 				}
 			})
 			addr, got := blackHole(t)
-			p := w.nodes[0].Path(1, addr)
-			res := make(chan error, 1)
-			go func() {
-				_, err := p.Atomic(transport.AtomicFetchAdd, 8, 0, 1, 0)
-				res <- err
-			}()
+			res := pendingFetchAdd(w.nodes[0].Path(1, addr))
 			if leaving {
 				w.nodes[0].Leaving()
 			}
