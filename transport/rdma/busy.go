@@ -51,6 +51,9 @@ type pollBudget struct {
 	rest    atomic.Int64 // ns of the next rest
 	late    atomic.Int32 // late yields in a row
 	probes  atomic.Int32 // reads started without a budget (probeEvery)
+	// servers watches the node's accepted connections for a locked
+	// caller's poll (Config.LockedCallers); nil otherwise.
+	servers *readyWatch
 }
 
 const (
@@ -66,15 +69,15 @@ const (
 	probeEvery = 64
 
 	// lockedYieldAfter: a locked caller's poll (Config.LockedCallers)
-	// yields to the process's goroutines only after polling this long.
+	// yields to the process's goroutines only after polling this long,
+	// or when one of the node's servers has a request to read.
 	// From a goroutine locked to its thread runtime.Gosched hands the P to
 	// another thread, which runs the rest and hands it back: two context
 	// switches, about 2 µs each on the PE's one core. Yielding every 4
 	// reads cost a C get over TCP 4-5 µs (18.5 against 14.4 µs, and 13 in
 	// Go). Most answers come within it (an 8-byte round trip is 10-15 µs
-	// here); past it the poll yields as any other, so the PE's server,
-	// which may owe the peer the answer this caller waits for, is held
-	// back at most this long.
+	// here); past it the poll yields as any other, so the process's other
+	// goroutines (the control plane's, timers) wait at most this long.
 	lockedYieldAfter = 20 * time.Microsecond
 	strikes          = 3
 	minRest          = 10 * time.Millisecond
@@ -340,9 +343,10 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 }
 
 // yieldsToGoroutines reports whether the poll yields to the process's
-// goroutines now: a locked caller's only after lockedYieldAfter.
+// goroutines now: a locked caller's only after lockedYieldAfter, or
+// while a request waits for one of the node's servers (readyWatch).
 func (b *busyConn) yieldsToGoroutines() bool {
-	return !b.locked || time.Since(b.start) > lockedYieldAfter
+	return !b.locked || time.Since(b.start) > lockedYieldAfter || b.pb.servers.pending()
 }
 
 // park starts timing a wait in the runtime's poller and returns false.

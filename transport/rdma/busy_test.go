@@ -153,7 +153,7 @@ func busyPollWorld(t *testing.T, locked bool) {
 // TestLockedCallerYieldsLate: a locked caller's poll (Config.LockedCallers)
 // yields to goroutines only after lockedYieldAfter; any other read's at once.
 func TestLockedCallerYieldsLate(t *testing.T) {
-	b := &busyConn{start: time.Now().Add(time.Hour)} // a poll that starts in an hour
+	b := &busyConn{pb: newPollBudget(time.Millisecond), start: time.Now().Add(time.Hour)} // a poll that starts in an hour
 	if !b.yieldsToGoroutines() {
 		t.Error("an unlocked read's poll does not yield to goroutines")
 	}

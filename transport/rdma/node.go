@@ -97,6 +97,9 @@ func Listen(cfg Config) (*Node, error) {
 	if c.BusyPoll > 0 {
 		n.poll = newPollBudget(c.BusyPoll)
 		n.yieldBell, _ = c.Bell.(*transport.LocalBell)
+		if c.LockedCallers {
+			n.poll.servers = newReadyWatch()
+		}
 	}
 	chunk := c.ChunkSize
 	n.bufs.New = func() any { b := make([]byte, chunk); return &b }
@@ -220,6 +223,9 @@ func (n *Node) Close() error {
 		s.raw.Close()
 	}
 	n.wg.Wait()
+	if n.poll != nil {
+		n.poll.servers.close()
+	}
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return errs.New("rdma.Close", n.cfg.Rank, errs.NoPE, errs.ErrFinalized, "closing listener: %v", err)
 	}

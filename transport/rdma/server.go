@@ -62,6 +62,12 @@ func (sc *serverConn) serve() {
 		return
 	}
 	sc.admitted()
+	if n.poll != nil && n.poll.servers != nil {
+		if fd, ok := socketFD(sc.raw); ok {
+			n.poll.servers.add(fd)
+			defer n.poll.servers.remove(fd) // before the deferred close
+		}
+	}
 	if sc.rec == nil {
 		sc.lw = newLowWater(sc.raw)
 	}
