@@ -191,9 +191,6 @@ func (sc *serverConn) changed(h *header, off, sigOff uint64) {
 
 // ring wakes the node's waiters that the frames since the last ring may
 // concern (a bell that tells them apart: transport.LocalBell.RingRange).
-// Ringing may wake a thread (futex(2)), several microseconds on a virtual
-// machine: the loop rings after the answers, so a sender waiting in Quiet
-// does not wait for it too.
 func (sc *serverConn) ring() {
 	sc.ringDue = false
 	n := sc.n
