@@ -1,7 +1,6 @@
 package rdma
 
 import (
-	"net"
 	"runtime"
 	"syscall"
 	"testing"
@@ -15,21 +14,7 @@ func TestReadyWatch(t *testing.T) {
 		t.Skip("no epoll set")
 	}
 	defer w.close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	server, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer server.Close()
+	client, server := tcpPair(t)
 	fd, ok := socketFD(server)
 	if !ok {
 		t.Fatal("no descriptor for a TCP connection")
