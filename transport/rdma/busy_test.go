@@ -143,10 +143,17 @@ func busyPollWorld(t *testing.T, locked bool) {
 			t.Fatalf("%d bytes differ after Put, Quiet and Get", n)
 		}
 	}
+	marked := 0
 	for _, l := range w.nodes[0].Path(1, w.nodes[1].Addr()).(*path).lanes {
-		if l.bc != nil && l.bc.locked {
-			t.Error("a lane's reads are still marked a locked caller's after the calls")
+		if l.locked != nil {
+			marked++
+			if l.locked.locked {
+				t.Error("a lane's reads are still marked a locked caller's after the calls")
+			}
 		}
+	}
+	if (marked > 0) != locked {
+		t.Errorf("locked callers %v, but %d lanes can mark their reads", locked, marked)
 	}
 }
 

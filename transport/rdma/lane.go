@@ -41,7 +41,7 @@ type lane struct {
 	// (relayed, GetNBI) are pending. src belongs to the holder.
 	rtok    readToken
 	src     frameSource
-	bc      *busyConn     // the socket under src; nil when it is not TCP
+	locked  *busyConn     // the socket under src when callers are locked (Config.LockedCallers); see callerReads
 	orphans atomic.Int32  // pending relayed and detached requests, and pipelined gets issuing more
 	wake    chan struct{} // tells the reader goroutine that orphans rose
 	rwatch  *readWatch    // fails the lane when a reading caller waits too long
@@ -155,7 +155,9 @@ func (l *lane) ready(op string) error {
 	l.raw = raw // from here fail closes it, which ends the handshake
 	l.stMu.Unlock()
 	conn := newBusyConn(raw, n.poll)
-	l.bc, _ = conn.(*busyConn)
+	if n.cfg.LockedCallers {
+		l.locked, _ = conn.(*busyConn)
+	}
 	raw.SetDeadline(time.Now().Add(timeout))
 	var tc *tls.Conn
 	var rec *recordConn

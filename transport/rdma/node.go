@@ -61,11 +61,13 @@ type Node struct {
 	streams map[*stream]struct{}    // open streams (contexts), failed and closed with the node
 	all     atomic.Pointer[[]*path] // copy-on-write list of paths for Fence and Quiet
 	poll    *pollBudget             // busy polling of the node's reads; nil when BusyPoll is 0
-	// yieldBell is the node's bell when servers yield after ringing a
-	// waiter (see serverConn.loop): a LocalBell, with polling reads.
-	yieldBell *transport.LocalBell
-	clock     clock       // deadlines' monotonic clock; set by Listen, never changed
-	leaving   atomic.Bool // see Leaving
+	// ranger is cfg.Bell when it can ring for a range (serverConn.ring);
+	// yieldAfterRing: servers yield to the waiter they woke (a LocalBell,
+	// whose waiters park on a channel, with polling reads).
+	ranger         rangeRinger
+	yieldAfterRing bool
+	clock          clock       // deadlines' monotonic clock; set by Listen, never changed
+	leaving        atomic.Bool // see Leaving
 
 	bufs    sync.Pool // *[]byte of ChunkSize, for relayed payloads
 	flushes sync.Pool // *[]pendingFlush, for Quiet
@@ -94,9 +96,10 @@ func Listen(cfg Config) (*Node, error) {
 		clock: newClock()}
 	n.eng.n = n
 	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger})
+	n.ranger, _ = c.Bell.(rangeRinger)
 	if c.BusyPoll > 0 {
 		n.poll = newPollBudget(c.BusyPoll)
-		n.yieldBell, _ = c.Bell.(*transport.LocalBell)
+		_, n.yieldAfterRing = c.Bell.(*transport.LocalBell)
 		if c.LockedCallers {
 			n.poll.servers = newReadyWatch()
 		}

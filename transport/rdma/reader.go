@@ -89,8 +89,8 @@ func (l *lane) readFor(s *slot) bool {
 // reader goroutine's: a locked caller polls differently (busyConn.locked).
 // The read token's holder calls it.
 func (l *lane) callerReads(on bool) {
-	if l.bc != nil && l.p.n.cfg.LockedCallers {
-		l.bc.locked = on
+	if l.locked != nil {
+		l.locked.locked = on
 	}
 }
 

@@ -194,8 +194,9 @@ func (sc *serverConn) changed(h *header, off, sigOff uint64) {
 func (sc *serverConn) ring() {
 	sc.ringDue = false
 	n := sc.n
-	if yb := n.yieldBell; yb != nil {
-		if yb.RingRange(sc.ringLo, sc.ringHi) {
+	switch {
+	case n.ranger != nil:
+		if n.ranger.RingRange(sc.ringLo, sc.ringHi) && n.yieldAfterRing {
 			// The waiter this wakes (a PE in a barrier, say) runs now,
 			// while the answer travels and the peer turns round,
 			// instead of at the first yield of the next read's poll, a
@@ -203,11 +204,7 @@ func (sc *serverConn) ring() {
 			// finds the peer's next request.
 			runtime.Gosched()
 		}
-		return
-	}
-	if r, ok := n.cfg.Bell.(rangeRinger); ok {
-		r.RingRange(sc.ringLo, sc.ringHi)
-	} else if n.cfg.Bell != nil {
+	case n.cfg.Bell != nil:
 		n.cfg.Bell.Ring()
 	}
 }
