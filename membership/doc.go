@@ -2,7 +2,8 @@
 // launcher: every process of a job runs Form with the same job ID, version,
 // secret and PE count and a few seed addresses; Form returns once all npes
 // processes have found each other and agreed on one rank table, and the
-// World it returns then reports members that die or leave.
+// World it returns then reports members that die or leave without announcing
+// it gracefully (World.Leave).
 //
 // It is built on hashicorp/memberlist (SWIM). Gossip, state exchange and
 // the direct sealing messages are encrypted with a key derived from the job

@@ -138,8 +138,9 @@ func TestSeventeenth(t *testing.T) {
 	}
 }
 
-// TestFailureReported kills one member without Leave and lets another
-// leave; every survivor reports both ranks, once.
+// TestFailureReported lets one member give up (Abandon), another leave
+// gracefully and kills a third (no Leave): every survivor reports the one
+// that gave up and the killed one, once each, and not the one that left.
 func TestFailureReported(t *testing.T) {
 	t.Parallel()
 	log, _ := quietLogger()
@@ -151,19 +152,29 @@ func TestFailureReported(t *testing.T) {
 			t.Fatalf("member %d: %v", i, err)
 		}
 	}
-	killed, leaver := ws[3].Self().Rank, ws[4].Self().Rank
+	quitter, leaver, killed := ws[2].Self().Rank, ws[3].Self().Rank, ws[4].Self().Rank
+	if err := ws[2].Abandon(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// The graceful departure next, while the leaver gossips to three
+	// members (memberlist's GossipNodes): each gets the mark directly,
+	// not only through a relay that the departure itself can overtake.
+	// By the time the killed member is found dead (probing, seconds
+	// later) every survivor has seen the departure.
+	if err := ws[3].Leave(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ws[2:4] {
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	start := time.Now()
-	if err := ws[3].Close(); err != nil { // memberlist Shutdown, no Leave
-		t.Fatal(err)
-	}
-	if err := ws[4].Leave(time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if err := ws[4].Close(); err != nil {
+	if err := ws[4].Close(); err != nil { // memberlist Shutdown, no Leave
 		t.Fatal(err)
 	}
 	deadline := time.After(15 * time.Second)
-	for i, w := range ws[:3] {
+	for i, w := range ws[:2] {
 		var got []int
 		for len(got) < 2 {
 			select {
@@ -173,17 +184,17 @@ func TestFailureReported(t *testing.T) {
 					t.Logf("member %d saw killed rank %d after %v", i, r, time.Since(start))
 				}
 			case <-deadline:
-				t.Fatalf("member %d: reported %v within 15 s, want ranks %d and %d", i, got, killed, leaver)
+				t.Fatalf("member %d: reported %v within 15 s, want ranks %d and %d", i, got, killed, quitter)
 			}
 		}
 		slices.Sort(got)
-		want := []int{min(killed, leaver), max(killed, leaver)}
+		want := []int{min(killed, quitter), max(killed, quitter)}
 		if !slices.Equal(got, want) {
-			t.Fatalf("member %d reported %v, want %v", i, got, want)
+			t.Fatalf("member %d reported %v, want %v (rank %d left gracefully)", i, got, want, leaver)
 		}
 	}
-	// Nothing else (and no duplicate) is pending.
-	for i, w := range ws[:3] {
+	// Nothing else (and no duplicate, nor the graceful leaver) is pending.
+	for i, w := range ws[:2] {
 		select {
 		case r := <-w.Failures():
 			t.Errorf("member %d: extra failure report for rank %d", i, r)

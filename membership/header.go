@@ -13,6 +13,7 @@ import (
 // computed, and the application's record.
 type header struct {
 	Sealed      bool
+	Leaving     bool  // set by World.Leave: the departure that follows is not a failure
 	Hint        int   // -1 = none
 	NPEs        int   // world size the process was started for
 	Incarnation int64 // start stamp (ns); orders candidates for admission
@@ -26,6 +27,7 @@ const (
 	headerMagic  = "gsm"
 	headerFormat = 1
 	flagSealed   = 1
+	flagLeaving  = 2
 	headerFixed  = 3 + 1 + 1 + 4 + 4 + 8 + 32 + 1 + 1 // magic fmt flags hint npes inc hash jobLen verLen
 	maxIDLen     = 64                                 // JobID and Version each
 	metaMaxSize  = 512                                // memberlist.MetaMaxSize; Create and UpdateNode panic above it
@@ -46,6 +48,9 @@ func (h *header) encode(dst []byte) []byte {
 	var flags byte
 	if h.Sealed {
 		flags |= flagSealed
+	}
+	if h.Leaving {
+		flags |= flagLeaving
 	}
 	dst = append(dst, flags)
 	hint := uint32(hintNoneWire)
@@ -76,10 +81,11 @@ func decodeHeader(b []byte) (header, error) {
 	if b[3] != headerFormat {
 		return h, fmt.Errorf("%w: format %d, want %d", errBadHeader, b[3], headerFormat)
 	}
-	if b[4]&^flagSealed != 0 {
+	if b[4]&^(flagSealed|flagLeaving) != 0 {
 		return h, fmt.Errorf("%w: unknown flags %#x", errBadHeader, b[4])
 	}
 	h.Sealed = b[4]&flagSealed != 0
+	h.Leaving = b[4]&flagLeaving != 0
 	hint := binary.LittleEndian.Uint32(b[5:])
 	npes := binary.LittleEndian.Uint32(b[9:])
 	if npes == 0 || npes > maxNPEs {

@@ -16,7 +16,7 @@ func sampleHeader() header {
 }
 
 func TestHeaderRoundTrip(t *testing.T) {
-	for _, h := range []header{sampleHeader(), {Hint: noHint, NPEs: 1, JobID: "j"}} {
+	for _, h := range []header{sampleHeader(), {Hint: noHint, NPEs: 1, JobID: "j"}, {Leaving: true, Hint: 0, NPEs: 2, JobID: "j"}} {
 		b := h.encode(nil)
 		if len(b) != h.size() {
 			t.Fatalf("encoded %d bytes, size() says %d", len(b), h.size())
@@ -25,7 +25,7 @@ func TestHeaderRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Sealed != h.Sealed || got.Hint != h.Hint || got.NPEs != h.NPEs || got.Incarnation != h.Incarnation ||
+		if got.Sealed != h.Sealed || got.Leaving != h.Leaving || got.Hint != h.Hint || got.NPEs != h.NPEs || got.Incarnation != h.Incarnation ||
 			got.Hash != h.Hash || got.JobID != h.JobID || got.Version != h.Version || !bytes.Equal(got.Meta, h.Meta) {
 			t.Fatalf("round trip: got %+v, want %+v", got, h)
 		}

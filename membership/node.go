@@ -194,15 +194,23 @@ func (n *node) NotifyLeave(p *memberlist.Node) {
 	if _, ok := n.peers[p.Name]; ok {
 		n.down[p.Name] = true
 	}
-	// A member that left gracefully (memberlist's Leave, which a PE calls
-	// as it finalizes) did not fail: its last messages may still be on
-	// their way to peers that are finishing their own Finalize, and its
-	// control lane says bye. Only a member gossip finds dead is reported.
-	if r, ok := n.rankOf[p.Name]; ok && n.sealed && p.State != memberlist.StateLeft {
+	// A member that left through World.Leave (a PE calls it as it
+	// finalizes) did not fail: its last messages may still be on their way
+	// to peers that are finishing their own Finalize. memberlist does not
+	// say which departures were graceful (p.State is never set), so Leave
+	// first gossips a header marked Leaving, and p.Meta is the last header
+	// gossiped. A member found dead, or gone without that mark, is reported.
+	if r, ok := n.rankOf[p.Name]; ok && n.sealed && !leaving(p.Meta) {
 		n.reportFailedLocked(r)
 	}
 	n.mu.Unlock()
 	n.poke()
+}
+
+// leaving says whether a member's last header announced its departure.
+func leaving(meta []byte) bool {
+	h, err := decodeHeader(meta)
+	return err == nil && h.Leaving
 }
 
 // reportFailedLocked announces a failed rank once.

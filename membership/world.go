@@ -50,24 +50,50 @@ func (w *World) Members() []Member { return append([]Member(nil), w.members...) 
 // Self returns this process's entry.
 func (w *World) Self() Member { return w.members[w.self] }
 
-// Failures delivers the rank of each member that dies (detected by probing)
-// or leaves, once per rank, including members already gone when this
-// process sealed. A rank reported here stays failed even if the process is
-// seen again. The channel has room for every rank, so it never blocks
-// gossip, and is closed by Close.
+// Failures delivers the rank of each member that dies (detected by
+// probing) or leaves without World.Leave, once per rank, including members
+// already gone when this process sealed. A rank reported here stays failed
+// even if the process is seen again. The channel has room for every rank,
+// so it never blocks gossip, and is closed by Close.
 func (w *World) Failures() <-chan int { return w.n.failures }
 
 // Leave announces this process's departure and waits up to timeout for the
-// announcement to be gossiped; the others then report it as failed. Close
-// must still be called.
-func (w *World) Leave(timeout time.Duration) error {
+// announcement to be gossiped. The others do not report a member that left
+// so as failed, unless they missed every copy of the announcement (then
+// they report it, as they would a crash). Close must still be called.
+func (w *World) Leave(timeout time.Duration) error { return w.leave("Leave", true, timeout) }
+
+// Abandon announces this process's departure as a failure, for a process
+// that gives up: the others report it at once instead of after probing it.
+// It waits up to timeout for the announcement to be gossiped. Close must
+// still be called.
+func (w *World) Abandon(timeout time.Duration) error { return w.leave("Abandon", false, timeout) }
+
+func (w *World) leave(op string, graceful bool, timeout time.Duration) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.shutdown {
-		return errs.New("Leave", w.self, errs.NoPE, errs.ErrFinalized, "world already closed")
+		return errs.New(op, w.self, errs.NoPE, errs.ErrFinalized, "world already closed")
 	}
-	if err := w.ml.Leave(timeout); err != nil {
-		return errs.New("Leave", w.self, errs.NoPE, errs.ErrTimeout, "%v", err)
+	deadline := time.Now().Add(timeout)
+	var marked error
+	if graceful {
+		// The mark first, gossiped to every member before the departure:
+		// a member takes the departure for graceful only if it holds the
+		// mark then, and memberlist drops a queued update once a newer
+		// message about the same member is queued.
+		w.n.mu.Lock()
+		w.n.self.Hdr.Leaving = true
+		w.n.mu.Unlock()
+		marked = w.ml.UpdateNode(timeout)
+	}
+	// Leave even unmarked: the others then learn of the departure at
+	// once, as a failure, instead of by probing.
+	if err := w.ml.Leave(max(time.Until(deadline), 0)); err != nil {
+		return errs.New(op, w.self, errs.NoPE, errs.ErrTimeout, "%v", err)
+	}
+	if marked != nil {
+		return errs.New(op, w.self, errs.NoPE, errs.ErrTimeout, "marking the departure graceful: %v", marked)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"log/slog"
 	"os/exec"
 	"testing"
 	"time"
@@ -92,5 +93,32 @@ func TestEndedProcessSkipsAborted(t *testing.T) {
 	j.ctl.loss.add(0, "lost the control link to PE 0 at 127.0.0.1:1: "+lane.AbortReason)
 	if r, ok := j.endedProcess(); !ok || r != 2 {
 		t.Fatalf("endedProcess = %d, %v; want PE 2 (PE 0 aborted)", r, ok)
+	}
+}
+
+// TestGossipWaitsForTheLaneWhileFinalizing: gossip reports become failure
+// notices until this PE finalizes, and not after, when a peer's departure
+// can overtake rank 0's answer on the lane.
+func TestGossipWaitsForTheLaneWhileFinalizing(t *testing.T) {
+	c, got := startedControl(t, 0)
+	c.log = slog.New(slog.DiscardHandler)
+	reports := make(chan int, 4)
+	reports <- 1
+	reports <- 7 // not a rank of this world: ignored
+	close(reports)
+	c.watchGossip(reports, 4)
+	if r := nextNotice(t, got); r != 1 {
+		t.Fatalf("notice for PE %d, want 1", r)
+	}
+	c.finalizing.Store(true)
+	reports = make(chan int, 1)
+	reports <- 2
+	close(reports)
+	c.watchGossip(reports, 4)
+	// Notices from one sender arrive in order: had the report for PE 2
+	// become one, it would come before this lane loss.
+	c.detected(3, "lost the control link to PE 3 at 127.0.0.1:1: connection reset")
+	if r := nextNotice(t, got); r != 3 {
+		t.Fatalf("notice for PE %d after finalizing began, want only the lane's (PE 3)", r)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -14,7 +15,6 @@ import (
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/world/internal/lane"
-	"github.com/goshmem/shmem/membership"
 )
 
 const coordinatorName = "coordinator"
@@ -52,6 +52,9 @@ type control struct {
 	// ended finds a same-host PE whose process has ended (abortcause.go);
 	// nil until the PE runs.
 	ended func() (int, string, bool)
+	// finalizing is set once this PE's Finalize has completed its own
+	// operations (watchGossip).
+	finalizing atomic.Bool
 }
 
 type detection struct {
@@ -220,11 +223,21 @@ func (c *control) close(abort bool) error {
 	return err
 }
 
-// watchGossip turns membership's failure reports into detections. It
-// ends when the membership world closes its channel.
-func (c *control) watchGossip(w *membership.World, n int) {
-	for rank := range w.Failures() {
-		if rank >= 0 && rank < n {
+// watchGossip turns membership's failure reports (membership.World's
+// Failures) into detections. It ends when the channel closes.
+//
+// Once this PE finalizes, the control lane alone decides: Finalize waits
+// for rank 0's answer on the lane, which the others' departures, gossiped
+// over UDP, can overtake. A peer that left so has already finalized, and
+// a real failure (a crash, a silent host) ends its lane too, within
+// FailureTimeout, about as soon as gossip would find it.
+func (c *control) watchGossip(failures <-chan int, n int) {
+	for rank := range failures {
+		switch {
+		case rank < 0 || rank >= n:
+		case c.finalizing.Load():
+			c.log.Debug("gossip reports a departure while this PE finalizes; the control lane decides", "pe", rank)
+		default:
 			c.detected(rank, "gossip failure detection")
 		}
 	}

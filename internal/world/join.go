@@ -224,6 +224,14 @@ func (j *joiner) release() error {
 	return err
 }
 
+// leaving is core.Config.Leaving: this PE's Finalize has completed its
+// operations, so peers tearing down are departures, not failures, to the
+// TCP node, and gossip no longer decides failures (control.watchGossip).
+func (j *joiner) leaving() {
+	j.ctl.finalizing.Store(true)
+	j.node.Leaving()
+}
+
 func worldRanks(n int) []int {
 	r := make([]int, n)
 	for i := range r {

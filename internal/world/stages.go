@@ -81,7 +81,13 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	recs, err := j.exchange(ctx, mine)
 	if j.gossipWorld != nil {
 		u.add(func() error {
-			_ = j.gossipWorld.Leave(time.Second)
+			// A PE that gave up departs as a failure, as its control
+			// lane's abort says; a finalizing one gracefully.
+			if j.aborted {
+				_ = j.gossipWorld.Abandon(time.Second)
+			} else {
+				_ = j.gossipWorld.Leave(time.Second)
+			}
 			return j.gossipWorld.Close()
 		})
 	}
@@ -186,7 +192,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.NewGrowable(j.seg.Reservation(), c.HeapSize), Bell: j.waitBell(),
 		Paths: j.paths, Shared: j.shared, System: j.ctl.sys, Coordinator: coordinatorPID(),
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.ctl.onFailure,
-		Release: j.release, Leaving: j.node.Leaving, Spin: spin, SocketWriters: socketWriters,
+		Release: j.release, Leaving: j.leaving, Spin: spin, SocketWriters: socketWriters,
 		Grow: j.growOwn, Grown: j.growPeers,
 		Metrics: c.Metrics, PathKinds: j.pathKinds(), Statics: c.Statics,
 	})
@@ -196,7 +202,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 	j.ctl.setEnded(j.endedCause)
 	j.ctl.markStarted()
 	if j.gossipWorld != nil {
-		go j.ctl.watchGossip(j.gossipWorld, c.NPEs)
+		go j.ctl.watchGossip(j.gossipWorld.Failures(), c.NPEs)
 	}
 	// Every PE has mapped every same-host heap once this round completes,
 	// so the names can go: a crash from here on leaves nothing in /dev/shm.
