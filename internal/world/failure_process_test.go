@@ -2,6 +2,7 @@ package world_test
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +45,35 @@ func TestFailureMatrixProcesses(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFailureMatrixGossip runs the failure table's deaths and early
+// Finalizes in worlds formed by gossip (ranks from the launcher as hints),
+// where a departure is also gossiped, over UDP, beside the control lane:
+// a graceful one must not read as a failure, a death must, before
+// Finalize and during it.
+func TestFailureMatrixGossip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a world of processes per scenario")
+	}
+	names := []string{"finalize-vs-barrier", "exit-without-finalize", "lock-holder-dies",
+		"coordinator-dies", "coordinator-dies-in-finalize", "global-exit"}
+	for _, sc := range failcheck.Scenarios() {
+		if !slices.Contains(names, sc.Name) {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			codes, outs := gossipWorldOf(t, sc.NPEs, lt.RoleScenario+sc.Name, false)
+			for r := 0; r < sc.NPEs; r++ {
+				checkPE(t, sc, r, codes[r], outs[r])
+			}
+			if t.Failed() {
+				for r, out := range outs {
+					t.Logf("PE %d exited %d; output:\n%s", r, codes[r], out)
+				}
+			}
+		})
 	}
 }
 

@@ -157,8 +157,15 @@ func TestProcessFailureIsReported(t *testing.T) {
 // others join through it.
 func gossipWorld(t *testing.T, n int, role string) ([]int, []string) {
 	t.Helper()
+	return gossipWorldOf(t, n, role, true)
+}
+
+// gossipWorldOf is gossipWorld; with noRank false the launcher gives each
+// process its rank, which gossip takes as a hint, so that process r is PE r.
+func gossipWorldOf(t *testing.T, n int, role string, noRank bool) ([]int, []string) {
+	t.Helper()
 	seed := freeLoopbackAddr(t)
-	return runPEsOf(t, peBinary, launch.Config{NPEs: n, NoRank: true,
+	return runPEsOf(t, peBinary, launch.Config{NPEs: n, NoRank: noRank,
 		Secret: "gossip-test-" + strconv.Itoa(os.Getpid()),
 		RankEnv: func(r int) []string {
 			bind := "127.0.0.1:0"
