@@ -16,7 +16,7 @@ const maxRejectLog = 1024
 // delegates (called on memberlist's goroutines) and Form's loop.
 type node struct {
 	cfg  Config
-	self candidate // Hdr.Hash and Hdr.Sealed change under mu; Addr set after Create
+	self candidate // Hdr.Hash, Hdr.Sealed and Hdr.Leaving change under mu; Addr set after Create
 
 	changed chan struct{} // capacity 1: pokes Form's loop
 

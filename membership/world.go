@@ -85,7 +85,7 @@ func (w *World) leave(op string, graceful bool, timeout time.Duration) error {
 		w.n.mu.Lock()
 		w.n.self.Hdr.Leaving = true
 		w.n.mu.Unlock()
-		marked = w.ml.UpdateNode(timeout)
+		marked = w.ml.UpdateNode(timeout / 2) // the rest is the departure's
 	}
 	// Leave even unmarked: the others then learn of the departure at
 	// once, as a failure, instead of by probing.
