@@ -60,3 +60,9 @@ if __name__ == "__main__":
     dist.init_process_group(backend="gloo", init_method="env://")
     run_init_with_unique_id_tests()
     print("test.py running success!")
+    # torch asks for this before a normal exit; without it gloo's worker
+    # threads may still hold the broadcast's tensors while the interpreter
+    # tears down, and rank 0 once died of SIGSEGV after its last line here
+    # (CI, a loaded machine; no Go stack in the output: the fault was not
+    # in goshmem's runtime, which prints one for its own).
+    dist.destroy_process_group()
