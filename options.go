@@ -55,6 +55,7 @@ type options struct {
 	requireLaunch bool
 	metrics       bool   // WithMetrics
 	statics       []byte // WithStatics
+	staticsLayout uint64 // WithStaticsLayout
 }
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,

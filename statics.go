@@ -23,6 +23,15 @@ import (
 // mem must stay valid, at the same addresses, until Finalize returns.
 func WithStatics(mem []byte) Option { return func(o *options) { o.statics = mem } }
 
+// WithStaticsLayout gives a digest of what lies where in the statics
+// region (WithStatics): two executables whose regions have the same size
+// may still place their variables differently, and a put into one PE's
+// variable would then land in another variable of its peer. Init refuses
+// a world in which two PEs' digests differ, naming the PE; 0 (the
+// default) means unknown and is not compared. The C API digests the
+// executable's symbols in the region: their names, offsets and sizes.
+func WithStaticsLayout(digest uint64) Option { return func(o *options) { o.staticsLayout = digest } }
+
 // staticsSlot is the heap table slot of the Sym over the statics region:
 // past every table, so the heap's checks refuse it and only the ways that
 // know it (PE.Statics) reach it.

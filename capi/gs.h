@@ -175,6 +175,7 @@ int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src,
 void gs_setup(char *base, size_t size, char **peers, int me, int npes);
 void gs_die(const char *msg, int status);
 char *gs_statics_prepare(size_t *size);
+uint64_t gs_statics_layout(void);
 void gs_statics_local(void *info);
 const char *gs_statics_map(size_t off);
 void gs_statics_fini(int npes);

@@ -71,7 +71,8 @@ func goshmem_init(op *C.char) C.int {
 	// network listener serves them to peers not on this host.
 	var staticsSize C.size_t
 	if base := C.gs_statics_prepare(&staticsSize); base != nil {
-		opts = append(opts, shmem.WithStatics(unsafe.Slice((*byte)(unsafe.Pointer(base)), int(staticsSize))))
+		opts = append(opts, shmem.WithStatics(unsafe.Slice((*byte)(unsafe.Pointer(base)), int(staticsSize))),
+			shmem.WithStaticsLayout(uint64(C.gs_statics_layout())))
 	}
 	pre.initiated = true
 	p, err := shmem.Init(context.Background(), opts...)

@@ -25,7 +25,8 @@
  * gs_dpeer[pe]. Peers without a mapping (other hosts, TCP forced) take the
  * Go path, the network's. Statics are symmetric between PEs that run the
  * same executable: the sizes' check below, and Init's comparison of every
- * PE's size (the region handed to shmem.WithStatics), refuse others. */
+ * PE's size (the region handed to shmem.WithStatics) and layout
+ * (gs_statics_layout, shmem.WithStaticsLayout), refuse others. */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <errno.h>
@@ -50,7 +51,7 @@ char gs_dwhy[320];
 
 /* The remapped region and its memfd outlive finalize: the program keeps
  * using its statics, and a later init publishes the same memfd again. */
-static uintptr_t region_lo, region_hi;
+static uintptr_t region_lo, region_hi, load_bias;
 static int region_fd = -1;
 
 /* gs_dinfo is what a PE publishes about its region; GS_DINFO_WORDS in
@@ -92,6 +93,7 @@ static int exe_phdr(struct dl_phdr_info *info, size_t sz, void *arg) {
   if (relro > lo) lo = relro;
   r[0] = lo & ~(page - 1);
   r[1] = (hi + page - 1) & ~(page - 1);
+  r[2] = info->dlpi_addr;
   return 1;
 }
 
@@ -196,7 +198,7 @@ static int remap(uintptr_t lo, uintptr_t hi) {
  * with gs_dwhy saying why they cannot be symmetric (the heap still works). */
 char *gs_statics_prepare(size_t *size) {
   if (region_fd < 0) {
-    uintptr_t r[2] = {0, 0};
+    uintptr_t r[3] = {0, 0, 0};
     dl_iterate_phdr(exe_phdr, r);
     gs_dwhy[0] = 0;
     if (r[0] >= r[1]) {
@@ -208,10 +210,90 @@ char *gs_statics_prepare(size_t *size) {
     } else if (check_maps(r[0], r[1]) == 0 && remap(r[0], r[1]) == 0) {
       region_lo = r[0];
       region_hi = r[1];
+      load_bias = r[2];
     }
   }
   *size = region_fd >= 0 ? region_hi - region_lo : 0;
   return region_fd >= 0 ? (char *)region_lo : NULL;
+}
+
+/* mix64 is a 64-bit finalizer (splitmix64's): it spreads every input bit
+ * over the result, so that a sum of mixed values tells sets apart. */
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/* name_hash is FNV-1a over the NUL-terminated name at str[0:max). */
+static uint64_t name_hash(const char *str, size_t max) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < max && str[i]; i++) h = (h ^ (unsigned char)str[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+/* symbols_digest sums, over the data symbols of the ELF image e (n bytes)
+ * that lie in the statics, a mix of each one's name, offset in the region
+ * and size: a sum, so the symbol table's order does not matter. 0: no
+ * such symbol, or a malformed image. Every offset read is checked against
+ * n first. */
+static uint64_t symbols_digest(const unsigned char *e, size_t n) {
+  const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)e;
+  if (n < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
+      eh->e_shoff > n || eh->e_shnum > (n - eh->e_shoff) / sizeof(ElfW(Shdr)))
+    return 0;
+  const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(e + eh->e_shoff);
+  /* The full table when the executable has one; stripped, the dynamic
+   * one (the objects it exports and copies in). */
+  const ElfW(Shdr) *tab = NULL;
+  for (int want = SHT_SYMTAB; !tab && want; want = want == SHT_SYMTAB ? SHT_DYNSYM : 0)
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+      if (sh[i].sh_type == (ElfW(Word))want) {
+        tab = &sh[i];
+        break;
+      }
+  if (!tab || tab->sh_link >= eh->e_shnum || tab->sh_entsize != sizeof(ElfW(Sym))) return 0;
+  const ElfW(Shdr) *str = &sh[tab->sh_link];
+  if (tab->sh_offset > n || tab->sh_size > n - tab->sh_offset || str->sh_offset > n || str->sh_size > n - str->sh_offset)
+    return 0;
+  const ElfW(Sym) *sym = (const ElfW(Sym) *)(e + tab->sh_offset);
+  const char *names = (const char *)(e + str->sh_offset);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < tab->sh_size / sizeof *sym; i++) {
+    int type = ELF64_ST_TYPE(sym[i].st_info);
+    uintptr_t at = load_bias + sym[i].st_value;
+    if ((type != STT_OBJECT && type != STT_NOTYPE) || sym[i].st_shndx == SHN_UNDEF || at < region_lo || at >= region_hi ||
+        sym[i].st_name >= str->sh_size)
+      continue;
+    uint64_t h = name_hash(names + sym[i].st_name, str->sh_size - sym[i].st_name);
+    sum += mix64(h ^ mix64((uint64_t)(at - region_lo) ^ mix64((uint64_t)sym[i].st_size << 1)));
+  }
+  return sum;
+}
+
+/* gs_statics_layout returns a digest of what lies where in the statics
+ * (their symbols' names, offsets and sizes, from the executable's file),
+ * or 0 when there is nothing to digest (no statics, no symbols, the file
+ * unreadable). Two PEs that run different executables whose statics have
+ * the same size still differ here: Init refuses them by name
+ * (shmem.WithStaticsLayout). */
+uint64_t gs_statics_layout(void) {
+  if (region_fd < 0) return 0;
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st;
+  uint64_t d = 0;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    void *e = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (e != MAP_FAILED) {
+      d = symbols_digest(e, (size_t)st.st_size);
+      munmap(e, (size_t)st.st_size);
+    }
+  }
+  close(fd);
+  return d;
 }
 
 /* gs_statics_local publishes this process's statics (gs_statics_prepare)

@@ -1,13 +1,17 @@
 package ctest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/goshmem/shmem/internal/launch"
+	"github.com/goshmem/shmem/internal/launch/launchtest"
 	"github.com/goshmem/shmem/transport/udma"
 )
 
@@ -104,4 +108,32 @@ func shmNames(t *testing.T) map[string]bool {
 		names[udma.Dir+"/"+e.Name()] = true
 	}
 	return names
+}
+
+// TestStaticsLayoutMismatch runs the two builds of layout.c, whose
+// statics have the same size but different variables, as one world: Init
+// refuses it on both PEs, naming the other. Each build alone starts.
+func TestStaticsLayoutMismatch(t *testing.T) {
+	setup(t)
+	progs := []string{compile(t, "layout", "-DLAYOUT=1"), compile(t, "layout", "-DLAYOUT=2")}
+	for _, prog := range progs {
+		if out := shmemrun(t, 2, prog); strings.Count(out, "layout ok") != 2 {
+			t.Fatalf("%s alone: want 2 lines %q\n%s", prog, "layout ok", out)
+		}
+	}
+	uid := launchtest.LoopbackUID(t, false)
+	j, err := launch.Start(launch.Config{Program: progs[0], NPEs: 2, UniqueID: uid.String(), Env: cleanEnv(),
+		Capture: true, Timeout: time.Minute, QuitOnTimeout: true,
+		Command: func(rank int, _ string, args ...string) *exec.Cmd { return exec.Command(progs[rank], args...) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := j.Wait()
+	for r, e := range res.Ends {
+		out := j.PE(r).Output()
+		if e.Code == 0 || strings.Contains(out, "layout ok") || !strings.Contains(out, "laid out differently") ||
+			!strings.Contains(out, fmt.Sprintf("PE %d", 1-r)) {
+			t.Errorf("PE %d exited %d; want Init refused, naming PE %d and the layout:\n%s", r, e.Code, 1-r, out)
+		}
+	}
 }

@@ -41,6 +41,9 @@ type Config struct {
 	// for them, and core.PE.StaticsPath reaches theirs.
 	// Optional.
 	Statics []byte
+	// StaticsLayout digests what lies where in Statics
+	// (shmem.WithStaticsLayout); 0: unknown, not compared.
+	StaticsLayout uint64
 	// TLS selects the credentials of every connection: nil means the job
 	// credentials derived from the unique ID's secret (the default);
 	// Insecure turns TLS off.

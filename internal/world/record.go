@@ -32,6 +32,9 @@ type record struct {
 	// without one: every PE must have the same, which for the C API means
 	// the same executable. Optional (omitempty) like Wire.
 	Statics int64 `msgpack:"t,omitempty"`
+	// StaticsLayout is Config.StaticsLayout: PEs whose layouts are both
+	// known must have the same. Optional like Wire.
+	StaticsLayout uint64 `msgpack:"tl,omitempty"`
 }
 
 // checkPeers refuses, naming the first PE that differs, a world whose PEs
@@ -46,6 +49,10 @@ func checkPeers(rank int, mine record, recs []record) error {
 			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
 				"PE %d has %d bytes of statics, this PE %d (0: none that could be shared): statics are symmetric only between PEs that run the same executable",
 				r.Rank, r.Statics, mine.Statics)
+		case r.StaticsLayout != 0 && mine.StaticsLayout != 0 && r.StaticsLayout != mine.StaticsLayout:
+			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
+				"PE %d's statics are laid out differently from this PE's (%d bytes each): statics are symmetric only between PEs that run the same executable",
+				r.Rank, r.Statics)
 		case r.Wire != rdma.WireVersion:
 			return errs.New("Init", rank, r.Rank, errs.ErrInvalidArgument,
 				"PE %d speaks network frame version %d, this PE %d: every PE must run the same goshmem build", r.Rank, r.Wire, rdma.WireVersion)

@@ -26,6 +26,16 @@ func TestCheckPeers(t *testing.T) {
 	if err := checkPeers(0, mine, good()); err != nil {
 		t.Fatalf("alike PEs refused: %v", err)
 	}
+	// A layout is compared only where both PEs know theirs.
+	mine.StaticsLayout = 0xfeed
+	unknown := good()
+	unknown[1].StaticsLayout = 0xbeef
+	if err := checkPeers(0, mine, good()); err != nil {
+		t.Fatalf("a peer with an unknown statics layout refused: %v", err)
+	}
+	if err := checkPeers(0, record{HeapSize: 1 << 20, Statics: 4096}, unknown); err != nil {
+		t.Fatalf("a peer's layout refused by a PE that knows none: %v", err)
+	}
 	type oldRecord struct { // what a build before the Wire field sends
 		Version  int   `msgpack:"v"`
 		Rank     int   `msgpack:"r"`
@@ -46,6 +56,7 @@ func TestCheckPeers(t *testing.T) {
 		"heap size":   {func(r []record) { r[2].HeapSize = 2 << 20 }, "SHMEM_SYMMETRIC_SIZE"},
 		"wire":        {func(r []record) { r[2].Wire = rdma.WireVersion + 1 }, "frame version"},
 		"statics":     {func(r []record) { r[2].Statics = 8192 }, "same executable"},
+		"layout":      {func(r []record) { r[2].StaticsLayout = 0xbeef }, "laid out differently"},
 		"older build": {func(r []record) { r[2] = old[0]; r[2].Rank = 2; r[2].Statics = 4096 }, "frame version 0"},
 	} {
 		recs := good()

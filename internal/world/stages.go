@@ -74,7 +74,7 @@ func (j *joiner) exchangeStage(ctx context.Context) (func() error, error) {
 	}
 	mine := record{Version: recordVersion, Rank: c.Rank, Host: j.hostID,
 		Control: j.ctl.lane.Addr(), Data: dataAddr, HeapSize: c.HeapSize, PID: os.Getpid(),
-		Wire: rdma.WireVersion, Statics: int64(len(c.Statics))}
+		Wire: rdma.WireVersion, Statics: int64(len(c.Statics)), StaticsLayout: c.StaticsLayout}
 	if j.fab != nil {
 		mine.Fabric = j.fab.Address()
 	}
