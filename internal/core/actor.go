@@ -90,9 +90,21 @@ func actorProps(s *state) *actor.Props {
 		switch m := ctx.Message().(type) {
 		case *actors.PEFailed, *actors.GlobalExit:
 			s.deliver(m)
+		case PeerLeft:
+			if s.cfg.OnPeerLeft != nil {
+				s.cfg.OnPeerLeft(m.Rank)
+			}
 		}
 	})
 }
+
+// PeerLeft tells the PE actor that PE Rank left the world on purpose: it
+// called Finalize, and its control link ended with its goodbye. A backend
+// sends it to the actor (PEActor) behind the notices that link carried,
+// so Config.OnPeerLeft runs after the PE recorded the failures they told
+// of: a wait that a departure ends then names the failure, the cause,
+// rather than the PE that finalized because of it.
+type PeerLeft struct{ Rank int }
 
 // NotifyFailed records that rank has failed, detected by this PE. Backends
 // call it from their failure detectors, from any goroutine, also after this

@@ -13,6 +13,7 @@ import (
 
 	"github.com/goshmem/shmem/heap"
 	"github.com/goshmem/shmem/internal/actorsys"
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/fakenet"
 	"github.com/goshmem/shmem/transport"
@@ -243,4 +244,42 @@ func localWorld(t *testing.T, npes int) *LocalWorld {
 	}
 	t.Cleanup(func() { w.Close() })
 	return w
+}
+
+// TestPeerLeftFollowsNotices: the PE actor runs OnPeerLeft for a PeerLeft
+// only after the notices sent to it before were recorded, so the data
+// paths to a departed PE fail after the failure that made it leave is
+// known; and a lock wait whose poll such a path ends names that failure,
+// not the departed PE.
+func TestPeerLeftFollowsNotices(t *testing.T) {
+	type seen struct {
+		rank       int
+		failedThen bool
+	}
+	left := make(chan seen, 1)
+	var w *fakeWorld
+	w = newFakeWorldWith(t, 3, func(c *Config) {
+		if c.Rank == 2 {
+			c.OnPeerLeft = func(r int) { left <- seen{r, w.pes[2].s.failed.Load(1) != nil} }
+		}
+	})
+	p := w.pes[2]
+	sys := p.s.cfg.System
+	pid := sys.NewLocalPID(PEActor(2))
+	sys.Root.Send(pid, &actors.PEFailed{Rank: 1, Reason: "test: killed", Origin: 0})
+	sys.Root.Send(pid, PeerLeft{Rank: 0})
+	select {
+	case s := <-left:
+		if s.rank != 0 || !s.failedThen {
+			t.Fatalf("OnPeerLeft saw %+v, want PE 0 with PE 1's failure recorded", s)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("OnPeerLeft did not run")
+	}
+	gone := errs.New("Atomic", 2, 0, errs.ErrPEFailed, "PE 0 called Finalize")
+	err := p.WaitLock("SetLock", 1<<20, 0, func() (bool, error) { return false, gone })
+	var e *errs.Error
+	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Op != "SetLock" || e.Target != 1 {
+		t.Fatalf("lock wait whose poll failed after PE 1 failed: %v, want SetLock naming PE 1", err)
+	}
 }

@@ -42,8 +42,18 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 	}()
 	for attempt := 0; ; attempt++ {
 		ok, err := acquired()
-		if err != nil || ok {
+		if err != nil {
+			// A failure this PE recorded explains it better: the home
+			// that finalized because the holder died ends the poll, but
+			// the holder is the cause (TestFailureMatrixFabric,
+			// lock-holder-dies).
+			if werr := p.waitable(op); werr != nil {
+				return werr
+			}
 			return err
+		}
+		if ok {
+			return nil
 		}
 		if err := p.waitable(op); err != nil {
 			return err

@@ -110,6 +110,12 @@ type Config struct {
 	// forwards the notice to PEs that may not have heard (world.control),
 	// link included (actors.PEFailed.Link). Optional.
 	OnFailure func(rank int, reason string, origin int, link bool)
+	// OnPeerLeft, if set, runs on the PE actor's goroutine for each
+	// PeerLeft it receives, after the notices that arrived before it were
+	// recorded; the multi-process backend fails its data paths to rank
+	// there (a provider may never complete what was in flight to a PE
+	// that closed its endpoint). It must not block. Optional.
+	OnPeerLeft func(rank int)
 	// Leaving, if set, runs when this PE's Finalize has completed its
 	// operations and publishes its departure: the peers that finalize
 	// first tear down their connections from now on, which the backend

@@ -75,7 +75,7 @@ func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, c
 	}
 	var err error
 	c.lane, err = lane.New(lane.Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: secret,
-		System: c.sys, Logger: log, OnLost: c.lost, Timing: lane.TimingFor(failAfter)})
+		System: c.sys, Logger: log, OnLost: c.lost, OnLeft: c.left, Timing: lane.TimingFor(failAfter)})
 	if err != nil {
 		ln.Close()
 		c.sys.Shutdown()
@@ -116,8 +116,8 @@ func (c *control) setRoutes(reach [][]bool) {
 	c.lane.SetRoutes(lane.Routes(reach, c.rank))
 }
 
-// setNode names the data-path nodes told of failed peers, so that
-// operations pending on them end.
+// setNode names the data-path nodes told of failed and departed peers,
+// so that operations pending on them end.
 func (c *control) setNode(node peerFailers) {
 	c.mu.Lock()
 	c.node = node
@@ -159,6 +159,29 @@ func (c *control) lost(rank int, reason string, linked bool) {
 		notice.Link = linked
 		c.sys.Root.Send(c.sys.NewLocalPID(core.PEActor(me)), notice)
 	}
+}
+
+// left is the lane's OnLeft: rank's PE finalized and closed its link. The
+// PE actor hears it behind the notices that link carried (core.PeerLeft)
+// and then fails the data paths to rank (onPeerLeft). Before the PE runs
+// nothing is in flight to rank, and a PE that leaves then has aborted:
+// its departure is a failure, reported through OnLost.
+func (c *control) left(rank int) {
+	c.mu.Lock()
+	me, started := c.rank, c.started
+	c.mu.Unlock()
+	if started {
+		c.sys.Root.Send(c.sys.NewLocalPID(core.PEActor(me)), core.PeerLeft{Rank: rank})
+	}
+}
+
+// onPeerLeft is the PE's OnPeerLeft hook: what is in flight to rank on a
+// data path whose provider would not end it now fails.
+func (c *control) onPeerLeft(rank int) {
+	c.mu.Lock()
+	node := c.node
+	c.mu.Unlock()
+	node.PeerLeft(rank)
 }
 
 // started says that the PE actor runs: detections made before go to it.

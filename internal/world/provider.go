@@ -47,6 +47,7 @@ type fabricEndpoint interface {
 	UpdatePeers(peers [][]byte) error
 	Path(peer int) (transport.Path, error)
 	PeerFailed(peer int)
+	PeerLeft(peer int)
 	OnRemoteWrite(ring func()) bool
 	Close() error
 }
@@ -220,12 +221,24 @@ func (j *joiner) waitBell() transport.Bell {
 	return pollingBell{Bell: j.bell, every: fabricPoll}
 }
 
-// peerFailers tells every data-path node of a failed PE.
+// peerFailers tells every data-path node of a failed PE, and those that
+// need it of a departed one.
 type peerFailers []interface{ PeerFailed(peer int) }
 
 func (f peerFailers) PeerFailed(peer int) {
 	for _, n := range f {
 		n.PeerFailed(peer)
+	}
+}
+
+// PeerLeft tells the nodes whose provider may leave an operation to a
+// departed peer pending (the fabric's); a TCP node's connection to it ends
+// by itself, failing what waits on it.
+func (f peerFailers) PeerLeft(peer int) {
+	for _, n := range f {
+		if l, ok := n.(interface{ PeerLeft(peer int) }); ok {
+			l.PeerLeft(peer)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ package fabric
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,6 +110,46 @@ func TestPeerFailedEndsInFlight(t *testing.T) {
 		if b != 0xAA {
 			t.Fatalf("dst[%d] = %#x written after the Get returned", i, b)
 		}
+	}
+}
+
+// TestPeerLeftEndsInFlight: a fetching atomic in flight to a peer whose
+// process then ends is not failed by rxm when the connection breaks (it
+// would wait out OpTimeout, a minute here); PeerLeft, the world's word
+// that the peer finalized, ends it at once with ErrPEFailed naming the
+// peer and its Finalize, and later operations fail alike. A departure is
+// not a failure: anyFailed stays unset.
+func TestPeerLeftEndsInFlight(t *testing.T) {
+	n := openZero(t)
+	peer := startPeerProc(t, n)
+	p := n.paths[1]
+	if err := p.Get(make([]byte, 8), 0); err != nil {
+		t.Fatal(err)
+	}
+	peer.stop(t)
+	res := make(chan error, 1)
+	base := n.eng.issued[1].Load()
+	go func() {
+		_, err := p.Atomic(transport.AtomicFetch, 8, 64, 0, 0)
+		res <- err
+	}()
+	for n.eng.issued[1].Load() < base+1 {
+		runtime.Gosched()
+	}
+	peer.kill(t)
+	n.PeerLeft(1)
+	err := <-res
+	expectFailed(t, err, 1)
+	if err == nil || !strings.Contains(err.Error(), "PE 1 called Finalize") {
+		t.Errorf("in flight: %v does not say PE 1 called Finalize", err)
+	}
+	expectFailed(t, p.Put(0, []byte{1}), 1)
+	if e := n.anyFailed.Load(); e != nil {
+		t.Errorf("a departure counted as a failure: %v", *e)
+	}
+	n.PeerFailed(1) // a later failure report changes nothing
+	if err := p.Put(0, []byte{1}); err == nil || !strings.Contains(err.Error(), "called Finalize") {
+		t.Errorf("after PeerFailed: %v, want the departure's error", err)
 	}
 }
 

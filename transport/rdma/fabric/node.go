@@ -53,9 +53,11 @@ type Node struct {
 	// closing a stream's endpoint meanwhile crashes rxm (stream.go).
 	pollMu sync.Mutex
 
-	mu     sync.Mutex
-	paths  []*path // by rank; nil until Connect
-	failed []bool
+	mu    sync.Mutex
+	paths []*path // by rank; nil until Connect
+	// gone is, by rank, the error of a peer marked failed (PeerFailed) or
+	// departed (PeerLeft): a path or stream path made later fails with it.
+	gone []error
 	// anyFailed is the first PeerFailed's error: a post refused for a full
 	// queue gives up with it (see path.again).
 	anyFailed atomic.Pointer[error]
@@ -90,7 +92,7 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n := &Node{cfg: c, log: c.Logger, done: make(chan struct{}), polled: make(chan struct{}),
-		paths: make([]*path, c.NPEs), failed: make([]bool, c.NPEs), heapLen: len(c.Heap),
+		paths: make([]*path, c.NPEs), gone: make([]error, c.NPEs), heapLen: len(c.Heap),
 		streams: map[*engine]struct{}{}}
 	n.me.Store(int64(c.Rank))
 	n.c = (*C.gf_node)(C.calloc(1, C.size_t(unsafe.Sizeof(C.gf_node{}))))
@@ -274,8 +276,8 @@ func (n *Node) connect(r int, b []byte) error {
 	if n.c.virt_addr != 0 {
 		p.base, p.st.base = a.HeapBase, a.StaticsBase
 	}
-	if n.failed[r] {
-		p.fail(errs.ErrPEFailed, "PeerFailed", "PE %d was marked failed", r)
+	if err := n.gone[r]; err != nil {
+		p.failWith(err)
 	}
 	n.paths[r] = p
 	return nil
@@ -309,21 +311,42 @@ func (n *Node) Engine() transport.Engine { return &n.eng }
 // when the connection breaks), OpTimeout or Close, since the NIC may write
 // that buffer until then.
 func (n *Node) PeerFailed(peer int) {
+	err := errs.New("PeerFailed", n.rank(), peer, errs.ErrPEFailed, "PE %d marked failed", peer)
+	if n.markGone(peer, err) {
+		n.anyFailed.CompareAndSwap(nil, &err)
+	}
+}
+
+// PeerLeft marks peer departed: its PE called Finalize and closes (or
+// closed) its endpoint, so what is in flight to it may never complete.
+// The provider does not always say so: rxm fails a fetching atomic
+// in flight to a peer whose connection ended only at OpTimeout. Its
+// path's operations then end as after PeerFailed (errs.ErrPEFailed, "PE n
+// called Finalize"), but the departure is not a failure: a post refused
+// for a full queue does not give up for it.
+func (n *Node) PeerLeft(peer int) {
+	n.markGone(peer, errs.New("PeerLeft", n.rank(), peer, errs.ErrPEFailed, "PE %d called Finalize: its endpoint is closing", peer))
+}
+
+// markGone fails peer's paths, the node's and its streams', with err,
+// and reports whether peer is a rank of the world. The first mark wins.
+func (n *Node) markGone(peer int, err error) bool {
 	if peer < 0 || peer >= n.cfg.NPEs {
-		return
+		return false
 	}
 	n.mu.Lock()
-	n.failed[peer] = true
+	if n.gone[peer] == nil {
+		n.gone[peer] = err
+	}
 	hit := n.streamPaths(peer)
 	if p := n.paths[peer]; p != nil {
 		hit = append(hit, p)
 	}
 	n.mu.Unlock()
-	err := errs.New("PeerFailed", n.rank(), peer, errs.ErrPEFailed, "PE %d marked failed", peer)
-	n.anyFailed.CompareAndSwap(nil, &err)
 	for _, p := range hit {
 		p.failWith(err)
 	}
+	return true
 }
 
 // Close stops the progress goroutine and the remote-write watcher, fails every waiting operation with

@@ -115,8 +115,8 @@ func (s *stream) Path(p transport.Path) (transport.Path, bool) {
 	switch {
 	case s.closed:
 		q.fail(errs.ErrFinalized, "CreateCtx", "context destroyed")
-	case n.failed[np.peer]:
-		q.fail(errs.ErrPEFailed, "PeerFailed", "PE %d was marked failed", np.peer)
+	case n.gone[np.peer] != nil:
+		q.failWith(n.gone[np.peer])
 	case np.failed.Load() != nil:
 		q.failWith(*np.failed.Load())
 	}

@@ -52,6 +52,9 @@ func socketCount(t *testing.T) int {
 	return n
 }
 
+// peerLeft is what a test node's OnLeft sends its sink: the peer that left.
+type peerLeft int
+
 // node is one PE's process in a test world: an actor system, its lane
 // and what its actors received.
 type node struct {
@@ -83,7 +86,8 @@ func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*no
 			t.Fatal(err)
 		}
 		nd.lane, err = New(Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: testSecret,
-			System: nd.sys, Timing: timing, OnLost: func(p int, why string, _ bool) { t.Logf("PE %d lost PE %d: %s", r, p, why); nd.lost <- p }})
+			System: nd.sys, Timing: timing, OnLost: func(p int, why string, _ bool) { t.Logf("PE %d lost PE %d: %s", r, p, why); nd.lost <- p },
+			OnLeft: func(p int) { nd.sys.Root.Send(actor.NewPID(nd.sys.Address(), "sink"), peerLeft(p)) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +99,7 @@ func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*no
 					ctx.Respond(&actors.GatherReply{Payloads: [][]byte{m.Payload}, Failed: -1})
 				}
 				nd.got <- m
-			case *actors.PEFailed, *actors.GlobalExit, *actors.GatherReply:
+			case *actors.PEFailed, *actors.GlobalExit, *actors.GatherReply, peerLeft:
 				nd.got <- m
 			}
 		}), "sink")

@@ -45,6 +45,12 @@ type Config struct {
 	// every message it carried was delivered before this call. It runs on
 	// the peer's transport actor and must not block. Optional.
 	OnLost func(peer int, reason string, linked bool)
+	// OnLeft runs when a peer's link ends with its bye: the peer left on
+	// purpose (Close) and answers nothing from now on. It runs on the
+	// peer's transport actor after every message the link carried was
+	// handed to its target actor, so a message OnLeft sends to one of
+	// those actors arrives behind them. It must not block. Optional.
+	OnLeft func(peer int)
 }
 
 // DefaultTiming detects a silent peer in 3 to 3.5 s: the README's "about

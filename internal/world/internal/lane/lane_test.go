@@ -114,6 +114,37 @@ func TestByeIsNotFailure(t *testing.T) {
 	}
 }
 
+// TestLeftAfterItsMessages: OnLeft reports a peer that said bye, once,
+// and what it sends to a local actor arrives behind every message the
+// peer sent before it left (the world relies on this: a failure notice
+// that came before the bye is recorded before the departure fails the data
+// paths, so the departure is not taken for the cause).
+func TestLeftAfterItsMessages(t *testing.T) {
+	noLeaks(t)
+	nodes := world(t, 2, true, DefaultTiming(), nil)
+	for i := 0; i < 50; i++ {
+		if !nodes[1].lane.Send(0, "sink", &actors.PEFailed{Rank: i}) {
+			t.Fatal("Send refused")
+		}
+	}
+	if err := nodes[1].lane.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ {
+		if m, ok := nodes[0].next(t).(*actors.PEFailed); !ok || m.Rank != i {
+			t.Fatalf("message %d: got %#v", i, m)
+		}
+	}
+	if m := nodes[0].next(t); m != peerLeft(1) {
+		t.Fatalf("after the messages: got %#v, want PE 1's departure", m)
+	}
+	select {
+	case p := <-nodes[0].lost:
+		t.Fatalf("PE %d declared failed after it said bye", p)
+	default:
+	}
+}
+
 // TestRelayRoute: PEs 1 and 2 cannot connect to each other; their
 // messages, requests and answers go through rank 0, and no connection
 // between them is ever made.

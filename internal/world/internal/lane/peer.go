@@ -121,6 +121,9 @@ func (p *peer) act(ctx actor.Context, a any) any {
 		}
 	case actGone:
 		l.markGone(p.rank)
+		if a.left && l.cfg.OnLeft != nil {
+			l.cfg.OnLeft(p.rank)
+		}
 	case actProbe:
 		return evProbeSent{round: a.round, asked: l.probe(p.rank, a.round)}
 	case actProbeAck:
