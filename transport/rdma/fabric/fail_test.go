@@ -73,28 +73,15 @@ func TestPeerFailedAndBadConnect(t *testing.T) {
 // slots stay reserved until the late completions arrive, and the Get's
 // dst is not written by them.
 func TestPeerFailedEndsInFlight(t *testing.T) {
-	n := openZero(t)
-	peer := startPeerProc(t, n)
-	p := n.paths[1]
-	got := make([]byte, 8)
-	if err := p.Get(got, 8); err != nil || got[0] != 8 || got[7] != 15 { // the peer's heap holds byte(i)
-		t.Fatalf("Get from the live peer: %v %v", got, err)
-	}
-	peer.stop(t)
+	n, peer, p := stoppedPeer(t)
 	dst := make([]byte, 64)
 	for i := range dst {
 		dst[i] = 0xAA
 	}
-	res := make(chan error, 2)
-	base := n.eng.issued[1].Load()
-	go func() { res <- p.Get(dst, 0) }()
-	go func() {
+	res := inFlight(n, func() error { return p.Get(dst, 0) }, func() error {
 		_, err := p.Atomic(transport.AtomicFetchAdd, 8, 64, 1, 0)
-		res <- err
-	}()
-	for n.eng.issued[1].Load() < base+2 { // both posted: from here they wait for completions
-		runtime.Gosched()
-	}
+		return err
+	})
 	n.PeerFailed(1)
 	for k := 0; k < 2; k++ {
 		expectFailed(t, <-res, 1)
@@ -120,22 +107,11 @@ func TestPeerFailedEndsInFlight(t *testing.T) {
 // peer and its Finalize, and later operations fail alike. A departure is
 // not a failure: anyFailed stays unset.
 func TestPeerLeftEndsInFlight(t *testing.T) {
-	n := openZero(t)
-	peer := startPeerProc(t, n)
-	p := n.paths[1]
-	if err := p.Get(make([]byte, 8), 0); err != nil {
-		t.Fatal(err)
-	}
-	peer.stop(t)
-	res := make(chan error, 1)
-	base := n.eng.issued[1].Load()
-	go func() {
+	n, peer, p := stoppedPeer(t)
+	res := inFlight(n, func() error {
 		_, err := p.Atomic(transport.AtomicFetch, 8, 64, 0, 0)
-		res <- err
-	}()
-	for n.eng.issued[1].Load() < base+1 {
-		runtime.Gosched()
-	}
+		return err
+	})
 	peer.kill(t)
 	n.PeerLeft(1)
 	err := <-res
@@ -158,13 +134,7 @@ func TestPeerLeftEndsInFlight(t *testing.T) {
 // is marked failed, and its late completion, which still frees the slot,
 // does not write dst: the caller may be reusing it after that Quiet.
 func TestPeerFailedAbandonsGetNBI(t *testing.T) {
-	n := openZero(t)
-	peer := startPeerProc(t, n)
-	p := n.paths[1]
-	if err := p.Get(make([]byte, 8), 0); err != nil {
-		t.Fatal(err)
-	}
-	peer.stop(t)
+	n, peer, p := stoppedPeer(t)
 	dst := make([]byte, 64)
 	for i := range dst {
 		dst[i] = 0xAA
@@ -217,24 +187,42 @@ func TestBigGetWaitsForItsCompletion(t *testing.T) {
 // receives the Get's error.
 func getFromStoppedPeer(t *testing.T, big bool) (n *Node, peer *peerProc, res chan error) {
 	t.Helper()
-	n = openZero(t)
-	peer = startPeerProc(t, n)
-	p := n.paths[1]
-	if err := p.Get(make([]byte, 8), 0); err != nil {
-		t.Fatal(err)
-	}
-	peer.stop(t)
+	n, peer, p := stoppedPeer(t)
 	size := 64
 	if big {
 		size = 4 * n.cfg.BounceSize
 	}
-	res = make(chan error, 1)
+	return n, peer, inFlight(n, func() error { return p.Get(make([]byte, size), 0) })
+}
+
+// stoppedPeer opens node 0, connects a peer process, checks the path with
+// a Get and stops the peer: from then on it answers nothing, its
+// connections open.
+func stoppedPeer(t *testing.T) (*Node, *peerProc, *path) {
+	t.Helper()
+	n := openZero(t)
+	peer := startPeerProc(t, n)
+	p := n.paths[1]
+	got := make([]byte, 8)
+	if err := p.Get(got, 8); err != nil || got[0] != 8 || got[7] != 15 { // the peer's heap holds byte(i)
+		t.Fatalf("Get from the live peer: %v %v", got, err)
+	}
+	peer.stop(t)
+	return n, peer, p
+}
+
+// inFlight starts ops towards PE 1 and returns once each is posted (from
+// then on they wait for completions); the channel gets their errors.
+func inFlight(n *Node, ops ...func() error) chan error {
+	res := make(chan error, len(ops))
 	base := n.eng.issued[1].Load()
-	go func() { res <- p.Get(make([]byte, size), 0) }()
-	for n.eng.issued[1].Load() < base+1 {
+	for _, op := range ops {
+		go func() { res <- op() }()
+	}
+	for n.eng.issued[1].Load() < base+uint64(len(ops)) {
 		runtime.Gosched()
 	}
-	return n, peer, res
+	return res
 }
 
 // openZero opens node 0 of a 2-node world whose waits would last a minute.
