@@ -11,9 +11,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/heap"
 	"github.com/goshmem/shmem/internal/actorsys"
-	"github.com/goshmem/shmem/actors"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/fakenet"
 	"github.com/goshmem/shmem/transport"
