@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 
 	"github.com/hashicorp/memberlist"
 )
@@ -37,6 +38,13 @@ func (n *node) NotifyMsg(b []byte) {
 		return
 	}
 	switch m.Kind {
+	case kindLeaving:
+		// Only a member of this table, about this table: the map stays
+		// bounded by the world's size.
+		if _, ok := n.rankOf[m.From]; ok && m.Hash == n.self.Hdr.Hash {
+			n.leavers[m.From] = true
+		}
+		return
 	case kindReport:
 		if n.sealed {
 			n.answerLocked(m)
@@ -108,4 +116,40 @@ func sendMsg(ml *memberlist.Memberlist, s send) error {
 	}
 	to := &memberlist.Node{Name: s.name, Addr: ip, Port: uint16(port)}
 	return ml.SendReliable(to, s.m.encode(make([]byte, 0, msgMax)))
+}
+
+// tellLeavingLocked sends kindLeaving to every table member not known to
+// be down, each on its own goroutine (Close waits for them), and returns
+// a channel closed once all were delivered or failed. The caller holds mu.
+func (n *node) tellLeavingLocked() <-chan struct{} {
+	done := make(chan struct{})
+	if !n.sealed || n.ml == nil || n.closed {
+		close(done)
+		return done
+	}
+	var sends []send
+	for r, c := range n.table {
+		if c.Name == n.self.Name || n.failed[r] || n.down[c.Name] {
+			continue
+		}
+		sends = append(sends, send{name: c.Name, addr: c.Addr, m: n.msgLocked(kindLeaving, n.self.Hdr.Hash)})
+	}
+	ml := n.ml
+	var all sync.WaitGroup
+	for _, s := range sends {
+		n.replies.Add(1)
+		all.Add(1)
+		go func() {
+			defer n.replies.Done()
+			defer all.Done()
+			_ = n.deliver(ml, s) // the gossiped mark remains
+		}()
+	}
+	n.replies.Add(1)
+	go func() {
+		defer n.replies.Done()
+		all.Wait()
+		close(done)
+	}()
+	return done
 }

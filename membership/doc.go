@@ -29,6 +29,13 @@
 // undelivered report is repeated every JoinInterval, a delivered one every
 // PushPullInterval).
 //
+// Departure: memberlist does not tell its delegates whether a member left
+// or died, so World.Leave says it twice before leaving: a direct message
+// to every member (the same reliable stream as sealing) and a Leaving mark
+// in its gossiped header, which alone would reach members beyond the three
+// gossip targets only through relays. A departure announced either way is
+// not reported on Failures.
+//
 // Bounds: Form gives up at FormTimeout (or when ctx ends) with an error that
 // names how many processes it saw and which ranks are missing, or, with a
 // complete view, which members did not report the leader's table or that

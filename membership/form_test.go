@@ -318,3 +318,60 @@ func TestConfigRejected(t *testing.T) {
 		t.Fatalf("maximal Meta refused: %v", err)
 	}
 }
+
+// TestGracefulDeparturesInALargerWorld: in a world of 8, three members
+// leave gracefully one after another. Each has more peers than
+// memberlist's GossipNodes, so its gossiped Leaving mark reaches some
+// only through relays, which the departure can overtake; the direct
+// kindLeaving message reaches each. No survivor reports a leaver, and a
+// member killed afterwards is reported by every survivor, once.
+func TestGracefulDeparturesInALargerWorld(t *testing.T) {
+	t.Parallel()
+	log, _ := quietLogger()
+	ws, es := formAll(job(t, 8, 8, log))
+	defer closeAll(t, ws)
+	for i, err := range es {
+		if err != nil {
+			t.Fatalf("member %d: %v", i, err)
+		}
+	}
+	var leavers []string
+	for _, w := range ws[4:7] {
+		leavers = append(leavers, w.n.self.Name)
+		if err := w.Leave(time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	killed := ws[7].Self().Rank
+	if err := ws[7].Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(15 * time.Second)
+	for i, w := range ws[:4] {
+		select {
+		case r := <-w.Failures():
+			if r != killed {
+				t.Fatalf("member %d reported rank %d first, want the killed rank %d (ranks of %v left gracefully)", i, r, killed, leavers)
+			}
+		case <-deadline:
+			t.Fatalf("member %d did not report the killed rank %d within 15 s", i, killed)
+		}
+		select {
+		case r := <-w.Failures():
+			t.Errorf("member %d: extra failure report for rank %d", i, r)
+		default:
+		}
+		// The direct messages arrived (the killed member took seconds of
+		// probing to find; each message, a loopback stream, a few ms).
+		w.n.mu.Lock()
+		for _, name := range leavers {
+			if !w.n.leavers[name] {
+				t.Errorf("member %d never heard directly that %s leaves", i, name)
+			}
+		}
+		w.n.mu.Unlock()
+	}
+}

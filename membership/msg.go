@@ -18,6 +18,13 @@ const (
 	// reported the leader's hash, and again in answer to a late report:
 	// "the table with this hash is sealed".
 	kindSeal msgKind = 2
+	// kindLeaving goes from a table member that leaves gracefully
+	// (World.Leave) to every other member, before its departure is
+	// gossiped: "the departure that follows is not a failure". The header
+	// mark says the same by gossip, which reaches members beyond
+	// memberlist's GossipNodes only through relays, whose queued copies
+	// the departure itself drops.
+	kindLeaving msgKind = 3
 )
 
 // msg is a sealing message. It travels directly between two processes over
@@ -69,7 +76,7 @@ func decodeMsg(b []byte) (msg, error) {
 		return m, fmt.Errorf("%w: format %d, want %d", errBadMsg, b[3], msgFormat)
 	}
 	m.Kind = msgKind(b[4])
-	if m.Kind != kindReport && m.Kind != kindSeal {
+	if m.Kind != kindReport && m.Kind != kindSeal && m.Kind != kindLeaving {
 		return m, fmt.Errorf("%w: unknown kind %d", errBadMsg, b[4])
 	}
 	m.Seq = binary.LittleEndian.Uint64(b[5:])

@@ -17,7 +17,7 @@ func sampleMsg() msg {
 func TestMsgRoundTrip(t *testing.T) {
 	seal := sampleMsg()
 	seal.Kind, seal.Addr = kindSeal, "[::1]:65535"
-	for _, m := range []msg{sampleMsg(), seal, {Kind: kindSeal, From: "x"}} {
+	for _, m := range []msg{sampleMsg(), seal, {Kind: kindSeal, From: "x"}, {Kind: kindLeaving, From: "y", Seq: 9}} {
 		b := m.encode(nil)
 		got, err := decodeMsg(b)
 		if err != nil {
@@ -39,7 +39,7 @@ func TestMsgRejects(t *testing.T) {
 		"not ours":      []byte("hello, memberlist user"),
 		"format":        mut(func(b []byte) []byte { b[3] = 2; return b }),
 		"kind zero":     mut(func(b []byte) []byte { b[4] = 0; return b }),
-		"kind unknown":  mut(func(b []byte) []byte { b[4] = 3; return b }),
+		"kind unknown":  mut(func(b []byte) []byte { b[4] = 4; return b }),
 		"no name":       (&msg{Kind: kindReport}).encode(nil),
 		"name too long": mut(func(b []byte) []byte { b[nameAt] = maxIDLen + 1; return b }),
 		"name cut":      enc[:nameAt+3],
@@ -60,6 +60,8 @@ func FuzzDecodeMsg(f *testing.F) {
 	m := sampleMsg()
 	f.Add(m.encode(nil))
 	m.Kind = kindSeal
+	f.Add(m.encode(nil))
+	m.Kind = kindLeaving
 	f.Add(m.encode(nil))
 	f.Add([]byte("gsm\x01\x01"))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -35,6 +35,7 @@ type node struct {
 	table    []candidate
 	rankOf   map[string]int
 	failed   []bool
+	leavers  map[string]bool // table members that announced a graceful departure (kindLeaving)
 	failures chan int
 	closed   bool
 	rejected map[string]string // name -> last logged reason
@@ -48,6 +49,7 @@ func newNode(cfg Config, incarnation int64) *node {
 		down:     make(map[string]bool),
 		history:  make(map[[32]byte][]candidate),
 		reports:  make(map[string]report),
+		leavers:  make(map[string]bool),
 		failures: make(chan int, cfg.NPEs),
 		rejected: make(map[string]string),
 	}
@@ -198,9 +200,10 @@ func (n *node) NotifyLeave(p *memberlist.Node) {
 	// finalizes) did not fail: its last messages may still be on their way
 	// to peers that are finishing their own Finalize. memberlist does not
 	// say which departures were graceful (p.State is never set), so Leave
-	// first gossips a header marked Leaving, and p.Meta is the last header
-	// gossiped. A member found dead, or gone without that mark, is reported.
-	if r, ok := n.rankOf[p.Name]; ok && n.sealed && !leaving(p.Meta) {
+	// first tells every member directly (kindLeaving) and gossips a header
+	// marked Leaving, p.Meta being the last header gossiped. A member found
+	// dead, or gone without either, is reported.
+	if r, ok := n.rankOf[p.Name]; ok && n.sealed && !leaving(p.Meta) && !n.leavers[p.Name] {
 		n.reportFailedLocked(r)
 	}
 	n.mu.Unlock()

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/memberlist"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
@@ -231,5 +234,41 @@ func TestFormErrorFollowerNamesLeader(t *testing.T) {
 	if !strings.Contains(err, "rank 0 (a at "+addrOf("a")) || !strings.Contains(err, "sent no seal") ||
 		!strings.Contains(err, "gossip reports dead") {
 		t.Fatalf("%q does not name the silent leader", err)
+	}
+}
+
+// TestLeavingMessageSparesDeparture: a departure that memberlist reports
+// without the gossiped Leaving mark (the mark came only through a relay,
+// or not at all) is not a failure when the member said directly that it
+// leaves; said about another table, or not said, it is.
+func TestLeavingMessageSparesDeparture(t *testing.T) {
+	n := fakeNode(t, "a", 1, 4)
+	for i, name := range []string{"b", "c", "d"} {
+		see(n, name, int64(i+2))
+	}
+	cands := []candidate{n.self}
+	for _, c := range n.peers {
+		cands = append(cands, c)
+	}
+	n.mu.Lock()
+	n.sealLocked(assignRanks(selectMembers(cands, 4)))
+	hash := n.self.Hdr.Hash
+	n.mu.Unlock()
+	deliverTo(n, msg{Kind: kindLeaving, Seq: 1, Hash: hash, From: "b", Addr: addrOf("b")})
+	other := hash
+	other[0] ^= 1
+	deliverTo(n, msg{Kind: kindLeaving, Seq: 1, Hash: other, From: "c", Addr: addrOf("c")})
+	hdr := n.peers["b"].Hdr
+	unmarked := hdr.encode(nil)
+	for _, name := range []string{"b", "c", "d"} {
+		n.NotifyLeave(&memberlist.Node{Name: name, Meta: unmarked})
+	}
+	var got []string
+	for len(n.failures) > 0 {
+		got = append(got, n.table[<-n.failures].Name)
+	}
+	slices.Sort(got)
+	if strings.Join(got, ",") != "c,d" {
+		t.Fatalf("reported %v, want c and d (b said it leaves; c said so about another table)", got)
 	}
 }

@@ -58,9 +58,11 @@ func (w *World) Self() Member { return w.members[w.self] }
 func (w *World) Failures() <-chan int { return w.n.failures }
 
 // Leave announces this process's departure and waits up to timeout for the
-// announcement to be gossiped. The others do not report a member that left
-// so as failed, unless they missed every copy of the announcement (then
-// they report it, as they would a crash). Close must still be called.
+// announcement: sent to every member directly (one TCP stream each, at
+// once) and gossiped in this process's header, within half of timeout,
+// then the departure itself. The others do not report a member that left
+// so as failed, unless they missed both (then they report it, as they
+// would a crash). Close must still be called.
 func (w *World) Leave(timeout time.Duration) error { return w.leave("Leave", true, timeout) }
 
 // Abandon announces this process's departure as a failure, for a process
@@ -84,8 +86,16 @@ func (w *World) leave(op string, graceful bool, timeout time.Duration) error {
 		// message about the same member is queued.
 		w.n.mu.Lock()
 		w.n.self.Hdr.Leaving = true
+		told := w.n.tellLeavingLocked()
 		w.n.mu.Unlock()
-		marked = w.ml.UpdateNode(timeout / 2) // the rest is the departure's
+		half := time.Now().Add(timeout / 2) // the rest is the departure's
+		marked = w.ml.UpdateNode(timeout / 2)
+		t := time.NewTimer(max(time.Until(half), 0))
+		select {
+		case <-told:
+		case <-t.C: // a member slow to accept: the gossiped mark remains
+		}
+		t.Stop()
 	}
 	// Leave even unmarked: the others then learn of the departure at
 	// once, as a failure, instead of by probing.
