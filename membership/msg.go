@@ -27,10 +27,12 @@ const (
 	kindLeaving msgKind = 3
 )
 
-// msg is a sealing message. It travels directly between two processes over
+// msg is a direct message: sealing's report and seal, and a departure's
+// announcement. It travels directly between two processes over
 // memberlist's reliable stream (TCP, encrypted with the gossip key), not by
 // gossip, so that sealing takes one round trip once the views are complete
-// instead of waiting for gossip rounds that a loaded host drops.
+// instead of waiting for gossip rounds that a loaded host drops, and every
+// member hears of a departure from the leaver itself.
 type msg struct {
 	Kind msgKind
 	Seq  uint64   // the sender's message counter; a receiver keeps the highest
