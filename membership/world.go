@@ -80,10 +80,10 @@ func (w *World) leave(op string, graceful bool, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var marked error
 	if graceful {
-		// The mark first, gossiped to every member before the departure:
-		// a member takes the departure for graceful only if it holds the
-		// mark then, and memberlist drops a queued update once a newer
-		// message about the same member is queued.
+		// The announcement first, direct and gossiped, before the
+		// departure: a member takes the departure for graceful only if it
+		// holds either then, and memberlist drops a queued update once a
+		// newer message about the same member is queued.
 		w.n.mu.Lock()
 		w.n.self.Hdr.Leaving = true
 		told := w.n.tellLeavingLocked()

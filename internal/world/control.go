@@ -44,7 +44,7 @@ type control struct {
 	mu      sync.Mutex
 	rank    int
 	flood   *floodState // nil until the routes are agreed
-	node    peerFailers
+	node    dataNodes
 	started bool        // the PE actor runs: detections go to it
 	early   []detection // detections before it ran
 	// loss keeps every failure this PE detected, for start-up's waits.
@@ -118,7 +118,7 @@ func (c *control) setRoutes(reach [][]bool) {
 
 // setNode names the data-path nodes told of failed and departed peers,
 // so that operations pending on them end.
-func (c *control) setNode(node peerFailers) {
+func (c *control) setNode(node dataNodes) {
 	c.mu.Lock()
 	c.node = node
 	c.mu.Unlock()
@@ -164,8 +164,8 @@ func (c *control) lost(rank int, reason string, linked bool) {
 // left is the lane's OnLeft: rank's PE finalized and closed its link. The
 // PE actor hears it behind the notices that link carried (core.PeerLeft)
 // and then fails the data paths to rank (onPeerLeft). Before the PE runs
-// nothing is in flight to rank, and a PE that leaves then has aborted:
-// its departure is a failure, reported through OnLost.
+// nothing is in flight to rank (a PE that gives up during start-up
+// aborts, which the lane reports through OnLost, not here).
 func (c *control) left(rank int) {
 	c.mu.Lock()
 	me, started := c.rank, c.started

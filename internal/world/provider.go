@@ -221,11 +221,11 @@ func (j *joiner) waitBell() transport.Bell {
 	return pollingBell{Bell: j.bell, every: fabricPoll}
 }
 
-// peerFailers tells every data-path node of a failed PE, and those that
-// need it of a departed one.
-type peerFailers []interface{ PeerFailed(peer int) }
+// dataNodes are the data-path nodes: each is told of a failed PE, and those
+// that need it of a departed one.
+type dataNodes []interface{ PeerFailed(peer int) }
 
-func (f peerFailers) PeerFailed(peer int) {
+func (f dataNodes) PeerFailed(peer int) {
 	for _, n := range f {
 		n.PeerFailed(peer)
 	}
@@ -234,7 +234,7 @@ func (f peerFailers) PeerFailed(peer int) {
 // PeerLeft tells the nodes whose provider may leave an operation to a
 // departed peer pending (the fabric's); a TCP node's connection to it ends
 // by itself, failing what waits on it.
-func (f peerFailers) PeerLeft(peer int) {
+func (f dataNodes) PeerLeft(peer int) {
 	for _, n := range f {
 		if l, ok := n.(interface{ PeerLeft(peer int) }); ok {
 			l.PeerLeft(peer)
@@ -242,9 +242,10 @@ func (f peerFailers) PeerLeft(peer int) {
 	}
 }
 
-// failers returns the nodes whose paths to a failed PE must fail.
-func (j *joiner) failers() peerFailers {
-	f := peerFailers{j.node}
+// dataNodes returns the nodes whose paths to a failed or departed PE must
+// fail.
+func (j *joiner) dataNodes() dataNodes {
+	f := dataNodes{j.node}
 	if j.fab != nil {
 		f = append(f, j.fab)
 	}

@@ -186,7 +186,7 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 		spin = 0
 	}
 	socketWriters := len(j.shared) < c.NPEs && spin > 0
-	j.ctl.setNode(j.failers())
+	j.ctl.setNode(j.dataNodes())
 	var err error
 	j.p, err = core.Start(core.Config{
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.NewGrowable(j.seg.Reservation(), c.HeapSize), Bell: j.waitBell(),
