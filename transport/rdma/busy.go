@@ -67,11 +67,14 @@ const (
 	// late yield of the timed check does). Shorter late yields are
 	// mostly the process's own threads (the C API's caller and the
 	// node's server share the PE's core), which must not end a poll.
-	// Measured beside two CPU-bound processes on the 2 cores, Go API
-	// over TCP, 2 PEs: every 4th yield untimed, put+quiet 0.5-3.7 ms,
-	// the ping-pong 3.8-4.8 ms; every yield timed, 270-380 µs and
-	// 320-400 µs (OSHMEM over TCP in the same conditions: 110-140 µs,
-	// 50-310 µs).
+	// Measured beside two CPU-bound processes on the 2 cores, 2 PEs over
+	// TCP, medians (BENCHMARKS.md): put+quiet 1.7-1.8 ms before, 0.54-
+	// 0.64 ms after (C, Go); the ping-pong 4.3-4.6 ms before, 0.25-0.42
+	// ms after (OSHMEM: 0.12 and 0.11 ms). Parking at stolen (50 µs)
+	// did a little better under load; idle, the C API's blocking calls
+	// read 6-11% slower with it and 2-10% with this (8 paired rounds
+	// each, inside the spread). This one only a slice reaches, not the
+	// PE's own threads.
 	sliceStolen = 500 * time.Microsecond
 
 	// probeEvery: one read in this many polls for the whole max though
