@@ -81,7 +81,7 @@ func gossipConfig(o *options, hint int) *world.GossipConfig {
 
 func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE, error) {
 	cfg := world.Config{Gossip: gossip,
-		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Metrics: o.metrics, Statics: o.statics, StaticsLayout: o.staticsLayout, Network: o.network, BusyPoll: o.busyPoll, LockedCallers: o.lockedCallers,
+		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Metrics: o.metrics, Statics: o.statics, StaticsLayout: o.staticsLayout, Network: o.network, BusyPoll: o.busyPoll, LockedCallers: o.lockedCallers, WidenTo: o.widenTo,
 		HostID: os.Getenv("SHMEM_HOST_ID"), Ports: o.ports, FailureTimeout: o.failAfter, RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
 		Provider: o.rdma, Fabric: world.FabricConfig{Provider: o.fabricProv, Domain: o.fabricDom, Node: o.fabricNode},
 	}

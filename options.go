@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/affinity"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
@@ -29,6 +30,7 @@ type options struct {
 	tlsOff      bool
 	network     bool
 	busyPoll    time.Duration
+	widenTo     []int // SHMEM_CPUS_ALLOWED: world.Config.WidenTo
 	timeout     time.Duration
 	exitProcess bool
 	launch      bootstrap.Launch
@@ -223,6 +225,13 @@ func resolve(opts []Option) (*options, error) {
 			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_BUSY_POLL=%q is not a duration in [0, 1s]", v)
 		}
 		o.busyPoll = d
+	}
+	if v := os.Getenv(affinity.EnvAllowed); v != "" {
+		cpus, err := affinity.ParseList(v)
+		if err != nil {
+			return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "%s: %v", affinity.EnvAllowed, err)
+		}
+		o.widenTo = cpus
 	}
 	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
 		o.network = true

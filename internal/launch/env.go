@@ -1,10 +1,12 @@
 package launch
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/affinity"
 )
 
 // envHostID names the host a PE runs on (world.Config.HostID).
@@ -17,12 +19,14 @@ func owned() []string {
 	return []string{
 		bootstrap.EnvRank, bootstrap.EnvNPEs, bootstrap.EnvLocalRank, bootstrap.EnvLocalSize,
 		bootstrap.EnvUniqueID, bootstrap.EnvUIDFile, bootstrap.EnvLauncherPID,
+		affinity.EnvAllowed,
 	}
 }
 
 // env returns PE rank's environment: base without the variables the launch
-// sets, then rank, size, local rank and size, host, rendezvous and the
-// launcher's pid, then RankEnv(rank). The rank rank is the PE's index in
+// sets, then rank, size, local rank and size, host, rendezvous, the
+// launcher's pid and, when the PEs are bound, the CPUs they were planned
+// on (affinity.EnvAllowed), then RankEnv(rank). The rank rank is the PE's index in
 // the job even with NoRank, which only keeps it from the PE.
 func (c *Config) env(rank int, base []string, launcher int) []string {
 	localRank, localSize := rank, c.NPEs
@@ -58,6 +62,9 @@ func (c *Config) env(rank int, base []string, launcher int) []string {
 		set = append(set, bootstrap.EnvJobSecret+"="+c.Secret)
 	}
 	set = append(set, bootstrap.EnvLauncherPID+"="+strconv.Itoa(launcher))
+	if cpus := c.planned(); cpus != nil {
+		set = append(set, affinity.EnvAllowed+"="+affinity.FormatList(cpus))
+	}
 	if c.RankEnv != nil {
 		set = append(set, c.RankEnv(rank)...)
 	}
@@ -76,4 +83,15 @@ func (c *Config) env(rank int, base []string, launcher int) []string {
 		}
 	}
 	return append(env, set...)
+}
+
+// planned returns the CPUs of every PE's share, ascending, or nil when the
+// PEs are not bound.
+func (c *Config) planned() []int {
+	var all []int
+	for _, cpus := range c.CPUs {
+		all = append(all, cpus...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
 }

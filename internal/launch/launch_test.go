@@ -240,6 +240,17 @@ func TestEnv(t *testing.T) {
 	if want = []string{"A=b", "SHMEM_LAUNCHER_PID=5"}; !slices.Equal(got, want) {
 		t.Fatalf("env without rank:\n got %q\nwant %q", got, want)
 	}
+	// Bound PEs learn every PE's CPUs, which they may widen to; unbound
+	// ones lose an inherited list.
+	c = Config{NPEs: 2, NoRank: true, CPUs: [][]int{{2, 3}, {0, 1}}}
+	got = c.env(1, []string{"SHMEM_CPUS_ALLOWED=7"}, 5)
+	if want = []string{"SHMEM_LAUNCHER_PID=5", "SHMEM_CPUS_ALLOWED=0,1,2,3"}; !slices.Equal(got, want) {
+		t.Fatalf("env of a bound PE:\n got %q\nwant %q", got, want)
+	}
+	c.CPUs = nil
+	if got = c.env(1, []string{"SHMEM_CPUS_ALLOWED=7"}, 5); !slices.Equal(got, []string{"SHMEM_LAUNCHER_PID=5"}) {
+		t.Fatalf("env of an unbound PE: %q", got)
+	}
 }
 
 // TestRanksAndCommand: a launcher that starts part of a job, through a

@@ -91,6 +91,12 @@ type Config struct {
 	// to their threads (rdma.Config.LockedCallers): the C API's. Default
 	// false.
 	LockedCallers bool
+	// WidenTo lists the CPUs this PE's threads move to when a network
+	// read's busy poll finds the PE's core oversubscribed
+	// (rdma.Config.OnContended, affinity.Widen): the launcher sets it
+	// (affinity.EnvAllowed) when it binds PEs. Default nil: the threads
+	// stay where they are.
+	WidenTo []int
 	// Provider selects the data path to PEs on other hosts: ProviderTCP
 	// (default, also "") or ProviderFabric (SHMEM_RDMA_PROVIDER). TCP is
 	// the default because it runs everywhere without cgo and is encrypted;

@@ -6,9 +6,11 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/goshmem/shmem/heap"
+	"github.com/goshmem/shmem/internal/affinity"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
@@ -144,7 +146,7 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 	}
 	node, err := rdma.Listen(rdma.Config{
 		Rank: c.Rank, NPEs: c.NPEs, Heap: j.seg.Reservation(), Usable: j.seg.Usable, Statics: c.Statics, Bell: j.bell, BusyPoll: c.BusyPoll, LockedCallers: c.LockedCallers,
-		ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
+		OnContended: j.widen(), ServerTLS: j.serverTLS, ClientTLS: j.clientTLS, Listener: j.dataLn,
 		Authenticate: j.authenticate, Logger: j.log,
 	})
 	if err != nil {
@@ -167,6 +169,23 @@ func (j *joiner) providersStage(context.Context) (func() error, error) {
 	}
 	j.paths, j.shared, err = j.makePaths(j.recs, j.via)
 	return u.close, err
+}
+
+// widen returns rdma.Config.OnContended: the first time the node's polls
+// rest for contention it moves the PE's threads onto Config.WidenTo
+// (nil when there is none).
+func (j *joiner) widen() func() {
+	cpus := j.cfg.WidenTo
+	if len(cpus) == 0 {
+		return nil
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			err := affinity.Widen(cpus)
+			j.log.Info("cores oversubscribed: PE unbound", "rank", j.cfg.Rank, "cpus", affinity.FormatList(cpus), "err", err)
+		})
+	}
 }
 
 // controlStage starts the PE on the paths and wires it to the control

@@ -57,6 +57,8 @@ type pollBudget struct {
 	// osYield gives up the thread's core (transport.OSYield; tests
 	// stand in a yield that returns late).
 	osYield func()
+	// onRest runs when a rest starts (Config.OnContended); nil: nothing.
+	onRest func()
 }
 
 const (
@@ -147,6 +149,9 @@ func (b *pollBudget) contended(now time.Time, d time.Duration) bool {
 	r := b.rest.Load()
 	b.restTo.Store(now.UnixNano() + r)
 	b.rest.Store(min(2*r, int64(maxRest)))
+	if b.onRest != nil {
+		b.onRest()
+	}
 	return true
 }
 

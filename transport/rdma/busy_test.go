@@ -452,3 +452,27 @@ func TestPollParksAfterAStolenSlice(t *testing.T) {
 		t.Errorf("late yields %d, want 1 strike", pb.late.Load())
 	}
 }
+
+// TestRestCallsOnContended: the start of a rest for contention is reported
+// (Config.OnContended) once per rest, not for each late yield.
+func TestRestCallsOnContended(t *testing.T) {
+	pb := newPollBudget(time.Millisecond)
+	var rests int
+	pb.onRest = func() { rests++ }
+	now := time.Now()
+	for i := 0; i < strikes-1; i++ {
+		if pb.contended(now, sliceStolen) {
+			t.Fatalf("rest after %d late yields, want %d", i+1, strikes)
+		}
+	}
+	if rests != 0 {
+		t.Fatalf("%d rests reported before the rest", rests)
+	}
+	if !pb.contended(now, sliceStolen) || rests != 1 {
+		t.Fatalf("after %d late yields: %d rests reported, want 1", strikes, rests)
+	}
+	pb.contended(now, time.Microsecond) // an answered yield: no rest
+	if rests != 1 {
+		t.Fatalf("%d rests reported after an early yield", rests)
+	}
+}

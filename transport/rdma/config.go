@@ -89,6 +89,12 @@ type Config struct {
 	// switches, and yielding every few reads made an 8-byte get over TCP
 	// from C 30% slower than from Go. Default false.
 	LockedCallers bool
+	// OnContended, if set, runs when a busy poll starts resting because
+	// the node's cores are oversubscribed (its yields return late: see
+	// pollBudget), on the polling goroutine; it must not block. The
+	// multi-process backend unbinds a PE the launcher bound to one CPU
+	// there (affinity.Widen). Default nil.
+	OnContended func()
 	// Logger receives connection events and the reason for every closed
 	// connection. Default slog.Default().
 	Logger *slog.Logger

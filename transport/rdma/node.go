@@ -99,6 +99,7 @@ func Listen(cfg Config) (*Node, error) {
 	n.ranger, _ = c.Bell.(rangeRinger)
 	if c.BusyPoll > 0 {
 		n.poll = newPollBudget(c.BusyPoll)
+		n.poll.onRest = c.OnContended
 		_, n.yieldAfterRing = c.Bell.(*transport.LocalBell)
 		if c.LockedCallers {
 			n.poll.servers = newReadyWatch()
