@@ -26,8 +26,8 @@ func owned() []string {
 // env returns PE rank's environment: base without the variables the launch
 // sets, then rank, size, local rank and size, host, rendezvous, the
 // launcher's pid and, when the PEs are bound, the CPUs they were planned
-// on (affinity.EnvAllowed), then RankEnv(rank). The rank rank is the PE's index in
-// the job even with NoRank, which only keeps it from the PE.
+// on (affinity.EnvAllowed), then RankEnv(rank). The rank rank is the PE's
+// index in the job even with NoRank, which only keeps it from the PE.
 func (c *Config) env(rank int, base []string, launcher int) []string {
 	localRank, localSize := rank, c.NPEs
 	if c.Hosts != nil {

@@ -182,8 +182,11 @@ func (j *joiner) widen() func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			err := affinity.Widen(cpus)
-			j.log.Info("cores oversubscribed: PE unbound", "rank", j.cfg.Rank, "cpus", affinity.FormatList(cpus), "err", err)
+			if err := affinity.Widen(cpus); err != nil {
+				j.log.Warn("cores oversubscribed: unbinding the PE failed", "rank", j.cfg.Rank, "cpus", affinity.FormatList(cpus), "err", err)
+				return
+			}
+			j.log.Info("cores oversubscribed: PE unbound", "rank", j.cfg.Rank, "cpus", affinity.FormatList(cpus))
 		})
 	}
 }
