@@ -340,41 +340,48 @@ func (b *busyConn) readOnce(fd uintptr) bool {
 			b.pb.expired()
 			b.spun = true
 			return b.park()
-		case i%256 == 0:
-			// A sched_yield that returns late shows that another thread
-			// wanted this core. (Gosched is not timed: a goroutine of this
-			// process running meanwhile is no sign of oversubscription.)
-			t := time.Now()
-			b.pb.osYield()
-			if now := time.Now(); b.pb.contended(now, now.Sub(t)) {
-				b.release()
-				b.spun = true
-				return b.park()
-			}
 		case i%4 == 0:
 			// Goroutines of this process first (a PE waiting in Go), then
 			// other threads: a thread outside the runtime that polls this
 			// PE's memory on this core, as the C API's waits do, gets
 			// the core only when this thread gives it up (C ping-pong
-			// over TCP: 180 µs a round trip without, 45-53 with).
-			if b.yieldsToGoroutines() {
+			// over TCP: 180 µs a round trip without, 45-53 with). The
+			// 256th yield goes to other threads alone: it is the one
+			// whose lateness counts toward a rest (yieldLate).
+			strike := i%256 == 0
+			if !strike && b.yieldsToGoroutines() {
 				runtime.Gosched()
 			}
-			// Every yield is timed (two reads of the monotonic clock,
-			// which time.Since of the poll's start makes): on a core
-			// shared with a CPU-bound process one yield can hand it
-			// over for a whole time slice, and a poll made 64 untimed
-			// ones before its timed one (see sliceStolen).
-			t := time.Since(b.start)
-			b.pb.osYield()
-			if d := time.Since(b.start) - t; d >= sliceStolen {
-				b.pb.contended(b.start.Add(t+d), d)
+			if b.yieldLate(strike) {
 				b.release()
 				b.spun = true
 				return b.park()
 			}
 		}
 	}
+}
+
+// yieldLate gives the thread's core to other threads and reports whether
+// the poll must park: the yield came back a time slice late (sliceStolen),
+// or, when strike is set, late at all (stolen) for the strikes'th time in
+// a row, which starts a rest (pollBudget.contended). Every yield is timed
+// (two reads of the monotonic clock, which time.Since of the poll's start
+// makes): on a core shared with a CPU-bound process one yield can hand it
+// over for a whole slice, and a poll used to make 64 untimed ones before
+// its timed one. (Gosched is not timed: a goroutine of this process
+// running meanwhile is no sign of oversubscription.)
+func (b *busyConn) yieldLate(strike bool) bool {
+	t := time.Since(b.start)
+	b.pb.osYield()
+	d := time.Since(b.start) - t
+	switch {
+	case d >= sliceStolen:
+		b.pb.contended(time.Now(), d)
+		return true
+	case strike:
+		return b.pb.contended(time.Now(), d)
+	}
+	return false
 }
 
 // yieldsToGoroutines reports whether the poll yields to the process's
