@@ -163,6 +163,7 @@ func joinGossip(ctx context.Context, o *options) (*PE, error) {
 
 // configured applies the options that act on a live PE.
 func configured(p *PE, o *options) *PE {
+	announce(p, o)
 	p.c.SetOpTimeout(o.opTimeout)
 	if o.hangReport > 0 {
 		p.c.SetHangReport(o.hangReport)

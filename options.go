@@ -2,6 +2,7 @@ package shmem
 
 import (
 	"crypto/tls"
+	"io"
 	"log/slog"
 	"os"
 	"time"
@@ -58,6 +59,10 @@ type options struct {
 	metrics       bool   // WithMetrics
 	statics       []byte // WithStatics
 	staticsLayout uint64 // WithStaticsLayout
+	// announce: what PE 0 prints once the world is up, for OpenSHMEM's
+	// SHMEM_VERSION and SHMEM_INFO (startinfo.go); nil: nothing.
+	announce                io.Writer
+	printVersion, printInfo bool
 }
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,
@@ -270,6 +275,8 @@ func resolve(opts []Option) (*options, error) {
 		o.hangReport = d
 	}
 	o.requireLaunch = os.Getenv("SHMEM_REQUIRE_LAUNCHER") == "1"
+	o.printVersion, o.printInfo = os.Getenv(bootstrap.EnvVersion) != "", os.Getenv(bootstrap.EnvInfo) != ""
+	o.announce = os.Stdout
 	for _, f := range opts {
 		if f != nil {
 			f(o)

@@ -1,5 +1,14 @@
 package bootstrap
 
+// OpenSHMEM's start-up information variables: with any value, PE 0 prints
+// goshmem's version and the OpenSHMEM version it implements (EnvVersion),
+// or this package's EnvTable (EnvInfo), to standard output once its world
+// is up.
+const (
+	EnvVersion = "SHMEM_VERSION"
+	EnvInfo    = "SHMEM_INFO"
+)
+
 // EnvTable is the Markdown table of every environment variable goshmem
 // reads at start-up; the README and shmem-config print it verbatim, so it
 // is the one place to update when a variable changes.
@@ -22,8 +31,11 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SMEM_CONF_STORE_TLS_ENABLE`" + ` | Init | CANN SHMEM's switch: ` + "`0`" + ` turns TLS off for the ` + "`SHMEM_UID_SESSION_ID`" + ` start-up (default on, which needs ` + "`SHMEM_JOB_SECRET`" + `) |
 | ` + "`SHMEM_UID_SOCK_IFNAME`" + ` | GetUniqueID | interface to listen on: ` + "`name`" + `, ` + "`name:inet4`" + `, ` + "`name:inet6`" + ` (no suffix: IPv4 preferred, IPv6 fallback); free port |
 | (neither) | GetUniqueID | first up, running interface not named lo*/docker*/veth*/br-*/virbr*/tun*/tap* with a non-loopback, non-link-local address, IPv4 preferred; free port |
-| ` + "`SHMEM_SYMMETRIC_SIZE`" + ` | Init | symmetric heap bytes per PE: ` + "`1073741824`" + `, ` + "`512m`" + `, ` + "`2G`" + `, ` + "`1GiB`" + ` (binary k/m/g/t, optional b) |
+| ` + "`SHMEM_SYMMETRIC_SIZE`" + ` | Init | symmetric heap bytes per PE, as OpenSHMEM writes it: a number, then optionally k, m, g or t (binary), e.g. ` + "`1073741824`" + `, ` + "`512m`" + `, ` + "`3.1M`" + ` (its integer ceiling: 3250586), ` + "`2G`" + `, ` + "`1GiB`" + ` (what follows the unit is ignored) |
 | ` + "`SHMEM_SYMMETRIC_SIZE_MAX`" + ` | Init | the size the heap may grow to when an allocation does not fit (same syntax); default: no growth. Every PE must give the same |
+| ` + "`SHMEM_VERSION`" + ` | Init | any value: PE 0 prints goshmem's version and the OpenSHMEM version it implements once the world is up |
+| ` + "`SHMEM_INFO`" + ` | Init | any value: PE 0 prints this table once the world is up |
+| ` + "`SHMEM_DEBUG`" + ` | Init | any value: debugging messages (` + "`SHMEM_LOG_LEVEL=DEBUG`" + `, unless that variable is set) |
 | ` + "`SHMEM_LOG_LEVEL`" + ` | Init | ` + "`DEBUG`" + `, ` + "`INFO`" + `, ` + "`WARN`" + ` (default), ` + "`ERROR`" + `, any case |
 | ` + "`SHMEM_LOG_PATH`" + ` | Init | directory for ` + "`goshmem-<pid>.log`" + ` (dir 0700, file 0600); console then silent unless SHMEM_LOG_TO_STDOUT |
 | ` + "`SHMEM_LOG_TO_STDOUT`" + ` | Init | ` + "`1`" + `/` + "`true`" + `: log to stdout instead of stderr |

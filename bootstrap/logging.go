@@ -16,6 +16,9 @@ const (
 	EnvLogLevel    = "SHMEM_LOG_LEVEL"
 	EnvLogPath     = "SHMEM_LOG_PATH"
 	EnvLogToStdout = "SHMEM_LOG_TO_STDOUT"
+	// EnvDebug is OpenSHMEM's switch for debugging messages: any value
+	// means SHMEM_LOG_LEVEL=DEBUG unless that is set.
+	EnvDebug = "SHMEM_DEBUG"
 )
 
 // LogFileName is the file LoggerFromEnv creates inside SHMEM_LOG_PATH for
@@ -30,7 +33,8 @@ func (nopCloser) Close() error { return nil }
 // LoggerFromEnv builds goshmem's logger (a slog text handler) from:
 //
 //   - SHMEM_LOG_LEVEL: DEBUG, INFO, WARN (or WARNING) or ERROR, any case;
-//     default WARN, so a healthy job prints nothing.
+//     default WARN, so a healthy job prints nothing, or DEBUG when
+//     SHMEM_DEBUG (OpenSHMEM's variable) has any value.
 //   - SHMEM_LOG_PATH: a directory (created 0700 if missing); the log goes to
 //     LogFileName(os.Getpid()) inside it, created 0600 and appended to.
 //   - SHMEM_LOG_TO_STDOUT: 1/true/yes/on writes to stdout instead of
@@ -45,6 +49,9 @@ func LoggerFromEnv(getenv func(string) string, stdout, stderr io.Writer) (*slog.
 		return nil, nil, errs.New("LoggerFromEnv", errs.NoPE, errs.NoPE, sentinel, format, args...)
 	}
 	level := slog.LevelWarn
+	if getenv(EnvDebug) != "" {
+		level = slog.LevelDebug
+	}
 	if v := strings.TrimSpace(getenv(EnvLogLevel)); v != "" {
 		switch strings.ToUpper(v) {
 		case "DEBUG":

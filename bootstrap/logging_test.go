@@ -65,6 +65,26 @@ func TestLoggerLevels(t *testing.T) {
 	}
 }
 
+// TestDebugVariable: OpenSHMEM's SHMEM_DEBUG (any value) logs at DEBUG,
+// and an explicit SHMEM_LOG_LEVEL wins over it.
+func TestDebugVariable(t *testing.T) {
+	for _, c := range []struct {
+		getenv func(string) string
+		debug  bool
+	}{
+		{env(EnvDebug, "1"), true},
+		{env(EnvDebug, "yes"), true},
+		{env(EnvDebug, "1", EnvLogLevel, "ERROR"), false},
+		{env(EnvDebug, ""), false},
+	} {
+		var out, errw bytes.Buffer
+		logAll(t, c.getenv, &out, &errw)
+		if got := strings.Contains(errw.String(), "msg=d-line"); got != c.debug {
+			t.Errorf("SHMEM_DEBUG=%q SHMEM_LOG_LEVEL=%q: debug line present=%v, want %v", c.getenv(EnvDebug), c.getenv(EnvLogLevel), got, c.debug)
+		}
+	}
+}
+
 func contains(s []string, v string) bool {
 	for _, x := range s {
 		if x == v {

@@ -42,8 +42,18 @@ func TestParseSize(t *testing.T) {
 		{"1.5GiB", 3 << 29},
 		{"0.5k", 512},
 		{"2.25m", 9 << 18},
-		{"0.001k", 1},
-		{"1.000000001k", 1024},
+		{"0.001k", 2},          // 1.024 bytes: the ceiling
+		{"1.000000001k", 1025}, // 1024.000001 bytes
+		{"3.1M", 3250586},      // the specification's example
+		{"20m", 20971520},      // the specification's example
+		{".5m", 1 << 19},       // "the same result as 0.5m"
+		{"20kk", 20 << 10},     // characters after the multiplier are ignored
+		{"1kiB2", 1 << 10},
+		{"1gbyte", 1 << 30},
+		{"1.5", 2},
+		{"1.", 1},
+		{"0.1234567891k", 127}, // 126.4 bytes: no limit on fraction digits
+		{"8388607.999999t", 8388607<<40 + 1099510528265},
 	}
 	for _, c := range cases {
 		got, err := ParseSize(c.in)
@@ -55,8 +65,8 @@ func TestParseSize(t *testing.T) {
 
 func TestParseSizeRejects(t *testing.T) {
 	for _, in := range []string{
-		"", " ", "-1", "-1k", "+1", "1.5", "1.5b", "1.g", "1.1234567891k", "1e9", "0x10", "1 k", "k", "b", "kb",
-		"1kk", "1bb", "1ib", "1i", "1p", "1kiB2", "1gbyte", "12 34", "1_000",
+		"", " ", ".", ".k", "-1", "-1k", "+1", "1.2.3", "1e9", "0x10", "1 k", "k", "b", "kb",
+		"1bb", "1ib", "1i", "1p", "12 34", "1_000",
 		"9223372036854775808",  // MaxInt64 + 1
 		"99999999999999999999", // would wrap uint64 in a naive loop
 		"8388608t",             // 2^23 TiB = 2^63

@@ -1,6 +1,9 @@
 package main
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // allocator hands out the C heap: byte ranges of the one Sym[uint8] that
 // shmem_init allocates. shmem_malloc and its kin are collective, so every
@@ -23,6 +26,9 @@ func newAllocator(base, start, end uint64) *allocator {
 func (a *allocator) alloc(size, align uint64) (uint64, bool) {
 	if size == 0 {
 		size = 1
+	}
+	if size > math.MaxUint64-15 {
+		return 0, false // rounding up would wrap to a small block
 	}
 	size = (size + 15) &^ 15 // keep every block 16-byte aligned, as malloc does
 	for i, s := range a.free {

@@ -88,22 +88,24 @@ void shmem_info_get_name(char *name) {
 
 void *shmem_malloc(size_t size) {
   if (size == 0) return NULL;
-  return goshmem_alloc(OP("shmem_malloc"), size, 0, 0);
+  return goshmem_alloc(OP("shmem_malloc"), size, 1, 0);
 }
 
 void *shmem_malloc_with_hints(size_t size, long hints) {
   (void)hints; /* every object supports atomics and signals */
   if (size == 0) return NULL;
-  return goshmem_alloc(OP("shmem_malloc_with_hints"), size, 0, 0);
+  return goshmem_alloc(OP("shmem_malloc_with_hints"), size, 1, 0);
 }
 
 void *shmem_calloc(size_t count, size_t size) {
   if (count == 0 || size == 0 || count > SIZE_MAX / size) return NULL;
-  return goshmem_alloc(OP("shmem_calloc"), count * size, 0, 1);
+  return goshmem_alloc(OP("shmem_calloc"), count * size, 1, 1);
 }
 
 void *shmem_align(size_t alignment, size_t size) {
-  if (size == 0 || alignment == 0 || (alignment & (alignment - 1))) return NULL;
+  if (size == 0) return NULL;
+  /* An alignment that is not a power of two is refused in goshmem_alloc,
+   * after every PE has joined, with a reason for shmemx_last_error. */
   return goshmem_alloc(OP("shmem_align"), size, alignment, 0);
 }
 
@@ -175,6 +177,7 @@ int shmem_test_lock(long *lock) {
 
 int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
   (void)options; /* every context is as capable as the default one */
+  if (!ctx) return -1; /* nowhere to put it: nothing created */
   uintptr_t h = 0;
   int rc = goshmem_ctx_create(OP("shmem_ctx_create"), 1, &h);
   *ctx = (shmem_ctx_t)h;
@@ -182,6 +185,7 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
 }
 int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
   (void)options;
+  if (!ctx) return -1;
   uintptr_t h = 0;
   *ctx = SHMEM_CTX_INVALID;
   int n = shmem_team_n_pes(team);

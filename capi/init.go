@@ -11,11 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/bootstrap"
 )
 
 // preInit is what the aclshmemx_* calls configure before init.
@@ -137,21 +136,18 @@ func userHeap() (int64, error) {
 	return n, nil
 }
 
-// parseSize reads 1073741824, 512m, 2G, 1GiB (binary k/m/g/t, optional b).
+// parseSize reads a heap size as shmemrun and the Go API do
+// (bootstrap.ParseSize: OpenSHMEM's syntax), and bounds it to what a heap
+// can be.
 func parseSize(v string) (int64, error) {
-	s := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(v)), "b"), "i")
-	mult := int64(1)
-	if s != "" {
-		if i := strings.IndexByte("kmgt", s[len(s)-1]); i >= 0 {
-			mult = 1 << (10 * (i + 1))
-			s = s[:len(s)-1]
-		}
+	n, err := bootstrap.ParseSize(v)
+	if err != nil {
+		return 0, err
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 || n > (1<<50)/mult {
-		return 0, errors.New("not a size")
+	if n <= 0 || n > 1<<50 {
+		return 0, errors.New("not a heap size (1 byte to 1 PiB)")
 	}
-	return n * mult, nil
+	return n, nil
 }
 
 //export goshmem_finalize
@@ -235,13 +231,24 @@ func goshmem_check(op *C.char, peers C.int) C.int {
 	return 0
 }
 
+// goshmem_alloc is the collective allocation behind shmem_malloc and its
+// kin: size bytes aligned to align (a power of two; malloc's 1 means
+// malloc's 16), zeroed when zero is set, or NULL with the reason recorded
+// for shmemx_last_error. Every PE joins the agreement even when its own
+// arguments are refused, so that the others fail instead of waiting.
+//
 //export goshmem_alloc
 func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer {
 	defer guard(op)
 	s := world(op)
-	setup.Lock()
-	off, ok := heapAllo.alloc(uint64(size), max(uint64(align), 16))
-	setup.Unlock()
+	badAlign := align == 0 || align&(align-1) != 0
+	var off uint64
+	ok := false
+	if !badAlign {
+		setup.Lock()
+		off, ok = heapAllo.alloc(uint64(size), max(uint64(align), 16))
+		setup.Unlock()
+	}
 	res := int64(off)
 	if !ok {
 		res = -1
@@ -260,7 +267,11 @@ func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer 
 		die(op, err)
 		return nil
 	}
-	if !ok {
+	switch {
+	case badAlign:
+		record(op, fmt.Errorf("%w: alignment %d is not a power of two", shmem.ErrInvalidArgument, align))
+		return nil
+	case !ok:
 		record(op, fmt.Errorf("%w: %d bytes (SHMEM_SYMMETRIC_SIZE is %d)", shmem.ErrOutOfMemory, size, s.size))
 		return nil
 	}
@@ -296,18 +307,25 @@ func goshmem_free(op *C.char, ptr unsafe.Pointer) {
 	defer guard(op)
 	s := world(op)
 	off := int64(uintptr(ptr) - uintptr(s.base))
+	setup.Lock()
+	_, live := heapAllo.sizeOf(uint64(off))
+	setup.Unlock()
 	// Every PE stops using the object before any PE reuses its memory, and
-	// every PE frees the same object.
-	if err := agree(s, off, 0); err != nil {
+	// every PE frees the same object. A PE whose pointer is not a live
+	// block still joins, so that the others fail instead of waiting, but
+	// reports its own mistake rather than the disagreement it causes.
+	err := agree(s, off, 0)
+	if !live {
+		die(op, fmt.Errorf("%w: %p was not returned by shmem_malloc (or was freed)", shmem.ErrInvalidArgument, ptr))
+		return
+	}
+	if err != nil {
 		die(op, err)
 		return
 	}
 	setup.Lock()
-	ok := heapAllo.release(uint64(off))
+	heapAllo.release(uint64(off))
 	setup.Unlock()
-	if !ok {
-		die(op, fmt.Errorf("%w: %p was not returned by shmem_malloc", shmem.ErrInvalidArgument, ptr))
-	}
 }
 
 //export goshmem_realloc

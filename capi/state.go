@@ -106,7 +106,7 @@ func (h *handles[T]) reset() {
 	h.m, h.next = nil, 0
 }
 
-var errNotInit = errors.New("goshmem: shmem_init has not been called (or shmem_finalize has)")
+var errNotInit = errors.New("shmem_init has not been called (or shmem_finalize has)")
 
 // world returns the state, or aborts op when there is none: a call before
 // shmem_init is a program bug that no error mode can return from.
@@ -175,8 +175,12 @@ func notSym(addr unsafe.Pointer, n uint64, pe int) error {
 		return fmt.Errorf("%w: address %p (%d bytes) is static data, which this world does not carry to PE %d",
 			shmem.ErrInvalidArgument, addr, n, pe)
 	}
+	if size > 0 {
+		return fmt.Errorf("%w: address %p (%d bytes) is not symmetric: neither in the symmetric heap (shmem_malloc memory) nor in the program's static data",
+			shmem.ErrInvalidArgument, addr, n)
+	}
 	err := fmt.Errorf("%w: address %p (%d bytes) is not in the symmetric heap (shmem_malloc memory)", shmem.ErrInvalidArgument, addr, n)
-	if size == 0 && why != "" {
+	if why != "" {
 		err = fmt.Errorf("%w, and static data is not symmetric in this process: %s", err, why)
 	}
 	return err

@@ -1,9 +1,10 @@
 /*
  * shmem.h: the OpenSHMEM 1.5 C API of goshmem (libgoshmem).
  *
- * Symmetric objects are those returned by shmem_malloc and its kin: an
- * address inside them names the same object on every PE. Global and static
- * variables are not symmetric in goshmem (see README "For C users").
+ * Symmetric objects are those returned by shmem_malloc and its kin and the
+ * program's global and static variables: an address inside them names the
+ * same object on every PE (statics on every host; see README "For C users"
+ * for how they are shared and what each transport needs).
  * Errors: calls with a return code return nonzero; the others abort the
  * program with a message naming the call (shmemx.h can change that).
  */

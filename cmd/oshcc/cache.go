@@ -35,6 +35,10 @@ func moduleRoot() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
+// headers are the C API's headers, as programs include them (relative to
+// capi/include and to the include directory oshcc passes with -I).
+var headers = []string{"shmem.h", "shmem_gen.h", "shmemx.h", "mpp/shmem.h", "mpp/shmemx.h"}
+
 // sourceHash hashes what libgoshmem is built from: the module's Go, C and
 // header files (tests and testdata aside), go.mod, go.sum and the Go
 // version.
@@ -142,15 +146,16 @@ func ensureLibrary(root string, v variant) (string, error) {
 	if err := build.Run(); err != nil {
 		return "", fmt.Errorf("building libgoshmem: %v", err)
 	}
-	if err := os.MkdirAll(filepath.Join(tmp, "include"), 0o755); err != nil {
-		return "", err
-	}
-	for _, h := range []string{"shmem.h", "shmem_gen.h", "shmemx.h"} {
+	for _, h := range headers {
 		b, err := os.ReadFile(filepath.Join(root, "capi", "include", h))
 		if err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(filepath.Join(tmp, "include", h), b, 0o644); err != nil {
+		dst := filepath.Join(tmp, "include", h)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
 			return "", err
 		}
 	}

@@ -1,6 +1,7 @@
 /* misc.c: memory management, locks, contexts, queries. */
 #include <string.h>
-#include <shmemx.h>
+#include <mpp/shmemx.h> /* the older path, which shmemx.h's programs still use */
+#include <stdint.h>
 #include "check.h"
 
 int main(void) {
@@ -23,6 +24,11 @@ int main(void) {
   CHECK(z[999] == 7, "realloc keeps contents");
   CHECK(shmem_malloc(0) == NULL, "malloc(0)");
   CHECK(shmem_malloc((size_t)1 << 40) == NULL, "out of memory is NULL");
+  /* Sizes within 15 of SIZE_MAX must not round up to a small block that
+   * overlaps the next allocation. */
+  CHECK(shmem_malloc(SIZE_MAX - 8) == NULL && shmem_calloc(SIZE_MAX - 3, 1) == NULL, "sizes that wrap are NULL");
+  CHECK(shmem_align(3, 16) == NULL && strstr(shmemx_last_error(), "shmem_align: ") && strstr(shmemx_last_error(), "power of two"),
+        "bad alignment: %s", shmemx_last_error());
   /* PEs that ask for different sizes all get NULL and the reason, not
    * different addresses */
   shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
@@ -30,6 +36,11 @@ int main(void) {
   CHECK(n == 1 || (bad == NULL && strstr(shmemx_last_error(), "shmem_malloc: ") && strstr(shmemx_last_error(), "disagree")),
         "mismatched malloc: %p %s", bad, shmemx_last_error());
   if (n == 1) shmem_free(bad);
+  /* A pointer that is not a live block names the mistake on the PE that
+   * made it, not only the disagreement the others see. */
+  static long not_heap;
+  shmem_free(me == 0 ? (void *)&not_heap : (void *)a);
+  CHECK(me != 0 || strstr(shmemx_last_error(), "was not returned by shmem_malloc"), "free of a static: %s", shmemx_last_error());
   shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
 
   long *lock = shmem_calloc(1, sizeof(long));
