@@ -55,6 +55,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("shmemrun", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&c.NP, "np", 0, "number of PEs to start (required)")
+	fs.IntVar(&c.NP, "n", 0, "the same as -np (as oshrun and mpirun accept it)")
 	fs.BoolVar(&c.NoTLS, "no-tls", false, "make the unique ID without TLS (the program must also pass shmem.WithoutTLS to Init)")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "start-up bound for Init, passed as SHMEM_INIT_TIMEOUT (0: Init's default)")
 	fs.StringVar(&c.Heap, "heap", "", "symmetric heap per PE, e.g. 512m or 2G (sets SHMEM_SYMMETRIC_SIZE)")

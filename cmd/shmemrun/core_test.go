@@ -20,6 +20,9 @@ func TestParseArgs(t *testing.T) {
 	if c.BindTo != "auto" {
 		t.Fatalf("default -bind-to %q, want auto", c.BindTo)
 	}
+	if c, err := parseArgs([]string{"-n", "3", "prog"}, io.Discard); err != nil || c.NP != 3 {
+		t.Fatalf("-n 3 (oshrun's spelling): %+v, %v", c, err)
+	}
 	c, err = parseArgs([]string{"-np", "2", "--bind-to", "none", "--", "-weird-prog"}, io.Discard)
 	if err != nil || c.Prog != "-weird-prog" || len(c.Args) != 0 || c.BindTo != "none" {
 		t.Fatalf("after --: %+v, %v", c, err)
