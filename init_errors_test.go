@@ -59,9 +59,22 @@ func TestInitMistakes(t *testing.T) {
 	if !errors.Is(err, shmem.ErrBootstrap) || !strings.Contains(err.Error(), "shmemrun") {
 		t.Errorf("Init requiring a launcher without one: %v, want ErrBootstrap", err)
 	}
-	t.Setenv("SHMEM_REQUIRE_LAUNCHER", "1")
-	if _, err := shmem.Init(ctx); !errors.Is(err, shmem.ErrBootstrap) {
-		t.Errorf("Init with SHMEM_REQUIRE_LAUNCHER=1 and no launcher: %v, want ErrBootstrap", err)
+	for _, v := range []string{"1", "true", "YES"} {
+		t.Setenv("SHMEM_REQUIRE_LAUNCHER", v)
+		if _, err := shmem.Init(ctx); !errors.Is(err, shmem.ErrBootstrap) {
+			t.Errorf("Init with SHMEM_REQUIRE_LAUNCHER=%s and no launcher: %v, want ErrBootstrap", v, err)
+		}
+	}
+	t.Setenv("SHMEM_REQUIRE_LAUNCHER", "sure")
+	if _, err := shmem.Init(ctx); !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "SHMEM_REQUIRE_LAUNCHER") {
+		t.Errorf("Init with SHMEM_REQUIRE_LAUNCHER=sure: %v, want ErrInvalidArgument naming it", err)
+	}
+	t.Setenv("SHMEM_REQUIRE_LAUNCHER", "")
+
+	// A switch goshmem does not know is an error, not the default.
+	t.Setenv("SHMEM_TRANSPORT", "udp")
+	if _, err := shmem.Init(ctx); !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), `SHMEM_TRANSPORT="udp"`) {
+		t.Errorf("Init with SHMEM_TRANSPORT=udp: %v, want ErrInvalidArgument naming it", err)
 	}
 }
 

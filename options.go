@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
@@ -238,8 +239,12 @@ func resolve(opts []Option) (*options, error) {
 		}
 		o.widenTo = cpus
 	}
-	if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
+	switch v := os.Getenv("SHMEM_TRANSPORT"); strings.ToLower(strings.TrimSpace(v)) {
+	case "":
+	case "tcp":
 		o.network = true
+	default:
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "SHMEM_TRANSPORT=%q: want tcp (or unset)", v)
 	}
 	switch o.rdma = os.Getenv("SHMEM_RDMA_PROVIDER"); o.rdma {
 	case "", "tcp", "fabric":
@@ -274,7 +279,9 @@ func resolve(opts []Option) (*options, error) {
 		}
 		o.hangReport = d
 	}
-	o.requireLaunch = os.Getenv("SHMEM_REQUIRE_LAUNCHER") == "1"
+	if o.requireLaunch, err = bootstrap.EnvBool("SHMEM_REQUIRE_LAUNCHER", os.Getenv("SHMEM_REQUIRE_LAUNCHER")); err != nil {
+		return nil, errs.As("Init", errs.NoPE, err)
+	}
 	o.printVersion, o.printInfo = os.Getenv(bootstrap.EnvVersion) != "", os.Getenv(bootstrap.EnvInfo) != ""
 	o.announce = os.Stdout
 	for _, f := range opts {

@@ -42,7 +42,7 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_INIT_TIMEOUT`" + ` | Init | start-up bound, a Go duration (` + "`90s`" + `); default 60s; set by shmemrun --timeout |
 | ` + "`SHMEM_FAILURE_TIMEOUT`" + ` | Init | a Go duration in [600ms, 1h]: a PE silent that long on the control lane (killed, cut off, or paused by a debugger, a VM pause or a cgroup freeze) is suspected, and declared failed by its peers unless another PE hears it within a third of the bound more; default ` + "`3s`" + ` (declared within 4 s) |
 | ` + "`SHMEM_PORT_RANGE`" + ` | Init, GetUniqueID | ` + "`LO-HI`" + ` or one port: every listener (rank 0's rendezvous, each PE's control and data listeners, and with ` + "`SHMEM_RDMA_PROVIDER=fabric`" + ` the libfabric endpoint of IP providers: TCP for ` + "`tcp;ofi_rxm`" + ` and ` + "`sockets`" + `, UDP for ` + "`udp;ofi_rxd`" + `) binds a port of the range, so a firewall can open exactly those (verbs over InfiniBand and shm bind no IP port); a unique ID whose port is outside it is refused. Default: any port |
-| ` + "`SHMEM_TRANSPORT`" + ` | Init | ` + "`tcp`" + `: the network path even between PEs on one host (shmemrun --network) |
+| ` + "`SHMEM_TRANSPORT`" + ` | Init | ` + "`tcp`" + ` (any case): the network path even between PEs on one host (shmemrun --network); any other value is an error |
 | ` + "`SHMEM_BUSY_POLL`" + ` | Init | a Go duration in [0, 1s]: network reads poll their socket at most this long before parking; default ` + "`50us`" + `, as OpenSHMEM implementations poll. The poll halves while unanswered and rests entirely while the cores are oversubscribed; ` + "`0`" + ` parks at once (BENCHMARKS.md) |
 | ` + "`SHMEM_CPUS_ALLOWED`" + ` | Init | CPU list (` + "`0-3,8`" + `) a PE bound to its share of CPUs moves all its threads onto once a network poll finds its core oversubscribed; set by shmemrun when it binds (` + "`--bind-to`" + `), unset otherwise |
 | ` + "`SHMEM_RDMA_PROVIDER`" + ` | Init | data path to PEs on other hosts: ` + "`tcp`" + ` (default; TLS) or ` + "`fabric`" + ` (libfabric, RDMA NICs; build with ` + "`-tags goshmem_fabric`" + `; not encrypted, logged as a warning) |
@@ -54,5 +54,5 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_SIM_DELIVERY`" + ` | sim.Run, sim.Measure | ` + "`eager`" + ` (default) or ` + "`lazy`" + `: the delivery of every simulated world whose options do not set it |
 | ` + "`SHMEM_SIM_SEED`" + ` | sim.Run, sim.Measure | the seed of every simulated world whose options do not set one (puts the world under the simulated network) |
 | ` + "`SHMEM_HANG_REPORT`" + ` | Init | a Go duration: calls blocked that long log what they wait for; SIGQUIT prints the PE's report (see "Failures and mistakes") |
-| ` + "`SHMEM_REQUIRE_LAUNCHER`" + ` | Init | ` + "`1`" + `: Init without a launcher's environment fails instead of making a world of one PE |
+| ` + "`SHMEM_REQUIRE_LAUNCHER`" + ` | Init | ` + "`1`" + `/` + "`true`" + `/` + "`yes`" + `/` + "`on`" + `: Init without a launcher's environment fails instead of making a world of one PE |
 `

@@ -66,7 +66,7 @@ func LoggerFromEnv(getenv func(string) string, stdout, stderr io.Writer) (*slog.
 			return bad(errs.ErrInvalidArgument, "%s=%q: want DEBUG, INFO, WARN or ERROR", EnvLogLevel, v)
 		}
 	}
-	toStdout, err := envBool(EnvLogToStdout, getenv(EnvLogToStdout))
+	toStdout, err := EnvBool(EnvLogToStdout, getenv(EnvLogToStdout))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,13 +95,16 @@ func LoggerFromEnv(getenv func(string) string, stdout, stderr io.Writer) (*slog.
 	return slog.New(h), closer, nil
 }
 
-// envBool reads an on/off variable; empty is off.
-func envBool(name, v string) (bool, error) {
+// EnvBool reads the on/off variable name whose value is v, as every
+// goshmem switch is read: 1/true/yes/on or 0/false/no/off, any case and
+// surrounding spaces; empty is off. Anything else is an error wrapping
+// errs.ErrInvalidArgument that names the variable.
+func EnvBool(name, v string) (bool, error) {
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "", "0", "false", "no", "off":
 		return false, nil
 	case "1", "true", "yes", "on":
 		return true, nil
 	}
-	return false, errs.New("LoggerFromEnv", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "%s=%q: want 1/true/yes/on or 0/false/no/off", name, v)
+	return false, errs.New("EnvBool", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "%s=%q: want 1/true/yes/on or 0/false/no/off", name, v)
 }

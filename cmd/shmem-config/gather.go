@@ -101,7 +101,7 @@ func rdmaReport(names []string) RDMAReport {
 func tlsReport() TLSReport {
 	return TLSReport{Default: "on (TLS 1.3, credentials derived from the job secret)", ChangedBy: []string{
 		"shmem.WithoutTLS() passed to GetUniqueID and Init (plain TCP, still authenticated by the job secret)",
-		"shmemrun --no-tls (the program must also pass shmem.WithoutTLS to Init)",
+		"shmemrun --no-tls (the unique ID carries it to every PE: the program need not pass shmem.WithoutTLS)",
 		"shmem.WithTLS(cfg) / shmem.LoadTLS(ca, cert, key, crl): your own mutual-TLS certificates",
 	}}
 }

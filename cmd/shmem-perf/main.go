@@ -44,10 +44,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/affinity"
@@ -56,6 +58,9 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // usage was printed: asked for, not a failure
+		}
 		fmt.Fprintln(os.Stderr, "shmem-perf:", err)
 		os.Exit(1)
 	}
@@ -91,8 +96,10 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.pes, "pes", 0, "run N PEs in the simulator (label sim)")
 	fs.IntVar(&c.np, "np", 0, "launch N processes of this binary on loopback")
 	fs.BoolVar(&c.noTLS, "notls", false, "with -np: make the unique ID without TLS")
+	fs.BoolVar(&c.noTLS, "no-tls", false, "the same as -notls (shmemrun's spelling)")
 	fs.StringVar(&c.rawHost, "rawhost", "127.0.0.1", "the address of PE 1's host, for the tcp_rtt and tls_bw_ceiling references")
 	fs.StringVar(&c.bind, "bind", "auto", "with -np: core binds PE r to the r-th equal share of the allowed CPUs (as oshrun does), none leaves them unbound, auto binds unless SHMEM_BUSY_POLL=0")
+	fs.StringVar(&c.bind, "bind-to", "auto", "the same as -bind (shmemrun's spelling)")
 	fs.StringVar(&c.profile, "cpuprofile", "", "write each PE's CPU profile to FILE.<rank>")
 	fs.BoolVar(&c.metrics, "metrics", false, "run with metrics on and print them to stderr (Prometheus text) after the benches")
 	if err := fs.Parse(args); err != nil {
@@ -112,6 +119,16 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.pes != 0 && c.np != 0 {
 		return c, fmt.Errorf("-pes and -np are exclusive")
+	}
+	// The benches pair PE i with PE i+n/2: checked here, before -np
+	// starts any process.
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"-np", c.np}, {"-pes", c.pes}} {
+		if f.n < 0 || f.n%2 != 0 {
+			return c, fmt.Errorf("%s %d: want an even number of PEs, 2 or more", f.name, f.n)
+		}
 	}
 	if _, err := affinity.Bind(c.bind, func(string) string { return "" }); err != nil {
 		return c, fmt.Errorf("-bind: %v", err)
@@ -164,7 +181,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if c.label == "" {
 		c.label = "udma"
-		if os.Getenv("SHMEM_TRANSPORT") == "tcp" {
+		if strings.EqualFold(strings.TrimSpace(os.Getenv("SHMEM_TRANSPORT")), "tcp") {
 			c.label = "tcp"
 			if tlsOn {
 				c.label = "tcp-tls"

@@ -47,6 +47,10 @@ type config struct {
 // errHelp is returned for -h/--help: usage was printed, exit 0.
 var errHelp = errors.New("help requested")
 
+// errUsagePrinted is returned for a flag the flag package refused: it
+// printed the error and the usage already, so the caller only exits 2.
+var errUsagePrinted = errors.New("bad flags")
+
 // parseArgs reads "shmemrun -np N [flags] [--] prog args...". Flags end at
 // the first non-flag word or at "--", so the program's own flags pass
 // through untouched.
@@ -56,7 +60,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.IntVar(&c.NP, "np", 0, "number of PEs to start (required)")
 	fs.IntVar(&c.NP, "n", 0, "the same as -np (as oshrun and mpirun accept it)")
-	fs.BoolVar(&c.NoTLS, "no-tls", false, "make the unique ID without TLS (the program must also pass shmem.WithoutTLS to Init)")
+	fs.BoolVar(&c.NoTLS, "no-tls", false, "make the unique ID without TLS (the ID carries the choice to every PE's Init: the program need not pass shmem.WithoutTLS)")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "start-up bound for Init, passed as SHMEM_INIT_TIMEOUT (0: Init's default)")
 	fs.StringVar(&c.Heap, "heap", "", "symmetric heap per PE, e.g. 512m or 2G (sets SHMEM_SYMMETRIC_SIZE)")
 	fs.BoolVar(&c.Network, "network", false, "use TCP between all PEs, even on this host (sets SHMEM_TRANSPORT=tcp)")
@@ -67,11 +71,16 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 		fmt.Fprintln(stderr, "usage: shmemrun -np N [flags] [--] program [args...]")
 		fs.PrintDefaults()
 	}
+	if len(args) == 0 {
+		fs.Usage() // nothing asked: show how to ask
+		return c, errors.New("no arguments")
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return c, errHelp
 		}
-		return c, err
+		// The flag package has printed the error and the usage.
+		return c, errUsagePrinted
 	}
 	rest := fs.Args()
 	switch {

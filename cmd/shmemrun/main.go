@@ -46,6 +46,9 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	if errors.Is(err, errHelp) {
 		return 0
 	}
+	if errors.Is(err, errUsagePrinted) {
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "shmemrun: %v\n", err)
 		return 2

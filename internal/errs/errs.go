@@ -63,8 +63,23 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // New returns an *Error; detail is formatted with args when args are given.
+//
+// An argument that is an error wrapping err itself loses its trailing
+// ": <err>": the new error ends with err once, not "bootstrap failed:
+// bootstrap failed".
 func New(op string, pe, target int, err error, detail string, args ...any) error {
 	if len(args) > 0 {
+		copied := false
+		for i, a := range args {
+			if inner, ok := a.(error); ok && err != nil && errors.Is(inner, err) {
+				if t, cut := strings.CutSuffix(inner.Error(), ": "+err.Error()); cut {
+					if !copied { // the caller's slice is left as it was
+						args, copied = append([]any(nil), args...), true
+					}
+					args[i] = t
+				}
+			}
+		}
 		detail = fmt.Sprintf(detail, args...)
 	}
 	return &Error{Op: op, PE: pe, Target: target, Detail: detail, Err: err}
