@@ -38,6 +38,9 @@ func GetUniqueID(opts ...Option) (UniqueID, error) {
 	if err := o.ports.CheckPort(int(ch.Port), ch.Source); err != nil {
 		return UniqueID{}, err
 	}
+	if err := ch.CheckListen(); err != nil {
+		return UniqueID{}, err
+	}
 	if ch.Port == 0 {
 		// Choose a port now so the ID can carry it; PE 0 binds it at Init.
 		port, err := bootstrap.FreePortIn(o.ports, ch.Host)

@@ -55,6 +55,27 @@ func (c Choice) HostPort() string {
 	return net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port)))
 }
 
+// CheckListen tries, where the unique ID is made (rank 0's host), that rank
+// 0 will be able to listen on the choice and that the other PEs can dial
+// it, so that a mistyped SHMEM_UID_SESSION_ID fails there and then rather
+// than in rank 0's Init while every other rank waits out its timeout. An
+// unspecified address (0.0.0.0, ::) listens everywhere but names no host
+// to dial: errs.ErrInvalidArgument. A listen that fails (an address of
+// another host, a link-local one without its zone, a port in use) is
+// errs.ErrBootstrap. With Port 0 only the host is tried.
+func (c Choice) CheckListen() error {
+	if ip := net.ParseIP(c.Host); ip != nil && ip.IsUnspecified() {
+		return errs.New("GetUniqueID", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument,
+			"%s from %s listens on every address but names none the other PEs can dial: give this host's address", c.HostPort(), c.Source)
+	}
+	ln, err := net.Listen("tcp", c.HostPort())
+	if err != nil {
+		return errs.New("GetUniqueID", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
+			"rank 0 could not listen on %s (from %s) on this host: %v", c.HostPort(), c.Source, err)
+	}
+	return ln.Close()
+}
+
 // AddrPort returns the choice as a netip.AddrPort; ok is false when Host is
 // a DNS name.
 func (c Choice) AddrPort() (ap netip.AddrPort, ok bool) {

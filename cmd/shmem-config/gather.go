@@ -144,6 +144,12 @@ func gather(uid *bootstrap.UniqueID) Report {
 	r.Shm = shmReport(total, free, infoErr, segs, listErr)
 	ifaces, ifErr := bootstrap.SystemIfaces()
 	r.Listen = listenReport(os.Getenv, ifaces, ifErr)
+	if l := &r.Listen; l.Error == "" {
+		// What GetUniqueID would refuse on this host (bootstrap.Choice.CheckListen).
+		if err := (bootstrap.Choice{Host: l.Host, Port: uint16(l.Port), Source: l.Source}).CheckListen(); err != nil {
+			l.Error = err.Error()
+		}
+	}
 	ld := ldconfig()
 	r.UCX = findUCX(ld, func(p string) bool { st, err := os.Stat(p); return err == nil && st.Mode().IsRegular() })
 	ents, _ := os.ReadDir("/sys/class/infiniband")
@@ -211,7 +217,8 @@ func probeRendezvous(ctx context.Context, uid bootstrap.UniqueID, timeout time.D
 	}
 	rz.Reachable = true
 	rz.RTTMicros = res.RTT.Microseconds()
-	rz.ClockSkewMillis = float64(res.Skew.Microseconds()) / 1000
+	skew := float64(res.Skew.Microseconds()) / 1000
+	rz.ClockSkewMillis = &skew
 	rz.Arrived, rz.NPEs = res.Arrived, res.NPEs
 	return rz
 }

@@ -77,7 +77,10 @@ func TestDiagnoseProbesRankZero(t *testing.T) {
 	if rz == nil || !rz.Reachable || rz.Arrived != 1 || rz.NPEs != 2 || !rz.TLS || rz.Error != "" {
 		t.Fatalf("rendezvous section: %+v", rz)
 	}
-	if skew := time.Duration(rz.ClockSkewMillis * float64(time.Millisecond)); skew > time.Duration(rz.RTTMicros)*time.Microsecond || -skew > time.Duration(rz.RTTMicros)*time.Microsecond {
+	if rz.ClockSkewMillis == nil {
+		t.Fatal("a reached rank 0 reports no clock skew")
+	}
+	if skew := time.Duration(*rz.ClockSkewMillis * float64(time.Millisecond)); skew > time.Duration(rz.RTTMicros)*time.Microsecond || -skew > time.Duration(rz.RTTMicros)*time.Microsecond {
 		t.Fatalf("same-host skew %v beyond the round trip %d µs", skew, rz.RTTMicros)
 	}
 }
@@ -91,15 +94,16 @@ func TestDiagnoseUnreachableRankZero(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	rz := probeRendezvous(context.Background(), testUID(t, addr), 200*time.Millisecond)
-	if rz.Reachable || rz.Error == "" {
-		t.Fatalf("%+v", rz)
+	if rz.Reachable || rz.Error == "" || rz.ClockSkewMillis != nil {
+		t.Fatalf("%+v (an unreached rank 0 has no measured skew)", rz)
 	}
 	r := Report{Rendezvous: rz}
 	assess(&r)
 	if !r.Degraded || !strings.Contains(strings.Join(r.NextSteps, " "), "rendezvous at "+addr) {
 		t.Fatalf("assessment: %v %q", r.Degraded, r.NextSteps)
 	}
-	r = Report{Rendezvous: &RendezvousReport{Addr: addr, Reachable: true, ClockSkewMillis: -2500}}
+	skew := -2500.0
+	r = Report{Rendezvous: &RendezvousReport{Addr: addr, Reachable: true, ClockSkewMillis: &skew}}
 	assess(&r)
 	if !r.Degraded || !strings.Contains(strings.Join(r.NextSteps, " "), "clock") {
 		t.Fatalf("skewed clock: %v %q", r.Degraded, r.NextSteps)

@@ -94,8 +94,9 @@ type RendezvousReport struct {
 	Reachable bool   `json:"reachable"` // connected and authenticated
 	// RTTMicros is the probe's round trip after authentication.
 	RTTMicros int64 `json:"rtt_us,omitempty"`
-	// ClockSkewMillis is rank 0's clock minus this host's, ± RTT/2.
-	ClockSkewMillis float64 `json:"clock_skew_ms"`
+	// ClockSkewMillis is rank 0's clock minus this host's, ± RTT/2; nil
+	// (absent) when rank 0 was not reached, so nothing was measured.
+	ClockSkewMillis *float64 `json:"clock_skew_ms,omitempty"`
 	// Arrived of NPEs ranks had joined the exchange when probed.
 	Arrived int    `json:"arrived"`
 	NPEs    int    `json:"npes"`
@@ -158,7 +159,7 @@ func assess(r *Report) {
 		steps = append(steps, fmt.Sprintf("%d goshmem-named file(s) in %s have no valid header (another user's or a crash inside start-up); remove them by hand once no job runs", n, r.Shm.Dir))
 	}
 	if r.Listen.Error != "" {
-		degrade("no interface for a multi-host unique ID (%s): set SHMEM_UID_SOCK_IFNAME=<iface> or SHMEM_UID_SESSION_ID=<ip:port>; single-host jobs under shmemrun still work on 127.0.0.1", r.Listen.Error)
+		degrade("no usable address for a multi-host unique ID (%s): set SHMEM_UID_SOCK_IFNAME=<iface> or SHMEM_UID_SESSION_ID=<ip:port>; single-host jobs under shmemrun still work on 127.0.0.1", r.Listen.Error)
 	}
 	if l := r.Limits.NoFile; l.Error == "" && l.Soft >= 0 && l.Soft < minNoFile {
 		steps = append(steps, fmt.Sprintf("open-file limit is %d: raise it (ulimit -n %d) for jobs of more than a few hundred PEs", l.Soft, minNoFile))
@@ -175,8 +176,8 @@ func assess(r *Report) {
 		switch {
 		case !rz.Reachable:
 			degrade("this host cannot reach or authenticate with rank 0's rendezvous at %s (%s): check that rank 0 runs (it listens only while in Init), the firewall lets the port through, and every PE uses the same unique ID", rz.Addr, rz.Error)
-		case rz.ClockSkewMillis > float64(maxSkew.Milliseconds()) || -rz.ClockSkewMillis > float64(maxSkew.Milliseconds()):
-			degrade("this host's clock is %.0f ms off rank 0's: synchronize the clocks (chrony/NTP)", rz.ClockSkewMillis)
+		case rz.ClockSkewMillis != nil && (*rz.ClockSkewMillis > float64(maxSkew.Milliseconds()) || -*rz.ClockSkewMillis > float64(maxSkew.Milliseconds())):
+			degrade("this host's clock is %.0f ms off rank 0's: synchronize the clocks (chrony/NTP)", *rz.ClockSkewMillis)
 		}
 	}
 	if steps == nil {
