@@ -24,18 +24,6 @@ import (
 // cost nothing until touched.
 const DefaultHeapSize = 16 << 20
 
-type config struct {
-	heapSize  int
-	heapLimit int
-	nodeOf    func(int) int
-	logger    *slog.Logger
-	timeout   time.Duration
-	opTO      time.Duration
-	grace     time.Duration
-	net       netOptions // delivery, seed, faults, model: simulate.go
-	metrics   bool       // WithMetrics
-}
-
 // Option configures Run.
 type Option func(*config)
 
@@ -49,15 +37,19 @@ func WithHeapLimit(bytes int) Option { return func(c *config) { c.heapLimit = by
 
 // WithNodes groups PEs into nodes of perNode consecutive ranks. PEs on one
 // node form TeamShared and reach each other with Ptr. Default: one node.
+// A perNode below 1 makes Run fail with ErrInvalidArgument.
 func WithNodes(perNode int) Option {
 	return func(c *config) {
-		if perNode > 0 {
-			c.nodeOf = func(r int) int { return r / perNode }
+		if perNode < 1 {
+			c.refuse("WithNodes", "%d PEs per node: want at least 1", perNode)
+			return
 		}
+		c.nodeOf = func(r int) int { return r / perNode }
 	}
 }
 
-// WithNodeOf assigns each rank to a node with f.
+// WithNodeOf assigns each rank to a node with f, a number >= 0; Run fails
+// with ErrInvalidArgument when f gives any rank a negative one.
 func WithNodeOf(f func(rank int) int) Option { return func(c *config) { c.nodeOf = f } }
 
 // WithLogger sends the world's log to l. Default: discarded.
@@ -75,7 +67,8 @@ func WithOpTimeout(d time.Duration) Option { return func(c *config) { c.opTO = d
 
 // WithDeadlockGrace sets how long every live PE must stay blocked with
 // nothing changing before Run declares a deadlock (ErrDeadlock). Default
-// 500 ms; a negative d turns the detector off.
+// (and d == 0) 500 ms; a negative d turns the detector off, and a world
+// that deadlocks then never returns.
 func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
 
 // Run runs fn on npes PEs, each in its own goroutine, and returns their
@@ -90,17 +83,21 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // what each PE is blocked in and on what, and Run returns them. After a
 // GlobalExit, Run returns an error from which shmem.ExitStatus reads the
 // status.
+//
+// An option whose argument is wrong (a PE or node the world does not have,
+// a factor or cost out of range) makes Run fail with an error matching
+// ErrInvalidArgument that names the option, before any PE runs.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
-	c := config{heapSize: DefaultHeapSize, grace: core.DefaultDeadlockGrace, net: netFromEnv()}
-	for _, o := range opts {
-		o(&c)
+	c, err := newConfig(npes, opts)
+	if err != nil {
+		return err
 	}
 	if c.net.on() {
 		_, err := runNet(npes, fn, &c, nil)
 		return err
 	}
 	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger,
-		OpTimeout: c.opTO, DeadlockGrace: max(c.grace, 0), Metrics: c.metrics})
+		OpTimeout: c.opTO, DeadlockGrace: c.deadlockGrace(), Metrics: c.metrics})
 	if err != nil {
 		return err
 	}
