@@ -82,7 +82,7 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // every blocked call fails with an error matching ErrDeadlock that lists
 // what each PE is blocked in and on what, and Run returns them. After a
 // GlobalExit, Run returns an error from which shmem.ExitStatus reads the
-// status.
+// status, whatever the PEs' functions returned after it.
 //
 // An option whose argument is wrong (a PE or node the world does not have,
 // a factor or cost out of range) makes Run fail with an error matching
@@ -127,41 +127,53 @@ func publicPE(c *core.PE) (*shmem.PE, error) {
 }
 
 // runPE runs fn on PE rank and finalizes it, or reports it failed to the
-// world. A simulated network ends a PE it kills (or one in a deadlock it
-// reports) by panicking with *simnet.Abort inside a goshmem call.
+// world, and returns its error labelled "PE rank: " as Run joins them. A
+// simulated network ends a PE it kills (or one in a deadlock it reports)
+// by panicking with *simnet.Abort inside a goshmem call.
 func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
 	defer func() {
-		reason := ""
+		reason, aborted := "", false
 		if v := recover(); v != nil {
 			if a, ok := v.(*simnet.Abort); ok {
-				reason = a.Reason
-				err = errs.New("sim", rank, errs.NoPE, errs.ErrPEFailed, "%s", a.Reason)
+				reason, aborted = a.Reason, true
+				err = fmt.Errorf("%s: %w", a.Reason, errs.ErrPEFailed)
 			} else {
 				// The stack goes into this PE's own error; the survivors
 				// get one line of reason.
 				reason = fmt.Sprintf("panicked: %v", v)
-				err = fmt.Errorf("PE %d %s\n%s", rank, reason, debug.Stack())
+				err = fmt.Errorf("%s\n%s", reason, debug.Stack())
 			}
 		}
-		if err != nil {
+		exit := c.Exited()
+		switch {
+		case err != nil && (exit == nil || aborted):
 			if reason == "" {
-				reason = "returned an error: " + oneLine(err.Error())
+				reason = fmt.Sprintf("returned an error: PE %d: %s", rank, oneLine(err.Error()))
 			}
 			w.Fail(rank, reason)
-			return
+		case err != nil:
+			// A GlobalExit ended the world before fn failed. The peers
+			// hear of the exit alone: a failure notice would race it and,
+			// first to arrive, hide the status from them; this PE's error
+			// carries the status and what fn did after.
+			if _, ok := core.ExitStatus(err); !ok {
+				err = fmt.Errorf("%w; after it: %w", exit, err)
+			}
+			_ = p.Finalize()
+			w.Done(rank)
+		default:
+			if ferr := p.Finalize(); ferr != nil {
+				err = ferr
+			} else {
+				err = exit // fn may have swallowed the exit; Run reports it every time
+			}
+			w.Done(rank)
 		}
-		if ferr := p.Finalize(); ferr != nil {
-			err = fmt.Errorf("PE %d: %w", rank, ferr)
-		} else if eerr := c.Exited(); eerr != nil {
-			// fn may have swallowed the exit; Run reports it every time.
-			err = fmt.Errorf("PE %d: %w", rank, eerr)
+		if err != nil {
+			err = fmt.Errorf("PE %d: %w", rank, err)
 		}
-		w.Done(rank)
 	}()
-	if err := fn(p); err != nil {
-		return fmt.Errorf("PE %d: %w", rank, err)
-	}
-	return nil
+	return fn(p)
 }
 
 // oneLine keeps the first line of s.
