@@ -34,7 +34,11 @@ const (
 	// buffer is written only by Quiet; a blocking Get or fetching atomic
 	// may or may not see the caller's own earlier writes to that PE (the
 	// spec orders neither after them without a Quiet). A program that
-	// forgets a Fence or Quiet fails here as it would over TCP or RDMA.
+	// forgets a Fence or Quiet fails here as it would over TCP or RDMA,
+	// in the seeds whose schedule lands its writes out of order, not in
+	// every one: a test runs many seeds (see the package doc). Under
+	// WithModel writes land in the order each PE issued them, at their
+	// modeled arrival, so Lazy reorders nothing there.
 	Lazy
 )
 
