@@ -7,43 +7,19 @@ import (
 	"testing"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/internal/failcheck"
 	"github.com/goshmem/shmem/sim"
 )
-
-// lockDeadlock: PE 1 takes a lock and waits in a barrier that the others
-// never reach, as they wait for the lock. The scheduler cannot see it (a
-// lock's waiter polls through the schedule); only the real-time deadlock
-// detector ends it.
-func lockDeadlock(p *shmem.PE) error {
-	l, err := shmem.Calloc[int64](p, 1)
-	if err != nil {
-		return err
-	}
-	if p.MyPE() == 1 {
-		if err := shmem.SetLock(p, l); err != nil {
-			return err
-		}
-	}
-	if err := p.BarrierAll(); err != nil {
-		return err
-	}
-	if p.MyPE() != 1 {
-		if err := shmem.SetLock(p, l); err != nil {
-			return err
-		}
-	}
-	return p.BarrierAll()
-}
 
 // TestMeasureDeadlockDetected: Measure and MeasureSteps run the deadlock
 // detector with Run's default grace; they used to run without it and
 // never returned from a lock deadlock.
 func TestMeasureDeadlockDetected(t *testing.T) {
-	_, err := sim.Measure(3, lockDeadlock)
+	_, err := sim.Measure(3, failcheck.LockDeadlock)
 	if !errors.Is(err, shmem.ErrDeadlock) || !contains(err.Error(), "held by PE 1") {
 		t.Fatalf("Measure: %v, want ErrDeadlock naming the lock's holder", err)
 	}
-	_, err = sim.MeasureSteps(3, []func(*shmem.PE) error{lockDeadlock})
+	_, err = sim.MeasureSteps(3, []func(*shmem.PE) error{failcheck.LockDeadlock})
 	if !errors.Is(err, shmem.ErrDeadlock) {
 		t.Fatalf("MeasureSteps: %v, want ErrDeadlock", err)
 	}
@@ -52,13 +28,7 @@ func TestMeasureDeadlockDetected(t *testing.T) {
 // TestDeadlockGraceZeroIsDefault: WithDeadlockGrace(0) is the default
 // grace, as its doc says; only a negative one turns the detector off.
 func TestDeadlockGraceZeroIsDefault(t *testing.T) {
-	err := sim.Run(3, func(p *shmem.PE) error {
-		f, err := shmem.Calloc[int64](p, 1)
-		if err != nil {
-			return err
-		}
-		return shmem.WaitUntil(p, f, shmem.CmpEQ, 1) // nobody sets it
-	}, sim.WithDelivery(sim.Eager), sim.WithDeadlockGrace(0))
+	err := sim.Run(3, failcheck.WaitForever, sim.WithDelivery(sim.Eager), sim.WithDeadlockGrace(0))
 	if !errors.Is(err, shmem.ErrDeadlock) {
 		t.Fatalf("got %v, want ErrDeadlock", err)
 	}
