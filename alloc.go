@@ -20,7 +20,7 @@ func Calloc[T Elem](p *PE, n int) (Sym[T], error) {
 	}
 	clear(s.Local(p))
 	// No PE may put into the object before every PE has zeroed its part.
-	return s, p.SyncAll()
+	return s, p.syncAllAs("Calloc")
 }
 
 // Align is Malloc with the object aligned to alignment bytes, a power of
@@ -74,7 +74,7 @@ func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 	}
 	// Each PE copies its contents when the object moves; no PE may put
 	// into the new object before every PE has done so.
-	return Sym[T]{world: p.c.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, p.SyncAll()
+	return Sym[T]{world: p.c.WorldID(), slot: res.Slot, gen: res.Gen, off: uint64(res.Off), n: n}, p.syncAllAs(op)
 }
 
 // Free releases s on every PE (shmem_free). Collective; it completes the

@@ -296,3 +296,33 @@ func TestFreeErrors(t *testing.T) {
 		)
 	}, sim.WithTimeout(20*time.Second))
 }
+
+// TestAllocSyncFailureNamesCall: when a peer dies in the synchronization
+// that ends Calloc or Realloc, the survivor's error names the call it
+// made, not the SyncAll inside it.
+func TestAllocSyncFailureNamesCall(t *testing.T) {
+	for _, op := range []string{"Calloc", "Realloc"} {
+		var got error
+		_ = sim.Run(2, func(p *shmem.PE) error {
+			var err error
+			if op == "Calloc" {
+				_, err = shmem.Calloc[int64](p, 1)
+			} else {
+				x, merr := shmem.Malloc[int64](p, 1)
+				if merr != nil {
+					return merr
+				}
+				_, err = shmem.Realloc(p, x, 4)
+			}
+			if p.MyPE() == 0 {
+				got = err
+			}
+			return err
+		}, sim.WithFailure(1, 0), sim.WithSeed(1)) // PE 1 dies at its first put: the synchronization's
+		if err := wantErr(got, shmem.ErrPEFailed, "shmem: "+op+" (PE 0", "PE 1"); err != nil {
+			t.Error(err)
+		} else if strings.Contains(got.Error(), "SyncAll") {
+			t.Errorf("%s: %q names SyncAll", op, got)
+		}
+	}
+}

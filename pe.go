@@ -114,6 +114,15 @@ func (p *PE) SyncAll() error {
 	return p.c.SyncAll()
 }
 
+// syncAllAs is SyncAll ending the collective call op (Calloc, Realloc),
+// so that what fails in it names the call the user made.
+func (p *PE) syncAllAs(op string) error {
+	if p.c.CollMetered() {
+		return meteredColl(p.c, core.CollSync, func() error { return p.c.SyncAllAs(op) })
+	}
+	return p.c.SyncAllAs(op)
+}
+
 // GlobalExit ends the world on every PE with status (shmem_global_exit):
 // their blocking calls return an error matching ErrFinalized that carries
 // status (see ExitStatus), and with WithExitOnGlobalExit (the launcher's

@@ -240,3 +240,55 @@ func TestLockHolderDies(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalExitWinsOverReturnedError: a PE that calls GlobalExit and
+// then returns an error of its own (a "fatal: exiting" path) leaves Run
+// an error that carries the exit status, in either delivery and any
+// seed; its own error is kept beside it, and the others see the exit,
+// not a failure. It used to read as a plain PE failure.
+func TestGlobalExitWinsOverReturnedError(t *testing.T) {
+	for _, d := range []sim.Delivery{sim.Eager, sim.Lazy} {
+		for seed := int64(0); seed < 6; seed++ {
+			err := sim.Run(3, func(p *shmem.PE) error {
+				f, err := shmem.Calloc[int64](p, 1)
+				if err != nil {
+					return err
+				}
+				switch p.MyPE() {
+				case 1:
+					p.GlobalExit(7)
+					return errors.New("fatal condition, exited")
+				case 0:
+					return shmem.WaitUntil(p, f, shmem.CmpEQ, 1)
+				}
+				return p.BarrierAll()
+			}, sim.WithDelivery(d), sim.WithSeed(seed))
+			if st, ok := shmem.ExitStatus(err); !ok || st != 7 {
+				t.Fatalf("delivery %d seed %d: ExitStatus = %d, %v of %v; want 7", d, seed, st, ok, err)
+			}
+			if !errors.Is(err, shmem.ErrFinalized) || errors.Is(err, shmem.ErrPEFailed) {
+				t.Fatalf("delivery %d seed %d: %v: want ErrFinalized and no ErrPEFailed", d, seed, err)
+			}
+			if !contains(err.Error(), "PE 1: world ended by GlobalExit(7) on PE 1; after it: fatal condition, exited") {
+				t.Fatalf("delivery %d seed %d: %v does not keep PE 1's own error", d, seed, err)
+			}
+		}
+	}
+}
+
+// TestKilledPELabelled: the PE WithFailure kills is labelled in Run's
+// error as every other PE is ("PE 1: ..."), not as an operation "sim".
+func TestKilledPELabelled(t *testing.T) {
+	err := sim.Run(2, func(p *shmem.PE) error {
+		for i := 0; i < 20; i++ {
+			if err := p.BarrierAll(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, sim.WithFailure(1, 3), sim.WithSeed(1))
+	want := "\nPE 1: killed by sim.WithFailure after 3 goshmem calls: PE failed\n"
+	if !errors.Is(err, shmem.ErrPEFailed) || !contains("\n"+err.Error()+"\n", want) {
+		t.Fatalf("got %q, want a line %q", err, want[1:len(want)-1])
+	}
+}

@@ -13,38 +13,18 @@ import (
 // try; each run is a few dozen scheduling steps.
 const seeds = 40
 
-// flagAfterData has PE 0 put data and then a flag to PE 1, separated by
-// sep (nothing, Fence or Quiet); PE 1 waits for the flag and returns the
-// data it then finds. It reports whether PE 1 saw the flag before the data.
+// flagAfterData runs putThenFlag with sep between the data and the flag
+// and reports whether PE 1 saw the flag before the data.
 func flagAfterData(t *testing.T, sep func(p *shmem.PE) error, opts ...sim.Option) (stale bool) {
 	t.Helper()
-	err := sim.Run(2, func(p *shmem.PE) error {
-		data, _ := shmem.Calloc[int64](p, 4)
-		flag, err := shmem.Calloc[int64](p, 1)
-		if err != nil {
-			return err
-		}
-		if p.MyPE() == 0 {
-			if err := shmem.Put(p, data, []int64{1, 2, 3, 4}, 1); err != nil {
-				return err
-			}
-			if err := sep(p); err != nil {
-				return err
-			}
-			return shmem.P(p, flag, 1, 1)
-		}
-		if err := shmem.WaitUntil(p, flag, shmem.CmpEQ, 1); err != nil {
-			return err
-		}
-		if data.Local(p)[3] != 4 {
-			stale = true
-		}
-		return nil
-	}, opts...)
+	err := sim.Run(2, putThenFlag(sep), opts...)
+	if errors.Is(err, errStale) {
+		return true
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return stale
+	return false
 }
 
 func none(*shmem.PE) error    { return nil }

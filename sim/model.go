@@ -66,7 +66,22 @@ func LoadModel(file string) (Model, error) {
 // wakes m's wake-up time after the write that ends its wait. Computation
 // between goshmem calls costs nothing. The PE with the earliest clock runs
 // next, so runs with a model are deterministic whatever the seed.
-func WithModel(m Model) Option { return func(c *config) { c.net.model = &m } }
+//
+// A model reorders nothing: writes from one PE land in the order it
+// issued them, at their modeled arrival, whatever WithDelivery says, so a
+// missing Fence goes unnoticed under a model; look for those in Lazy mode
+// without one. A cost that is not a finite number of nanoseconds in
+// [0, 1 day), or a negative Cores, makes Run and Measure fail with
+// ErrInvalidArgument, as LoadModel refuses such a file.
+func WithModel(m Model) Option {
+	return func(c *config) {
+		if err := simnet.CheckModel(&m); err != nil {
+			c.refuseErr("WithModel", err)
+			return
+		}
+		c.net.model = &m
+	}
+}
 
 // Report is what Measure measured, in virtual time.
 type Report struct {
@@ -166,9 +181,9 @@ func Measure(npes int, fn func(p *shmem.PE) error, opts ...Option) (Report, erro
 }
 
 func measure(npes int, fn func(p *shmem.PE) error, marker func(func(rank int)), opts []Option) (measured, error) {
-	c := config{heapSize: DefaultHeapSize, net: netFromEnv()}
-	for _, o := range opts {
-		o(&c)
+	c, err := newConfig(npes, opts)
+	if err != nil {
+		return measured{}, err
 	}
 	if c.net.model == nil {
 		m := ModelSHM()

@@ -18,7 +18,7 @@ import (
 func TestReportCalls(t *testing.T) {
 	m := sim.Model{Name: "flat", Intra: sim.Params{Latency: 10, Overhead: 10, Wake: 100}, Inter: sim.Params{Latency: 10, Overhead: 10, Wake: 100}}
 	rep, err := sim.Measure(4, func(p *shmem.PE) error {
-		x, err := shmem.Calloc[int64](p, 1) // ends in a SyncAll
+		x, err := shmem.Calloc[int64](p, 1) // ends in a sync, listed as Calloc
 		if err != nil {
 			return err
 		}
@@ -42,7 +42,7 @@ func TestReportCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	const round = 120 * time.Nanosecond
-	ops := []string{"SyncAll", "BarrierAll", "BarrierAll", "SyncAll"}
+	ops := []string{"Calloc", "BarrierAll", "BarrierAll", "SyncAll"}
 	if len(rep.Calls) != len(ops) {
 		t.Fatalf("calls %+v, want %v", rep.Calls, ops)
 	}
@@ -65,5 +65,31 @@ func TestReportCalls(t *testing.T) {
 	}
 	if c[3].Start != c[2].End || c[3].Time != 2*round || rep.Elapsed != c[3].End {
 		t.Errorf("last sync %+v, elapsed %v; want it to start at %v, take %v and end the run", c[3], rep.Elapsed, c[2].End, 2*round)
+	}
+}
+
+// TestReportNamesAllocations: the synchronization that ends Calloc and
+// Realloc is listed under the call the program made, not as a SyncAll it
+// never called.
+func TestReportNamesAllocations(t *testing.T) {
+	rep, err := sim.Measure(2, func(p *shmem.PE) error {
+		x, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if _, err := shmem.Realloc(p, x, 4); err != nil {
+			return err
+		}
+		return p.SyncAll()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, c := range rep.Calls {
+		ops = append(ops, c.Op)
+	}
+	if len(ops) != 3 || ops[0] != "Calloc" || ops[1] != "Realloc" || ops[2] != "SyncAll" {
+		t.Fatalf("Calls name %v, want [Calloc Realloc SyncAll]", ops)
 	}
 }

@@ -60,7 +60,7 @@ func scale(t *testing.T, n int, barrierOnly bool) {
 				return shmem.Reduce(p.TeamWorld(), shmem.OpSum, b.Slice(1+n+128, 1+n+256), b.Slice(1+n, 1+n+128))
 			},
 		}
-		ops = []string{"SyncAll", "BarrierAll", "FCollect", "Reduce"} // Calloc ends in a SyncAll
+		ops = []string{"Calloc", "BarrierAll", "FCollect", "Reduce"} // Calloc ends in a sync, listed as Calloc
 	}
 	heap := 8*(1+n+256) + 64*n + 1<<20
 	runtime.GC()

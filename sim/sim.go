@@ -1,6 +1,22 @@
 // Package sim runs a goshmem world inside one process: every PE is a
 // goroutine, every heap a private mapping, every put a memory copy. It is
 // the backend for developing and testing SPMD code without a launcher.
+//
+// Lazy delivery (WithDelivery) looks for missing Fences and Quiets, but a
+// seed picks one schedule of landings, and a given bug shows in some
+// schedules only: a put and a flag without a Fence between them fail in
+// about one seed of four. A test of ordering therefore runs many seeds
+// and names the one that failed, which WithSeed replays:
+//
+//	for seed := int64(0); seed < 64; seed++ {
+//		err := sim.Run(2, body, sim.WithDelivery(sim.Lazy), sim.WithSeed(seed))
+//		if err != nil {
+//			t.Fatalf("seed %d: %v", seed, err)
+//		}
+//	}
+//
+// A cost model (WithModel) reorders nothing, so such a test runs without
+// one.
 package sim
 
 import (
@@ -24,18 +40,6 @@ import (
 // cost nothing until touched.
 const DefaultHeapSize = 16 << 20
 
-type config struct {
-	heapSize  int
-	heapLimit int
-	nodeOf    func(int) int
-	logger    *slog.Logger
-	timeout   time.Duration
-	opTO      time.Duration
-	grace     time.Duration
-	net       netOptions // delivery, seed, faults, model: simulate.go
-	metrics   bool       // WithMetrics
-}
-
 // Option configures Run.
 type Option func(*config)
 
@@ -49,15 +53,19 @@ func WithHeapLimit(bytes int) Option { return func(c *config) { c.heapLimit = by
 
 // WithNodes groups PEs into nodes of perNode consecutive ranks. PEs on one
 // node form TeamShared and reach each other with Ptr. Default: one node.
+// A perNode below 1 makes Run fail with ErrInvalidArgument.
 func WithNodes(perNode int) Option {
 	return func(c *config) {
-		if perNode > 0 {
-			c.nodeOf = func(r int) int { return r / perNode }
+		if perNode < 1 {
+			c.refuse("WithNodes", "%d PEs per node: want at least 1", perNode)
+			return
 		}
+		c.nodeOf = func(r int) int { return r / perNode }
 	}
 }
 
-// WithNodeOf assigns each rank to a node with f.
+// WithNodeOf assigns each rank to a node with f, a number >= 0; Run fails
+// with ErrInvalidArgument when f gives any rank a negative one.
 func WithNodeOf(f func(rank int) int) Option { return func(c *config) { c.nodeOf = f } }
 
 // WithLogger sends the world's log to l. Default: discarded.
@@ -75,7 +83,8 @@ func WithOpTimeout(d time.Duration) Option { return func(c *config) { c.opTO = d
 
 // WithDeadlockGrace sets how long every live PE must stay blocked with
 // nothing changing before Run declares a deadlock (ErrDeadlock). Default
-// 500 ms; a negative d turns the detector off.
+// (and d == 0) 500 ms; a negative d turns the detector off, and a world
+// that deadlocks then never returns.
 func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
 
 // Run runs fn on npes PEs, each in its own goroutine, and returns their
@@ -89,18 +98,22 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // every blocked call fails with an error matching ErrDeadlock that lists
 // what each PE is blocked in and on what, and Run returns them. After a
 // GlobalExit, Run returns an error from which shmem.ExitStatus reads the
-// status.
+// status, whatever the PEs' functions returned after it.
+//
+// An option whose argument is wrong (a PE or node the world does not have,
+// a factor or cost out of range) makes Run fail with an error matching
+// ErrInvalidArgument that names the option, before any PE runs.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
-	c := config{heapSize: DefaultHeapSize, grace: core.DefaultDeadlockGrace, net: netFromEnv()}
-	for _, o := range opts {
-		o(&c)
+	c, err := newConfig(npes, opts)
+	if err != nil {
+		return err
 	}
 	if c.net.on() {
 		_, err := runNet(npes, fn, &c, nil)
 		return err
 	}
 	w, err := core.NewLocalWorld(core.LocalConfig{NPEs: npes, HeapSize: c.heapSize, HeapLimit: c.heapLimit, NodeOf: c.nodeOf, Timeout: c.timeout, Logger: c.logger,
-		OpTimeout: c.opTO, DeadlockGrace: max(c.grace, 0), Metrics: c.metrics})
+		OpTimeout: c.opTO, DeadlockGrace: c.deadlockGrace(), Metrics: c.metrics})
 	if err != nil {
 		return err
 	}
@@ -130,41 +143,53 @@ func publicPE(c *core.PE) (*shmem.PE, error) {
 }
 
 // runPE runs fn on PE rank and finalizes it, or reports it failed to the
-// world. A simulated network ends a PE it kills (or one in a deadlock it
-// reports) by panicking with *simnet.Abort inside a goshmem call.
+// world, and returns its error labelled "PE rank: " as Run joins them. A
+// simulated network ends a PE it kills (or one in a deadlock it reports)
+// by panicking with *simnet.Abort inside a goshmem call.
 func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shmem.PE) error) (err error) {
 	defer func() {
-		reason := ""
+		reason, aborted := "", false
 		if v := recover(); v != nil {
 			if a, ok := v.(*simnet.Abort); ok {
-				reason = a.Reason
-				err = errs.New("sim", rank, errs.NoPE, errs.ErrPEFailed, "%s", a.Reason)
+				reason, aborted = a.Reason, true
+				err = fmt.Errorf("%s: %w", a.Reason, errs.ErrPEFailed)
 			} else {
 				// The stack goes into this PE's own error; the survivors
 				// get one line of reason.
 				reason = fmt.Sprintf("panicked: %v", v)
-				err = fmt.Errorf("PE %d %s\n%s", rank, reason, debug.Stack())
+				err = fmt.Errorf("%s\n%s", reason, debug.Stack())
 			}
 		}
-		if err != nil {
+		exit := c.Exited()
+		switch {
+		case err != nil && (exit == nil || aborted):
 			if reason == "" {
-				reason = "returned an error: " + oneLine(err.Error())
+				reason = fmt.Sprintf("returned an error: PE %d: %s", rank, oneLine(err.Error()))
 			}
 			w.Fail(rank, reason)
-			return
+		case err != nil:
+			// A GlobalExit ended the world before fn failed. The peers
+			// hear of the exit alone: a failure notice would race it and,
+			// first to arrive, hide the status from them; this PE's error
+			// carries the status and what fn did after.
+			if _, ok := core.ExitStatus(err); !ok {
+				err = fmt.Errorf("%w; after it: %w", exit, err)
+			}
+			_ = p.Finalize()
+			w.Done(rank)
+		default:
+			if ferr := p.Finalize(); ferr != nil {
+				err = ferr
+			} else {
+				err = exit // fn may have swallowed the exit; Run reports it every time
+			}
+			w.Done(rank)
 		}
-		if ferr := p.Finalize(); ferr != nil {
-			err = fmt.Errorf("PE %d: %w", rank, ferr)
-		} else if eerr := c.Exited(); eerr != nil {
-			// fn may have swallowed the exit; Run reports it every time.
-			err = fmt.Errorf("PE %d: %w", rank, eerr)
+		if err != nil {
+			err = fmt.Errorf("PE %d: %w", rank, err)
 		}
-		w.Done(rank)
 	}()
-	if err := fn(p); err != nil {
-		return fmt.Errorf("PE %d: %w", rank, err)
-	}
-	return nil
+	return fn(p)
 }
 
 // oneLine keeps the first line of s.

@@ -113,12 +113,17 @@ func (p *PE) BarrierAll() error {
 
 // SyncAll waits until every PE has called SyncAll; unlike BarrierAll it
 // does not complete outstanding operations.
-func (p *PE) SyncAll() error {
-	if err := p.Check("SyncAll"); err != nil {
+func (p *PE) SyncAll() error { return p.SyncAllAs("SyncAll") }
+
+// SyncAllAs is SyncAll as a step of the collective call op (the
+// synchronization that ends Calloc): its errors, timeouts, hang reports
+// and the simulator's record of the call name op, the call the user made.
+func (p *PE) SyncAllAs(op string) error {
+	if err := p.Check(op); err != nil {
 		return err
 	}
 	p.s.collMu.Lock() // no defer: see BarrierAll
-	err := p.s.world.SyncAs("SyncAll")
+	err := p.s.world.SyncAs(op)
 	p.s.collMu.Unlock()
 	return err
 }

@@ -247,7 +247,7 @@ func Scenarios() []Scenario {
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
 		{Name: "global-exit", NPEs: 4, Body: globalExit, Want: all("Exit:5"), Fin: all("Exit:5")},
-		{Name: "deadlock", NPEs: 3, SimOnly: true, Body: waitForever,
+		{Name: "deadlock", NPEs: 3, SimOnly: true, Body: WaitForever,
 			Want: all("Deadlock"), Fin: all("nil"),
 			Say: func(int) []string {
 				return []string{"WaitUntil", "PEs 0-2 blocked in WaitUntil on its word at heap offset"}
@@ -294,6 +294,14 @@ func lockHolder(then func(p *shmem.PE, l shmem.Sym[int64]) error) func(*shmem.PE
 		}
 		return shmem.SetLock(p, l)
 	}
+}
+
+// LockDeadlock: PE 1 takes the lock and waits in a barrier that the
+// others, waiting for the lock, never reach. The simulator's scheduler
+// cannot see it (a lock's waiters poll through the schedule); only the
+// real-time deadlock detector ends it.
+func LockDeadlock(p *shmem.PE) error {
+	return lockHolder(func(p *shmem.PE, _ shmem.Sym[int64]) error { return p.BarrierAll() })(p)
 }
 
 // holderLeaves: the holder returns, so it finalizes holding the lock.
@@ -405,7 +413,9 @@ func waitTimesOut(p *shmem.PE) error {
 	return errors.Join(err, shmem.P(p, flag, 1, 1), p.Quiet())
 }
 
-func waitForever(p *shmem.PE) error {
+// WaitForever: every PE waits for a flag nobody sets, a deadlock that
+// the simulator's scheduler sees.
+func WaitForever(p *shmem.PE) error {
 	flag, err := shmem.Calloc[int64](p, 1)
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/goshmem/shmem/internal/errs"
 )
 
 // Params are the LogGP-style costs of one class of link, in nanoseconds.
@@ -56,17 +58,8 @@ func decodeModel(b []byte, file string) (*Model, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("model %s: %w", file, err)
 	}
-	if m.Cores < 0 {
-		return nil, fmt.Errorf("model %s: negative cores_per_node", file)
-	}
-	for _, p := range []Params{m.Intra, m.Inter} {
-		for _, v := range []float64{p.Latency, p.Overhead, p.Gap, p.PerByte, p.Wake, p.Slice} {
-			// A cost of a day or more is a typo, and an overflow to +Inf
-			// would freeze every virtual clock.
-			if !(v >= 0 && v < maxCost) {
-				return nil, fmt.Errorf("model %s: a cost of %v ns is outside [0, %v)", file, v, maxCost)
-			}
-		}
+	if err := CheckModel(&m); err != nil {
+		return nil, fmt.Errorf("model %s: %w", file, err)
 	}
 	if m.Name == "" {
 		m.Name = file
@@ -76,6 +69,34 @@ func decodeModel(b []byte, file string) (*Model, error) {
 
 // maxCost bounds one cost parameter, in nanoseconds (a day).
 const maxCost = 86400e9
+
+// CheckModel returns an error wrapping errs.ErrInvalidArgument that names
+// the first cost of m outside [0, maxCost) (NaN included) or a negative
+// Cores, and nil when m is usable: how a model file and a Model built in
+// code (sim.WithModel) are checked alike.
+func CheckModel(m *Model) error {
+	if m.Cores < 0 {
+		return fmt.Errorf("cores_per_node %d is negative: %w", m.Cores, errs.ErrInvalidArgument)
+	}
+	for _, l := range []struct {
+		name string
+		p    *Params
+	}{{"intra", &m.Intra}, {"inter", &m.Inter}} {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"latency_ns", l.p.Latency}, {"overhead_ns", l.p.Overhead}, {"gap_ns", l.p.Gap},
+			{"per_byte_ns", l.p.PerByte}, {"wake_ns", l.p.Wake}, {"oversubscribed_wake_ns", l.p.Slice}} {
+			// A cost of a day or more is a typo, and an overflow to +Inf
+			// would freeze every virtual clock; NaN would make every
+			// comparison of clocks false.
+			if !(f.v >= 0 && f.v < maxCost) {
+				return fmt.Errorf("%s %s %v is outside [0, %v): %w", l.name, f.name, f.v, maxCost, errs.ErrInvalidArgument)
+			}
+		}
+	}
+	return nil
+}
 
 func (n *Net) link(a, b int) *Params {
 	m := n.cfg.Model

@@ -128,7 +128,9 @@ type Net struct {
 func New(cfg Config) *Net {
 	n := &Net{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
 	n.meanDelay = [...]float64{0.5, 3, 10, 40}[n.rng.IntN(4)]
-	n.pes = make([]*pe, cfg.NPEs)
+	// A world of no PEs or fewer is the world's to refuse (core's Init
+	// error), after the network is made.
+	n.pes = make([]*pe, max(cfg.NPEs, 0))
 	for r := range n.pes {
 		p := &pe{rank: r, n: n, failAt: -1, slow: 1}
 		if k, ok := cfg.FailAfter[r]; ok {
