@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/goshmem/shmem"
@@ -290,5 +291,25 @@ func TestKilledPELabelled(t *testing.T) {
 	want := "\nPE 1: killed by sim.WithFailure after 3 goshmem calls: PE failed\n"
 	if !errors.Is(err, shmem.ErrPEFailed) || !contains("\n"+err.Error()+"\n", want) {
 		t.Fatalf("got %q, want a line %q", err, want[1:len(want)-1])
+	}
+}
+
+// TestRunErrorStartsWithTheCause: the PE whose own call failed comes first
+// in Run's error, before the PEs that only report its failure, whatever
+// their ranks.
+func TestRunErrorStartsWithTheCause(t *testing.T) {
+	mistake := errors.New("the value read was wrong")
+	err := sim.Run(3, func(p *shmem.PE) error {
+		if p.MyPE() == 2 {
+			return mistake // returns without Finalize: the others see it fail
+		}
+		return p.BarrierAll()
+	})
+	if !errors.Is(err, mistake) {
+		t.Fatalf("Run: %v", err)
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	if !strings.Contains(first, mistake.Error()) {
+		t.Fatalf("first line %q is not PE 2's mistake; whole error:\n%v", first, err)
 	}
 }

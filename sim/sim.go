@@ -103,6 +103,10 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // An option whose argument is wrong (a PE or node the world does not have,
 // a factor or cost out of range) makes Run fail with an error matching
 // ErrInvalidArgument that names the option, before any PE runs.
+//
+// Run's error joins every PE's, those of PEs whose own calls failed first
+// and those of PEs that failed because another did (ErrPEFailed) after,
+// each in rank order.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 	c, err := newConfig(npes, opts)
 	if err != nil {
@@ -133,7 +137,23 @@ func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
 		}()
 	}
 	wg.Wait()
-	return errors.Join(append(errs, w.Close())...)
+	return joinCausesFirst(append(errs, w.Close()))
+}
+
+// joinCausesFirst joins the PEs' errors with those that are not a
+// consequence of another PE's failure (ErrPEFailed) first, each group in
+// rank order: the first line of Run's error is then the mistake to read,
+// not a bystander's report of it.
+func joinCausesFirst(errs []error) error {
+	ordered := make([]error, 0, len(errs))
+	for _, consequence := range []bool{false, true} {
+		for _, err := range errs {
+			if err != nil && errors.Is(err, shmem.ErrPEFailed) == consequence {
+				ordered = append(ordered, err)
+			}
+		}
+	}
+	return errors.Join(ordered...)
 }
 
 // publicPE hands the runtime's PE c to user code as a *shmem.PE.

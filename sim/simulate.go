@@ -3,7 +3,6 @@ package sim
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -211,7 +210,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 		}()
 	}
 	wg.Wait()
-	err = errors.Join(append(errs, w.Close())...)
+	err = joinCausesFirst(append(errs, w.Close()))
 	if err != nil {
 		s := int64(seed)
 		err = fmt.Errorf("%w\nsimulation seed %d: rerun with sim.WithSeed(%d) or SHMEM_SIM_SEED=%d", err, s, s, s)
