@@ -63,36 +63,35 @@ func idle(t *testing.T, ln *watchedListener, n int) {
 	}
 }
 
-// TestIdleFloodDoesNotLockOutRanks: strangers hold more idle connections
-// than rank 0 keeps pending. A rank arriving then still gets in (the
-// oldest idle connection makes room), rather than being cut and taking
-// the cut for rank 0's death.
-func TestIdleFloodDoesNotLockOutRanks(t *testing.T) {
-	ln := watched(t, 0)
+// formTwo serves a world of two on ln, runs first (the strangers) once
+// rank 0 serves, then rank 1, and checks that both get the table.
+func formTwo(t *testing.T, ln *watchedListener, first func()) {
+	t.Helper()
 	cfg := Config{Addr: ln.Addr().String(), NPEs: 2, Secret: secret, Timeout: 30 * time.Second}
 	srv := cfg
 	srv.Listener = ln
 	server := start(context.Background(), srv, record(0))
-	idle(t, ln, maxPending(2)+20)
+	first()
 	one := cfg
 	one.Rank = 1
 	checkTable(t, 1, <-start(context.Background(), one, record(1)), 2)
 	checkTable(t, 0, <-server, 2)
 }
 
+// TestIdleFloodDoesNotLockOutRanks: strangers hold more idle connections
+// than rank 0 keeps pending. A rank arriving then still gets in (the
+// oldest idle connection makes room), rather than being cut and taking
+// the cut for rank 0's death.
+func TestIdleFloodDoesNotLockOutRanks(t *testing.T) {
+	ln := watched(t, 0)
+	formTwo(t, ln, func() { idle(t, ln, maxPending(2)+20) })
+}
+
 // TestTurnedAwayRankRetries: rank 0, alive, cuts a rank's connection
 // before the handshake (as it sheds connections under a flood). The rank
 // dials again and joins, instead of failing with PE 0 failed or ErrTLS.
 func TestTurnedAwayRankRetries(t *testing.T) {
-	ln := watched(t, 1)
-	cfg := Config{Addr: ln.Addr().String(), NPEs: 2, Secret: secret, Timeout: 30 * time.Second}
-	srv := cfg
-	srv.Listener = ln
-	server := start(context.Background(), srv, record(0))
-	one := cfg
-	one.Rank = 1
-	checkTable(t, 1, <-start(context.Background(), one, record(1)), 2)
-	checkTable(t, 0, <-server, 2)
+	formTwo(t, watched(t, 1), func() {})
 }
 
 // TestVerdictTellsIdleFromRefused: rank 1 never registers. Rank 0's
