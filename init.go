@@ -144,9 +144,12 @@ func joinGossip(ctx context.Context, o *options) (*PE, error) {
 	if secret == "" {
 		secret = os.Getenv(bootstrap.EnvJobSecret)
 	}
-	if secret == "" || o.npes < 1 {
+	switch {
+	case o.npes < 1:
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "WithSeeds needs npes >= 1, got %d", o.npes)
+	case secret == "":
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
-			"WithSeeds needs npes >= 1 (got %d) and a job secret (WithJobSecret or %s)", o.npes, bootstrap.EnvJobSecret)
+			"WithSeeds needs a job secret (WithJobSecret or %s), and none is set", bootstrap.EnvJobSecret)
 	}
 	uid, err := bootstrap.UniqueIDFromSecret(o.seeds[0], secret, !o.tlsOff)
 	if err != nil {

@@ -66,7 +66,7 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	mc.Events = n
 	mc.Alive = n
 	mc.Merge = n
-	mc.Logger = newStdLogger(c.Logger, c.Name)
+	mc.Logger = newStdLogger(newSlogWriter(c.Logger, c.Name, &n.undecryptable))
 	return mc
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/memberlist"
 )
@@ -39,6 +40,10 @@ type node struct {
 	failures chan int
 	closed   bool
 	rejected map[string]string // name -> last logged reason
+	// undecryptable counts gossip messages and joins that failed because
+	// the peer's key is not this job's: Form's error says so, since a
+	// process with another secret is otherwise just never seen.
+	undecryptable atomic.Int64
 }
 
 func newNode(cfg Config, incarnation int64) *node {

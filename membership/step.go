@@ -60,8 +60,8 @@ func (n *node) step(resend bool) stepResult {
 	view := n.viewLocked()
 	if k := countEarlier(view, &n.self); k >= n.cfg.NPEs {
 		return stepResult{err: errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
-			"job %q: refused as PE %d of %d: %d processes started earlier (%v)",
-			n.cfg.JobID, k+1, n.cfg.NPEs, k, errWorldFull)}
+			"job %q: refused: %d processes started earlier, so this one would be PE %d, and the world has %d PEs (ranks 0..%d) (%v)",
+			n.cfg.JobID, k, k, n.cfg.NPEs, n.cfg.NPEs-1, errWorldFull)}
 	}
 	members := selectMembers(view, n.cfg.NPEs)
 	if members == nil {
@@ -172,8 +172,8 @@ func (n *node) formError(cause error) error {
 		if ranks, known := missingRanks(view, n.cfg.NPEs); known {
 			missing = fmt.Sprintf("missing ranks %v", ranks)
 		}
-		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s",
-			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing)
+		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s%s",
+			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing, n.keyNote())
 	}
 	table := n.history[n.current]
 	if table == nil { // a complete view is evaluated before the loop waits
@@ -185,8 +185,8 @@ func (n *node) formError(cause error) error {
 			state = ", which gossip reports dead"
 		}
 		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-			"job %q: saw all %d processes and reported the table to its leader, rank 0 (%s at %s%s), which sent no seal",
-			n.cfg.JobID, n.cfg.NPEs, table[0].Name, table[0].Addr, state)
+			"job %q: saw all %d processes and reported the table to its leader, rank 0 (%s at %s%s), which sent no seal%s",
+			n.cfg.JobID, n.cfg.NPEs, table[0].Name, table[0].Addr, state, n.keyNote())
 	}
 	var silent, other []string
 	for r, c := range table[1:] {
@@ -211,8 +211,19 @@ func (n *node) formError(cause error) error {
 		parts = append(parts, "another table reported by "+strings.Join(other, ", "))
 	}
 	return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-		"job %q: saw all %d processes, but as leader could not seal: %s",
-		n.cfg.JobID, n.cfg.NPEs, strings.Join(parts, "; "))
+		"job %q: saw all %d processes, but as leader could not seal: %s%s",
+		n.cfg.JobID, n.cfg.NPEs, strings.Join(parts, "; "), n.keyNote())
+}
+
+// keyNote is what Form's error adds when messages came that this job's key
+// could not decrypt: a process of the job started with another secret
+// looks, to the others, like one that never started.
+func (n *node) keyNote() string {
+	k := n.undecryptable.Load()
+	if k == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d gossip message(s) could not be decrypted (a process started with another SHMEM_JOB_SECRET?)", k)
 }
 
 func names(cs []candidate) string {

@@ -171,7 +171,9 @@ func TestStepRefusesLatecomer(t *testing.T) {
 	see(n, "a", 1)
 	see(n, "b", 2)
 	res := n.step(false)
-	if !errors.Is(res.err, errs.ErrBootstrap) || !strings.Contains(res.err.Error(), "world full") {
+	// Ranks are zero-based: the third process would be PE 2.
+	if !errors.Is(res.err, errs.ErrBootstrap) || !strings.Contains(res.err.Error(), "world full") ||
+		!strings.Contains(res.err.Error(), "would be PE 2, and the world has 2 PEs (ranks 0..1)") {
 		t.Fatalf("third process of a world of two: %v", res.err)
 	}
 }

@@ -47,11 +47,11 @@ type Acceptor struct {
 	cfg Config
 	log *slog.Logger
 
-	mu       sync.Mutex
-	pending  map[uint64]net.Conn // by accept number: the smallest is the oldest
-	next     uint64
-	refused  int // since the last refusal line
-	lastLine time.Time
+	lines Limiter // bounds the refusal lines
+
+	mu      sync.Mutex
+	pending map[uint64]net.Conn // by accept number: the smallest is the oldest
+	next    uint64
 }
 
 // New returns an Acceptor for ln.
@@ -66,7 +66,7 @@ func New(ln net.Listener, cfg Config) *Acceptor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Acceptor{ln: ln, cfg: cfg, log: log, pending: map[uint64]net.Conn{}}
+	return &Acceptor{ln: ln, cfg: cfg, log: log, lines: Limiter{Every: cfg.LogEvery}, pending: map[uint64]net.Conn{}}
 }
 
 // Accept returns the next connection and the function that admits it: call
@@ -138,16 +138,10 @@ func (a *Acceptor) Pending() int {
 func (a *Acceptor) Refused(msg string, args ...any) { a.refuse(msg, args...) }
 
 func (a *Acceptor) refuse(msg string, args ...any) {
-	a.mu.Lock()
-	now := time.Now()
-	if !a.lastLine.IsZero() && now.Sub(a.lastLine) < a.cfg.LogEvery {
-		a.refused++
-		a.mu.Unlock()
+	n, ok := a.lines.Allow(time.Now())
+	if !ok {
 		return
 	}
-	n := a.refused
-	a.refused, a.lastLine = 0, now
-	a.mu.Unlock()
 	args = append(args, "listener", a.cfg.Name)
 	if n > 0 {
 		args = append(args, "also_refused_since_last_line", n)

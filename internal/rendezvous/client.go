@@ -3,13 +3,11 @@ package rendezvous
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
-	"github.com/goshmem/shmem/internal/secure"
 )
 
 // Dial retry: start fast because rank 0 is usually up already, back off
@@ -25,13 +23,11 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 	fail := func(sentinel error, detail string, args ...any) error {
 		return errs.New("Rendezvous", cfg.Rank, 0, sentinel, detail, args...)
 	}
-	raw, err := dial(ctx, cfg.Addr)
+	raw, c, err := connect(ctx, cfg, deadline)
 	if err != nil {
-		return nil, ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
+		return nil, err
 	}
 	defer raw.Close()
-	// Closing the socket is what unblocks a pending read or write when ctx
-	// ends; the deadline alone would not see a cancellation.
 	stop := context.AfterFunc(ctx, func() { raw.Close() })
 	defer stop()
 	stopped := func(err error, what string) error {
@@ -39,29 +35,6 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 			return ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s: %s did not finish within %v", cfg.Addr, what, cfg.Timeout)
 		}
 		return fail(errs.ErrBootstrap, "rank 0 at %s: %s: %v", cfg.Addr, what, err)
-	}
-	var c net.Conn = raw
-	if cfg.ClientTLS != nil {
-		c = tls.Client(raw, clientTLS(cfg.ClientTLS, cfg.Addr))
-	}
-	if err := secure.Handshake(c, cfg.Secret, secure.ServiceRendezvous, false, deadline); err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return nil, stopped(err, "authentication")
-		case errors.Is(err, secure.ErrOtherService):
-			// Another endpoint of a job with this secret holds rank 0's
-			// port: rank 0 cannot bind it while it does, and whatever
-			// that endpoint does with this rank's hello says nothing of
-			// rank 0. Said at once, not blamed on PE 0.
-			return nil, errs.New("Rendezvous", cfg.Rank, 0, fmt.Errorf("%w: %w", errs.ErrBootstrap, err),
-				"%s is not rank 0's rendezvous: another listener of a job with this secret holds the unique ID's port", cfg.Addr)
-		case !isTimeout(err) && rank0Gone(cfg.Addr):
-			// Rank 0 refusing this side's secret closes the connection
-			// exactly as its death does; only a dead rank 0's port
-			// refuses new connections.
-			return nil, rank0Failed(cfg, "during the handshake", err)
-		}
-		return nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
 	}
 	c.SetDeadline(deadline)
 	hello := appendFrame(nil, frame{kind: kindHello, rank: uint32(cfg.Rank), npes: uint32(cfg.NPEs), record: record})

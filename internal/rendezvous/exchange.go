@@ -81,6 +81,11 @@ var bootstrapTimeout = fmt.Errorf("%w: %w", errs.ErrBootstrap, errs.ErrTimeout)
 // until all ranks have arrived and received the table; the others dial Addr,
 // retrying until the deadline because rank 0 may start later.
 //
+// A rank whose connection rank 0 cuts before saying a byte, while rank 0's
+// listener lives, was turned away (rank 0 closes its oldest unauthenticated
+// connection when strangers hold too many): it dials again until the
+// deadline.
+//
 // Errors: ErrInvalidArgument for a bad Config; ErrTLS when a peer fails
 // authentication; ErrPEFailed naming the rank (the error's Target) when a
 // rank that had registered loses its connection before the world formed,

@@ -5,13 +5,13 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/goshmem/shmem/internal/admit"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
 )
@@ -49,22 +49,37 @@ type server struct {
 	final []byte
 	wg    sync.WaitGroup
 
+	acc *admit.Acceptor // bounds the unauthenticated, rate-limits refusal lines
+
 	mu      sync.Mutex
-	pending map[net.Conn]struct{} // connections not yet handed to the loop
+	pending map[net.Conn]*watchConn // connections not yet handed to the loop
 	closed  bool
 	// authFailed counts connections that failed authentication, and
 	// lastAuthFailure says who and why: a rank started with another
 	// SHMEM_JOB_SECRET or unique ID never arrives, and the verdict that
-	// names it missing must say that it tried.
+	// names it missing must say that it tried. idle counts connections
+	// that sent nothing until their handshake deadline or their eviction:
+	// idle sockets, which the verdict must not blame on a secret.
 	authFailed      int
 	lastAuthFailure string
+	idle            int
+	// refusals says which authenticated hellos the table refused (another
+	// world size, a duplicate rank): a rank refused so never arrives, and
+	// the verdict must say it came. Bounded by maxRefusals.
+	refusals   []string
+	refusedAll int
 	// arrived is how many ranks the table holds, for probes.
 	arrived atomic.Int32
 }
 
 // maxPending bounds unauthenticated connections, so that a flood of idle
-// connections costs the server sockets only up to a limit.
+// connections costs the server sockets only up to a limit; beyond it the
+// oldest is closed (admit), so a rank arriving during a flood still gets
+// in.
 func maxPending(npes int) int { return 4*npes + 64 }
+
+// maxRefusals bounds the refused hellos the verdict quotes.
+const maxRefusals = 4
 
 func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) ([][]byte, error) {
 	own := append([]byte(nil), record...)
@@ -87,13 +102,14 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 		arrivals:   make(chan arrival),
 		departures: make(chan departure),
 		done:       make(chan struct{}),
-		pending:    map[net.Conn]struct{}{},
+		pending:    map[net.Conn]*watchConn{},
+		acc:        admit.New(ln, admit.Config{Name: "rendezvous", MaxPending: maxPending(cfg.NPEs), Logger: cfg.Logger}),
 	}
 	tab := newTable(cfg.NPEs)
 	tab.offer(0, uint32(cfg.NPEs), own)
 	s.arrived.Store(1) // before the first probe can be answered
 	s.wg.Add(1)
-	go s.accept(ln)
+	go s.accept()
 	res, err := s.loop(tab)
 	ln.Close()
 	s.shut()
@@ -114,6 +130,7 @@ func (s *server) loop(tab *table) ([][]byte, error) {
 		case a := <-s.arrivals:
 			if rerr := tab.offer(a.hello.rank, a.hello.npes, a.hello.record); rerr != nil {
 				s.cfg.Logger.Warn("rendezvous: refusing peer", "remote", a.remote, "reason", rerr.Error())
+				s.refused(rerr.Error())
 				a.reply <- appendFrame(nil, rejectFrame(rerr.Error()))
 				continue
 			}
@@ -183,36 +200,33 @@ func (s *server) tell(tab *table, verdict []byte) {
 	}
 }
 
-func (s *server) accept(ln net.Listener) {
+func (s *server) accept() {
 	defer s.wg.Done()
 	for {
-		c, err := ln.Accept()
+		c, admitted, err := s.acc.Accept()
 		if err != nil {
-			// Closed by serve, or broken: either way no more peers come.
+			// Closed by serve: no more peers come.
 			return
 		}
-		if !s.track(c) {
+		w := &watchConn{Conn: c}
+		if !s.track(w) {
+			admitted()
 			c.Close()
 			continue
 		}
 		s.wg.Add(1)
-		go s.handle(c)
+		go s.handle(w, admitted)
 	}
 }
 
-// track registers c as pending; false means refuse it (server stopping, or
-// too many pending connections).
-func (s *server) track(c net.Conn) bool {
+// track registers c as pending; false means refuse it (server stopping).
+func (s *server) track(c *watchConn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
-	if len(s.pending) >= maxPending(s.cfg.NPEs) {
-		s.cfg.Logger.Warn("rendezvous: refusing peer", "remote", c.RemoteAddr().String(), "reason", "too many unauthenticated connections")
-		return false
-	}
-	s.pending[c] = struct{}{}
+	s.pending[c.Conn] = c
 	return true
 }
 
@@ -238,31 +252,30 @@ func (s *server) shut() {
 	}
 }
 
-func (s *server) handle(raw net.Conn) {
+func (s *server) handle(w *watchConn, admitted func()) {
 	defer s.wg.Done()
+	raw := w.Conn
 	defer raw.Close()
+	defer admitted()
 	stop := context.AfterFunc(s.ctx, func() { raw.Close() })
 	defer stop()
 	remote := raw.RemoteAddr().String()
 	refuse := func(reason string) {
 		s.cfg.Logger.Warn("rendezvous: refusing peer", "remote", remote, "reason", reason)
 	}
-	var c net.Conn = raw
+	var c net.Conn = w
 	if s.cfg.ServerTLS != nil {
-		c = tls.Server(raw, s.cfg.ServerTLS)
+		c = tls.Server(w, s.cfg.ServerTLS)
 	}
 	dl := time.Now().Add(handshakeTimeout)
 	if s.deadline.Before(dl) {
 		dl = s.deadline
 	}
 	if err := secure.Handshake(c, s.cfg.Secret, secure.ServiceRendezvous, true, dl); err != nil {
-		refuse(err.Error())
-		s.mu.Lock()
-		s.authFailed++
-		s.lastAuthFailure = remote + ": " + err.Error()
-		s.mu.Unlock()
+		s.handshakeFailed(w, remote, err)
 		return
 	}
+	admitted()
 	// From here the peer knows the secret: it gets told why it is refused.
 	c.SetReadDeadline(dl)
 	f, err := readFrame(c)
@@ -329,17 +342,6 @@ func (s *server) await(c net.Conn, a arrival) {
 func (s *server) probeReply() frame {
 	return frame{kind: kindProbeReply, rank: uint32(s.arrived.Load()), npes: uint32(s.cfg.NPEs),
 		record: binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixNano()))}
-}
-
-// authNote is what a timeout verdict adds about failed authentications.
-func (s *server) authNote() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.authFailed == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %d connection(s) failed authentication, the last from %s (a PE started with another SHMEM_JOB_SECRET, unique ID or TLS setting?)",
-		s.authFailed, s.lastAuthFailure)
 }
 
 func (s *server) write(c net.Conn, b []byte) {

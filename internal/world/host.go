@@ -22,7 +22,7 @@ func (j *joiner) credentials() error {
 	}
 	s, c, err := secure.JobConfigs(j.cfg.UID.Secret[:])
 	if err != nil {
-		return j.fail(errs.ErrTLS, "%v", err)
+		return errs.As("Init", j.cfg.Rank, err) // wraps ErrTLS already: once, not twice
 	}
 	j.serverTLS, j.clientTLS = s, c
 	return nil

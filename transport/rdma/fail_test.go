@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,7 +161,8 @@ func TestTLS(t *testing.T) {
 }
 
 func TestAuthenticateRefusal(t *testing.T) {
-	refuse := errors.New("wrong job secret")
+	// As secure.Handshake refuses: an *errs.Error wrapping ErrTLS.
+	refuse := errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrTLS, "server does not know the job secret")
 	w := newWorld(t, 2, 64, func(c *Config) {
 		c.Authenticate = func(conn net.Conn, server bool) error {
 			if !server && c.Rank == 0 {
@@ -170,8 +172,8 @@ func TestAuthenticateRefusal(t *testing.T) {
 		}
 	})
 	err := w.path(0, 1).Put(0, []byte{1})
-	if !errors.Is(err, errs.ErrTLS) {
-		t.Fatalf("client refusal: %v, want ErrTLS", err)
+	if !errors.Is(err, errs.ErrTLS) || strings.Count(err.Error(), errs.ErrTLS.Error()) != 1 {
+		t.Fatalf("client refusal: %v, want ErrTLS, named once", err)
 	}
 	// The server refusing closes the connection before reading a frame.
 	v := newWorld(t, 2, 64, func(c *Config) {

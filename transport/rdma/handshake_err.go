@@ -50,5 +50,12 @@ func (l *lane) handshakeErr(op, what string, err error) error {
 		case <-t.C:
 		}
 	}
-	return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTLS, "%s with %s: %v", what, l.addr, err)
+	// The job-secret handshake's error already carries ErrTLS (and
+	// ErrTimeout): its detail and sentinel are kept once, so the message
+	// does not end "TLS failure: TLS failure".
+	sentinel, cause := errs.ErrTLS, err
+	if e := (*errs.Error)(nil); errors.As(err, &e) && errors.Is(err, errs.ErrTLS) {
+		sentinel, cause = e.Err, errors.New(e.Detail)
+	}
+	return errs.New(op, n.cfg.Rank, l.p.peer, sentinel, "%s with %s: %v", what, l.addr, cause)
 }

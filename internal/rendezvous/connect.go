@@ -1,0 +1,116 @@
+package rendezvous
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/secure"
+)
+
+// watchConn counts the bytes read from a connection, so that a failed
+// handshake tells a peer that said nothing from one that said something
+// wrong: a silent peer is an idle socket (to rank 0) or a refusal before
+// the handshake (to a rank), not a peer with another secret.
+type watchConn struct {
+	net.Conn
+	got atomic.Int64
+	// end is the first read error, read only by the goroutine that
+	// reads (the handshake's): a silent peer that hung up is a probe.
+	end error
+}
+
+func (w *watchConn) Read(b []byte) (int, error) {
+	n, err := w.Conn.Read(b)
+	w.got.Add(int64(n))
+	if err != nil && w.end == nil {
+		w.end = err
+	}
+	return n, err
+}
+
+// silent reports whether nothing was read from the connection.
+func (w *watchConn) silent() bool { return w.got.Load() == 0 }
+
+// connect dials rank 0 and authenticates, and returns the raw connection
+// and the one to speak the exchange on. A connection that rank 0 cuts
+// before sending a byte while its listener lives was turned away at
+// admission (rank 0 sheds unauthenticated connections when strangers hold
+// too many), not refused for its secret: connect dials again, backing off,
+// until ctx ends. Only a cut whose listener is gone is PE 0's failure.
+func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Conn, err error) {
+	backoff := firstBackoff
+	var cuts int
+	var lastCut error
+	for {
+		if raw, err = dial(ctx, cfg.Addr); err != nil {
+			if cuts > 0 {
+				return nil, nil, turnedAway(ctx, cfg, cuts, lastCut)
+			}
+			return nil, nil, ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
+		}
+		w := &watchConn{Conn: raw}
+		c = w
+		if cfg.ClientTLS != nil {
+			c = tls.Client(w, clientTLS(cfg.ClientTLS, cfg.Addr))
+		}
+		// Closing the socket is what unblocks the handshake when ctx
+		// ends; the deadline alone would not see a cancellation.
+		stop := context.AfterFunc(ctx, func() { raw.Close() })
+		err = secure.Handshake(c, cfg.Secret, secure.ServiceRendezvous, false, deadline)
+		stopped := !stop()
+		if err == nil && !stopped {
+			return raw, c, nil
+		}
+		raw.Close()
+		switch {
+		case ctx.Err() != nil:
+			if cuts > 0 {
+				return nil, nil, turnedAway(ctx, cfg, cuts, lastCut)
+			}
+			return nil, nil, ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s: authentication did not finish within %v", cfg.Addr, cfg.Timeout)
+		case errors.Is(err, secure.ErrOtherService):
+			// Another endpoint of a job with this secret holds rank 0's
+			// port: rank 0 cannot bind it while it does, and whatever
+			// that endpoint does with this rank's hello says nothing of
+			// rank 0. Said at once, not blamed on PE 0.
+			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, fmt.Errorf("%w: %w", errs.ErrBootstrap, err),
+				"%s is not rank 0's rendezvous: another listener of a job with this secret holds the unique ID's port", cfg.Addr)
+		case isTimeout(err) || errors.Is(err, errs.ErrTimeout):
+			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
+		case rank0Gone(cfg.Addr):
+			// Rank 0 refusing this side closes the connection exactly
+			// as its death does; only a dead rank 0's port refuses new
+			// connections.
+			return nil, nil, rank0Failed(cfg, "during the handshake", err)
+		case !w.silent():
+			// Rank 0 spoke, then cut: it refused this side's secret
+			// (or TLS credentials).
+			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
+		}
+		cuts, lastCut = cuts+1, err
+		cfg.Logger.Info("rendezvous: rank 0 is alive but closed the connection before the handshake; retrying",
+			"rank", cfg.Rank, "addr", cfg.Addr, "attempt", cuts, "retry_in", backoff)
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, nil, turnedAway(ctx, cfg, cuts, lastCut)
+		case <-t.C:
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+// turnedAway is the error of a rank that rank 0, alive, kept turning away
+// until the deadline.
+func turnedAway(ctx context.Context, cfg Config, cuts int, last error) error {
+	return ctxErr(ctx, cfg.Rank, 0,
+		"rank 0 at %s is alive but closed this rank's connection before the handshake %d time(s) within %v (too many connections waiting to authenticate there, or a TLS setting other than rank 0's?); the last: %v",
+		cfg.Addr, cuts, cfg.Timeout, last)
+}
