@@ -89,8 +89,8 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		status = 127
 	} else {
 		res := j.Wait()
-		if res.First != nil {
-			logf("job failed: %v%s", res.First, res.EarlyNote())
+		if sum := res.Summary(); sum != "" {
+			logf("%s", sum)
 		}
 		status = res.Status()
 	}
