@@ -120,6 +120,20 @@ func TestQuitterNamed(t *testing.T) {
 	}
 }
 
+// TestDeathNamed: PE 0 exits DieStatus without Finalize while the others
+// wait in a barrier, which then fails them (ExitPEFailed). Their exits
+// race PE 0's to shmemrun; each reported that it saw PE 0 fail, so
+// shmemrun names PE 0 and exits with its status whichever it heard first.
+func TestDeathNamed(t *testing.T) {
+	t.Setenv(lt.EnvWho, "0")
+	for i := 0; i < 3; i++ {
+		st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleDie)
+		if want := fmt.Sprintf("shmemrun: job failed: PE 0 exited with status %d\n", lt.DieStatus); st != lt.DieStatus || !strings.Contains(errs, want) {
+			t.Fatalf("status %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", st, lt.DieStatus, want, out, errs)
+		}
+	}
+}
+
 // TestPanicNamed: under shmemrun PE 2 panics while the others wait in
 // BarrierAll (the failure table's "panic" scenario). The job exits with
 // the panicking PE's status and shmemrun names it; PE 2's stack reaches
@@ -232,11 +246,37 @@ func TestBindTo(t *testing.T) {
 	}
 }
 
+// TestGlobalExit: PE 2 calls GlobalExit while the others wait; every PE
+// exits with its status, in an order shmemrun cannot see the cause in,
+// and shmemrun names PE 2 from its report, not the first exit it heard.
 func TestGlobalExit(t *testing.T) {
 	t.Setenv(lt.EnvWho, "2")
 	st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleExit)
 	if st != lt.GlobalExitStatus {
 		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, lt.GlobalExitStatus, out, errs)
+	}
+	if want := fmt.Sprintf("shmemrun: job ended: PE 2 called GlobalExit(%d)\n", lt.GlobalExitStatus); !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	if strings.Contains(errs, "job failed") {
+		t.Errorf("a GlobalExit reported as a failure:\n%s", errs)
+	}
+}
+
+// TestFinalizeThenFail: every PE finalizes, then PE 1 exits FailStatus.
+// The job fails with its status, and shmemrun says it failed after
+// Finalize without blaming the PEs that exited 0 after theirs.
+func TestFinalizeThenFail(t *testing.T) {
+	t.Setenv(lt.EnvWho, "1")
+	st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleFinalizeFail)
+	if st != lt.FailStatus {
+		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, lt.FailStatus, out, errs)
+	}
+	if want := fmt.Sprintf("shmemrun: job failed: PE 1 exited with status %d after Finalize\n", lt.FailStatus); !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	if strings.Contains(errs, "had exited with status 0") {
+		t.Errorf("PEs that finalized blamed as early:\n%s", errs)
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 // not in the order they quit: a PE that returned without Finalize can be
 // heard after the survivor that its leaving failed (the survivor saw its
 // sockets close while its process was still exiting). Ends heard in the
-// window that are clean (status 0) name the PEs that left early (tally).
+// window that are clean (status 0) and unfinalized name the PEs that left
+// early (tally).
 const settleWindow = 200 * time.Millisecond
 
 // quitWait is how long QuitOnTimeout gives PEs to print their stacks.
