@@ -7,6 +7,7 @@ import (
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/pestatus"
 	"github.com/goshmem/shmem/internal/world"
 )
 
@@ -82,7 +83,7 @@ func gossipConfig(o *options, hint int) *world.GossipConfig {
 func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE, error) {
 	cfg := world.Config{Gossip: gossip,
 		UID: o.uid, Rank: o.rank, NPEs: o.npes, HeapSize: o.heapSize, HeapLimit: o.heapLimit, Metrics: o.metrics, Statics: o.statics, StaticsLayout: o.staticsLayout, Network: o.network, BusyPoll: o.busyPoll, LockedCallers: o.lockedCallers, WidenTo: o.widenTo,
-		HostID: os.Getenv("SHMEM_HOST_ID"), Ports: o.ports, FailureTimeout: o.failAfter, RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
+		HostID: os.Getenv("SHMEM_HOST_ID"), Status: pestatus.Open(os.Getenv), Ports: o.ports, FailureTimeout: o.failAfter, RelayVia: os.Getenv(world.EnvRelayVia), Timeout: o.timeout, Logger: o.logger,
 		Provider: o.rdma, Fabric: world.FabricConfig{Provider: o.fabricProv, Domain: o.fabricDom, Node: o.fabricNode},
 	}
 	switch {

@@ -11,7 +11,7 @@ import (
 func TestEnvTableNamesEveryVariable(t *testing.T) {
 	names := []string{
 		EnvUIDSessionID, EnvUIDSockIfname, EnvUniqueID, EnvUIDFile, EnvJobSecret,
-		EnvMasterAddr, EnvMasterPort, EnvStoreTLSEnable, EnvLauncherPID, EnvSymmetricSize, EnvLogLevel, EnvLogPath, EnvLogToStdout,
+		EnvMasterAddr, EnvMasterPort, EnvStoreTLSEnable, EnvLauncherPID, EnvStatusFD, EnvSymmetricSize, EnvLogLevel, EnvLogPath, EnvLogToStdout,
 	}
 	for _, l := range launchers {
 		for _, v := range []string{l.rank, l.npes, l.localRank, l.localSize} {

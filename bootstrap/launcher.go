@@ -14,6 +14,15 @@ import (
 // still lives (CheckLauncher).
 const EnvLauncherPID = "SHMEM_LAUNCHER_PID"
 
+// EnvStatusFD is set by goshmem's launchers to the number of a descriptor
+// they gave the PE (a Unix stream socket) on which the PE reports how its
+// run ends: that it finalized, that it called GlobalExit, which PE it
+// first saw fail. The launcher names the PE that ended the job from these
+// reports rather than from the order it hears the exits in. A process
+// that does not use goshmem ignores it; one that does marks the
+// descriptor close-on-exec at Init.
+const EnvStatusFD = "SHMEM_STATUS_FD"
+
 // maxAncestry bounds the walk up the process tree: a PE sits a few levels
 // below its launcher (go run, a shell, ip netns exec), never dozens.
 const maxAncestry = 32

@@ -9,7 +9,11 @@
 // PE SHMEM_RANK, SHMEM_NPES, SHMEM_LOCAL_RANK, SHMEM_LOCAL_SIZE and
 // SHMEM_UNIQUE_ID, prefixes every line the PEs print with "[PE r] ",
 // forwards SIGINT and SIGTERM, stops the other PEs when one fails and exits
-// with the first failing PE's status. Whatever way it ends, it removes the
+// with the first failing PE's status, or a GlobalExit's. It names the PE
+// that ended the job from what the PEs report (internal/pestatus): the
+// one that called GlobalExit, not the first exit heard; a PE that failed
+// after Finalize as such; the PE whose failure failed the others. Whatever
+// way it ends, it removes the
 // job's shared-memory segments from /dev/shm. Its PEs die with it, even
 // when it is killed with SIGKILL (see internal/launch).
 package main
@@ -40,7 +44,7 @@ func main() {
 
 // run is shmemrun with its outputs and signals given; it returns the exit
 // status: 2 for a bad command line, 1 when the job could not be set up,
-// 127 when a PE could not be started, else the first failing PE's status.
+// 127 when a PE could not be started, else the job's (launch.Result.Status).
 func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 	c, err := parseArgs(args, stderr)
 	if errors.Is(err, errHelp) {
@@ -92,8 +96,8 @@ func run(args []string, stdout, stderr io.Writer, sigs <-chan os.Signal) int {
 		status = 127
 	} else {
 		res := j.Wait()
-		if res.First != nil {
-			logf("job failed: %v%s", res.First, res.EarlyNote())
+		if sum := res.Summary(); sum != "" {
+			logf("%s", sum)
 		}
 		status = res.Status()
 	}

@@ -120,6 +120,17 @@ func TestQuitterNamed(t *testing.T) {
 	}
 }
 
+// TestDeathNamed: PE 0 exits DieStatus without Finalize while the others
+// wait in a barrier, which then fails them (ExitPEFailed). Their exits
+// race PE 0's to shmemrun; each reported that it saw PE 0 fail, so
+// shmemrun names PE 0 and exits with its status whichever it heard first.
+func TestDeathNamed(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		jobNamed(t, lt.RoleDie, "0", lt.DieStatus,
+			fmt.Sprintf("shmemrun: job failed: PE 0 exited with status %d\n", lt.DieStatus), "job failed: PE 1")
+	}
+}
+
 // TestPanicNamed: under shmemrun PE 2 panics while the others wait in
 // BarrierAll (the failure table's "panic" scenario). The job exits with
 // the panicking PE's status and shmemrun names it; PE 2's stack reaches
@@ -232,11 +243,30 @@ func TestBindTo(t *testing.T) {
 	}
 }
 
+// TestGlobalExit: PE 2 calls GlobalExit while the others wait; every PE
+// exits with its status, in an order shmemrun cannot see the cause in,
+// and shmemrun names PE 2 from its report, not the first exit it heard.
 func TestGlobalExit(t *testing.T) {
-	t.Setenv(lt.EnvWho, "2")
-	st, out, errs := runInProcess(t, "-np", "3", bin.pe, lt.RoleExit)
-	if st != lt.GlobalExitStatus {
-		t.Fatalf("status %d, want %d\nstdout:\n%s\nstderr:\n%s", st, lt.GlobalExitStatus, out, errs)
+	jobNamed(t, lt.RoleExit, "2", lt.GlobalExitStatus,
+		fmt.Sprintf("shmemrun: job ended: PE 2 called GlobalExit(%d)\n", lt.GlobalExitStatus), "job failed")
+}
+
+// TestFinalizeThenFail: every PE finalizes, then PE 1 exits FailStatus.
+// The job fails with its status, and shmemrun says it failed after
+// Finalize without blaming the PEs that exited 0 after theirs.
+func TestFinalizeThenFail(t *testing.T) {
+	jobNamed(t, lt.RoleFinalizeFail, "1", lt.FailStatus,
+		fmt.Sprintf("shmemrun: job failed: PE 1 exited with status %d after Finalize\n", lt.FailStatus), "had exited with status 0")
+}
+
+// jobNamed runs 3 PEs of role with who singled out and checks shmemrun's
+// status, that its stderr has want and lacks notWant.
+func jobNamed(t *testing.T, role, who string, status int, want, notWant string) {
+	t.Helper()
+	t.Setenv(lt.EnvWho, who)
+	st, out, errs := runInProcess(t, "-np", "3", bin.pe, role)
+	if st != status || !strings.Contains(errs, want) || strings.Contains(errs, notWant) {
+		t.Fatalf("status %d, want %d, %q and not %q\nstdout:\n%s\nstderr:\n%s", st, status, want, notWant, out, errs)
 	}
 }
 

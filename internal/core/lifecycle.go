@@ -214,6 +214,9 @@ func (p *PE) Finalize() error {
 		// Every PE reached its Finalize: what fails from now on is a peer
 		// tearing down, not a failure to report (nor to log as one).
 		p.s.agreed.Store(true)
+		if fin := p.s.cfg.Finalized; fin != nil {
+			fin()
+		}
 	case !together || errors.Is(err, errs.ErrPEFailed):
 		// Every failure this PE knows of, each named once. The
 		// coordinator's answer can come before the failure's notice: then

@@ -122,6 +122,10 @@ type Config struct {
 	// must not log as failures (a real failure still reaches Finalize
 	// through OnFailure). Optional.
 	Leaving func()
+	// Finalized, if set, runs when this PE's Finalize has completed with
+	// every PE's (the world ended as its program meant), before the
+	// release; the multi-process backend tells its launcher. Optional.
+	Finalized func()
 	// Release frees what the backend allocated for this PE (engines,
 	// mappings, the actor system if it is the PE's own); Finalize calls it
 	// last. Optional.

@@ -19,7 +19,7 @@ func owned() []string {
 	return []string{
 		bootstrap.EnvRank, bootstrap.EnvNPEs, bootstrap.EnvLocalRank, bootstrap.EnvLocalSize,
 		bootstrap.EnvUniqueID, bootstrap.EnvUIDFile, bootstrap.EnvLauncherPID,
-		affinity.EnvAllowed,
+		bootstrap.EnvStatusFD, affinity.EnvAllowed,
 	}
 }
 

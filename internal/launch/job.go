@@ -7,10 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
+	"time"
 
+	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/affinity"
+	"github.com/goshmem/shmem/internal/pestatus"
 )
 
 // Job is a started job: its PEs run until each ends, and Wait returns how.
@@ -90,15 +94,19 @@ func (j *Job) supervise(started chan<- error) {
 		base = os.Environ()
 	}
 	ranks := j.cfg.ranks()
-	ends := make(chan End, len(ranks))
+	// Every PE's end and reports arrive here; the supervisor reads until
+	// each end has, so no sender blocks for good.
+	events := make(chan event, len(ranks))
 	for _, r := range ranks {
-		p, err := j.start(r, base, ends, &clean)
+		p, err := j.start(r, base, events, &clean)
 		if err != nil {
 			for _, q := range j.procs {
 				_ = q.signal(syscall.SIGKILL)
 			}
-			for range j.procs {
-				<-ends
+			for n := 0; n < len(j.procs); {
+				if ev := <-events; ev.end != nil {
+					n++
+				}
 			}
 			started <- fmt.Errorf("launch: starting PE %d: %w", r, err)
 			return
@@ -106,14 +114,40 @@ func (j *Job) supervise(started chan<- error) {
 		j.procs = append(j.procs, p)
 	}
 	started <- nil
-	j.result = j.watch(ends)
+	j.result = j.watch(events)
 }
 
-// start starts PE rank; its end arrives on ends.
-func (j *Job) start(rank int, base []string, ends chan<- End, clean *bool) (*Proc, error) {
+// event is what the supervisor hears of a PE: a report while it runs (end
+// nil), or its end, which comes after every report of that PE.
+type event struct {
+	rank   int
+	report pestatus.Report
+	end    *End
+}
+
+// statusDrain bounds how long a PE's end waits, once its process has
+// ended, for the reports it wrote before: they are in the socket already,
+// so only a process it left behind holding the socket (started before
+// Init marked it close-on-exec, or by a program without goshmem) makes
+// the wait last, and what that process writes is not the PE's.
+const statusDrain = 100 * time.Millisecond
+
+// start starts PE rank; its reports and end arrive on events.
+func (j *Job) start(rank int, base []string, events chan<- event, clean *bool) (*Proc, error) {
 	c := &j.cfg
 	cmd := c.command(rank, base)
 	p := &Proc{rank: rank, cmd: cmd, done: make(chan struct{})}
+	// A PE's status socket; without one (out of descriptors) the PE runs
+	// as before, its ends judged by their order alone.
+	status, peStatus, err := pestatus.Pair()
+	if err == nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, peStatus)
+		// Last in the environment, which exec dedups keeping the last.
+		cmd.Env = append(cmd.Env, bootstrap.EnvStatusFD+"="+strconv.Itoa(2+len(cmd.ExtraFiles)))
+		defer peStatus.Close() // the PE has its copy once started
+	} else {
+		j.logf("PE %d starts without a status socket: %v", rank, err)
+	}
 	var writers []*lineWriter
 	if w := j.streamWriter(p, c.Stdout); w != nil {
 		cmd.Stdout, writers = w, append(writers, w)
@@ -133,20 +167,41 @@ func (j *Job) start(rank int, base []string, ends chan<- End, clean *bool) (*Pro
 		j.logf("binding PE %d: %v", rank, restoreErr)
 	}
 	if startErr != nil {
+		if status != nil {
+			status.Close()
+		}
 		return nil, startErr
 	}
 	p.pid = cmd.Process.Pid
 	if c.Verbose {
 		j.logf("PE %d is pid %d", rank, p.pid)
 	}
+	var reported pestatus.Report
+	scanned := make(chan struct{})
+	if status != nil {
+		go func() {
+			defer close(scanned)
+			reported = pestatus.Scan(status, rank, c.NPEs, func(rep pestatus.Report) {
+				events <- event{rank: rank, report: rep}
+			})
+		}()
+	} else {
+		close(scanned)
+	}
 	go func() {
 		err := cmd.Wait()
 		for _, w := range writers {
 			_ = w.Close()
 		}
+		if status != nil {
+			_ = status.SetReadDeadline(time.Now().Add(statusDrain))
+			<-scanned
+			status.Close()
+		}
 		p.end = endOf(rank, p.pid, cmd.ProcessState, err)
+		p.end.Reported = reported
 		close(p.done)
-		ends <- p.end
+		events <- event{rank: rank, end: &p.end}
 	}()
 	return p, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/pestatus"
 )
 
 // sh is a job of n PEs that each run script in /bin/sh.
@@ -355,5 +356,33 @@ func awaitGone(t *testing.T, pids []int) {
 			}
 			time.Sleep(5 * time.Millisecond) // polling /proc: there is nothing to wait on
 		}
+	}
+}
+
+// TestStatusReports: PEs report on the descriptor SHMEM_STATUS_FD names
+// (here a shell writes the lines goshmem's PEs write). PE 1 calls the
+// "GlobalExit" and exits last, yet names the job's end; PE 0 leaves a
+// process behind that holds its socket, which must not hold the job.
+func TestStatusReports(t *testing.T) {
+	cfg := sh(3, `case $SHMEM_RANK in
+		1) echo "global-exit 4" >&$SHMEM_STATUS_FD; sleep 0.3;;
+		0) echo finalized >&$SHMEM_STATUS_FD; sleep 2 >/dev/null 2>&1 & ;;
+		esac; exit 4`)
+	start := time.Now()
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("the job took %v: a process left behind held it", took)
+	}
+	if res.GlobalExit == nil || *res.GlobalExit != (GlobalExit{Rank: 1, Status: 4}) || res.Status() != 4 {
+		t.Fatalf("result %+v", res)
+	}
+	if !res.Ends[0].Reported.Finalized || res.Ends[2].Reported != (pestatus.Report{}) {
+		t.Errorf("reports %+v", res.Ends)
+	}
+	if got := res.Summary(); got != "job ended: PE 1 called GlobalExit(4)" {
+		t.Errorf("Summary %q", got)
 	}
 }

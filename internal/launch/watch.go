@@ -11,7 +11,8 @@ import (
 // not in the order they quit: a PE that returned without Finalize can be
 // heard after the survivor that its leaving failed (the survivor saw its
 // sockets close while its process was still exiting). Ends heard in the
-// window that are clean (status 0) name the PEs that left early (tally).
+// window that are clean (status 0) and unfinalized name the PEs that left
+// early (tally).
 const settleWindow = 200 * time.Millisecond
 
 // quitWait is how long QuitOnTimeout gives PEs to print their stacks.
@@ -22,7 +23,7 @@ const quitWait = 2 * time.Second
 // on Kill, and
 // killing after the grace period whatever a stop left running. It runs on
 // the supervisor's goroutine and returns once every PE has ended.
-func (j *Job) watch(ends <-chan End) Result {
+func (j *Job) watch(events <-chan event) Result {
 	c := &j.cfg
 	var res Result
 	t := tally{n: len(j.procs)}
@@ -35,6 +36,7 @@ func (j *Job) watch(ends <-chan End) Result {
 	killc, sigs := j.killc, c.Signals
 	stopping := false
 	stop := func(sig syscall.Signal) {
+		t.stopped = true
 		for _, p := range j.procs {
 			_ = p.signal(sig)
 		}
@@ -47,7 +49,12 @@ func (j *Job) watch(ends <-chan End) Result {
 	}
 	for !t.done() {
 		select {
-		case e := <-ends:
+		case ev := <-events:
+			if ev.end == nil {
+				t.note(ev.rank, ev.report)
+				continue
+			}
+			e := *ev.end
 			if c.Verbose {
 				j.logf("%v", e)
 			}
@@ -58,7 +65,7 @@ func (j *Job) watch(ends <-chan End) Result {
 		case <-settled:
 			settled, t.settling = nil, false
 			if c.KillOnFailure && !stopping {
-				j.logf("%v%s; stopping the other PEs", *t.first, Result{First: t.first, LeftEarly: t.early}.EarlyNote())
+				j.logf("%s; stopping the other PEs", t.result().cause())
 				stop(syscall.SIGTERM)
 			}
 		case sig := <-sigs:
@@ -113,10 +120,8 @@ func (j *Job) watch(ends <-chan End) Result {
 			}
 		}
 	}
-	res.First = t.first
-	if t.first != nil {
-		res.LeftEarly = t.early
-	}
+	tr := t.result()
+	res.First, res.GlobalExit, res.LeftEarly = tr.First, tr.GlobalExit, tr.LeftEarly
 	for _, p := range j.procs {
 		res.Ends = append(res.Ends, p.end)
 	}

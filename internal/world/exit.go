@@ -16,6 +16,9 @@ func (j *joiner) onGlobalExit() func(origin, status int) {
 	return func(origin, status int) {
 		switch j.cfg.Rank {
 		case origin:
+			// The others exit with status too, and the launcher may hear
+			// any of them first: only this report names the caller.
+			j.cfg.Status.GlobalExit(status)
 			j.ctl.awaitGone(-1, lingerOnExit)
 		case 0:
 			j.ctl.awaitGone(origin, lingerOnExit)
@@ -27,4 +30,13 @@ func (j *joiner) onGlobalExit() func(origin, status int) {
 		}
 		exit(status)
 	}
+}
+
+// onFailure is core.Config.OnFailure: the control plane's
+// (control.onFailure), after telling the launcher the first PE this PE
+// recorded failed, so that this PE's own failure, which that one's likely
+// caused, is not taken for the job's when the launcher hears it first.
+func (j *joiner) onFailure(rank int, reason string, origin int, link bool) {
+	j.cfg.Status.PeerFailed(rank)
+	j.ctl.onFailure(rank, reason, origin, link)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/pestatus"
 	"github.com/goshmem/shmem/membership"
 	"github.com/goshmem/shmem/transport"
 	"github.com/goshmem/shmem/transport/rdma"
@@ -74,6 +75,12 @@ type Config struct {
 	Timeout      time.Duration
 	Logger       *slog.Logger
 	OnGlobalExit func(status int)
+	// Status, if not nil, is where this PE tells the launcher that
+	// started it how its run ends (pestatus): that it finalized, that it
+	// called GlobalExit (with OnGlobalExit set, the one way the call ends
+	// every process), and the first PE it recorded failed. Default nil:
+	// nothing is told.
+	Status *pestatus.Writer
 	// Gossip, if set, forms the world by gossip instead of the rendezvous;
 	// Rank and NPEs then come from it (Rank may be -1: assigned).
 	Gossip *GossipConfig

@@ -60,6 +60,9 @@ const (
 	// RoleExit: PE EnvWho calls GlobalExit(GlobalExitStatus) while the
 	// odd PEs read from another odd PE and the even ones wait in a barrier.
 	RoleExit = "exit"
+	// RoleFinalizeFail: every PE finalizes, then PE EnvWho exits
+	// FailStatus: a failure that cost the others nothing.
+	RoleFinalizeFail = "finfail"
 	// RoleHello prints "hello r of n" on stdout and "stderr line from r"
 	// on stderr.
 	RoleHello = "hello"
@@ -121,8 +124,8 @@ const (
 	ExitLeak       = 5  // a goroutine or socket outlived Finalize (EnvCheckLeaks)
 	ExitInitFailed = 10 // Init refused
 	// DieStatus is the status of the PE that RoleDie or RoleFabricDie
-	// makes exit; FailStatus that of RoleStubborn's; GlobalExitStatus
-	// RoleExit's.
+	// makes exit; FailStatus that of RoleStubborn's and
+	// RoleFinalizeFail's; GlobalExitStatus RoleExit's.
 	DieStatus        = 7
 	FailStatus       = 6
 	GlobalExitStatus = 42

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/goshmem/shmem/bootstrap"
 )
 
 // gossipProbeBound is how long a memberlist probe or push-pull under way
@@ -64,14 +66,20 @@ func leaks() error {
 	}
 }
 
-// sockets lists this process's open sockets, as "fd N inode I".
+// sockets lists this process's open sockets, as "fd N inode I", but the
+// launcher's status socket (bootstrap.EnvStatusFD), which is the
+// process's, not the world's, and lives until the process ends.
 func sockets() []string {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return []string{err.Error()}
 	}
+	status := os.Getenv(bootstrap.EnvStatusFD)
 	var open []string
 	for _, e := range ents {
+		if e.Name() == status {
+			continue
+		}
 		l, err := os.Readlink("/proc/self/fd/" + e.Name())
 		if ino, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
 			open = append(open, "fd "+e.Name()+" inode "+strings.TrimSuffix(ino, "]"))

@@ -48,6 +48,14 @@ func runRole(p *shmem.PE, role string) error {
 		return dieAlloc(p)
 	case lt.RoleExit:
 		return globalExit(p)
+	case lt.RoleFinalizeFail:
+		if err := p.Finalize(); err != nil {
+			return err
+		}
+		if p.MyPE() == who(p) {
+			os.Exit(lt.FailStatus)
+		}
+		return nil
 	case lt.RoleHello:
 		return hello(p)
 	case lt.RoleStubborn:
