@@ -22,7 +22,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -70,25 +69,16 @@ type Writer struct {
 	peerFailed atomic.Bool // only the first failure is reported
 }
 
-var (
-	openOnce sync.Once
-	opened   *Writer
-)
-
-// Open returns the Writer of the descriptor that getenv's
+// Open returns a Writer of the descriptor that getenv's
 // bootstrap.EnvStatusFD names, or nil when it names none, or one that is
 // not a Unix stream socket (the variable was inherited by a process that
 // did not inherit the descriptor: its descriptor of that number is
-// something else, which must not be written to). The first call in a
-// process decides; later calls return the same Writer. Open marks the
+// something else, which must not be written to). Open marks the
 // descriptor close-on-exec: a process the PE starts must neither write in
-// its name nor hold the socket open after the PE has ended.
+// its name nor hold the socket open after the PE has ended. It keeps no
+// state: each world a launched process forms gets a Writer of its own on
+// the one socket (a launched process forms one).
 func Open(getenv func(string) string) *Writer {
-	openOnce.Do(func() { opened = open(getenv) })
-	return opened
-}
-
-func open(getenv func(string) string) *Writer {
 	fd, err := strconv.Atoi(strings.TrimSpace(getenv(bootstrap.EnvStatusFD)))
 	if err != nil || fd < 3 { // 0-2 are the standard streams, never ours
 		return nil

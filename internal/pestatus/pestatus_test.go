@@ -67,7 +67,7 @@ func TestPairWriter(t *testing.T) {
 	if _, err := unix.FcntlInt(pe.Fd(), unix.F_SETFD, 0); err != nil {
 		t.Fatal(err)
 	}
-	w := open(func(string) string { return strconv.Itoa(int(pe.Fd())) })
+	w := Open(func(string) string { return strconv.Itoa(int(pe.Fd())) })
 	if w == nil {
 		t.Fatal("open refused a Pair's socket")
 	}
@@ -134,7 +134,7 @@ func TestOpenRefuses(t *testing.T) {
 			}
 			return ""
 		}
-		if got := open(env); got != nil {
+		if got := Open(env); got != nil {
 			t.Errorf("%s=%q: got a writer", bootstrap.EnvStatusFD, v)
 		}
 	}
