@@ -23,10 +23,21 @@ type watchConn struct {
 	// end is the first read error, read only by the goroutine that
 	// reads (the handshake's): a silent peer that hung up is a probe.
 	end error
+	// head is the first bytes read (the handshake's goroutine only), to
+	// recognise rank 0's plaintext tlsRequired.
+	head  [len(tlsRequired)]byte
+	nhead int
 }
+
+// tlsRequired is what a rank 0 with TLS writes, in plaintext, to a rank
+// whose first bytes are not TLS, before it closes the connection: without
+// it that rank could not tell the refusal from being turned away at
+// admission, and would retry until its timeout.
+const tlsRequired = "goshmem rendezvous: TLS required\n"
 
 func (w *watchConn) Read(b []byte) (int, error) {
 	n, err := w.Conn.Read(b)
+	w.nhead += copy(w.head[w.nhead:], b[:n])
 	w.got.Add(int64(n))
 	if err != nil && w.end == nil {
 		w.end = err
@@ -88,6 +99,9 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 			// as its death does; only a dead rank 0's port refuses new
 			// connections.
 			return nil, nil, rank0Failed(cfg, "during the handshake", err)
+		case string(w.head[:w.nhead]) == tlsRequired:
+			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, fmt.Errorf("%w: %w", errs.ErrTLS, err),
+				"rank 0 at %s uses TLS and this rank does not: the unique ID's TLS setting and this rank's disagree (WithoutTLS, or SMEM_CONF_STORE_TLS_ENABLE=0, on one side only?)", cfg.Addr)
 		case !w.silent():
 			// Rank 0 spoke, then cut: it refused this side's secret
 			// (or TLS credentials).

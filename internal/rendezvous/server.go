@@ -272,6 +272,13 @@ func (s *server) handle(w *watchConn, admitted func()) {
 		dl = s.deadline
 	}
 	if err := secure.Handshake(c, s.cfg.Secret, secure.ServiceRendezvous, true, dl); err != nil {
+		if errors.Is(err, secure.ErrNotTLS) {
+			// A rank without TLS: say so in its own plaintext, or its
+			// side reads the cut as being turned away and retries for
+			// its whole timeout (connect).
+			raw.SetWriteDeadline(dl)
+			raw.Write([]byte(tlsRequired))
+		}
 		s.handshakeFailed(w, remote, err)
 		return
 	}

@@ -143,6 +143,9 @@ func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
 	var binding []byte
 	if tc, ok := conn.(*tls.Conn); ok {
 		if err := tc.Handshake(); err != nil {
+			if _, plain := errors.AsType[tls.RecordHeaderError](err); plain {
+				return errs.New("Handshake", errs.NoPE, errs.NoPE, errNotTLS, "TLS handshake: %v", err)
+			}
 			return authErr(err, "TLS handshake")
 		}
 		cs := tc.ConnectionState()
@@ -224,6 +227,13 @@ func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
 
 // timeoutTLS wraps both ErrTimeout and ErrTLS.
 var timeoutTLS = fmt.Errorf("%w (%w)", errs.ErrTimeout, errs.ErrTLS)
+
+// ErrNotTLS marks a TLS handshake whose peer sent something other than TLS
+// (a peer with TLS off): a listener may tell such a peer so in plaintext,
+// which it can read. It comes wrapped with errs.ErrTLS.
+var ErrNotTLS = errors.New("the peer does not speak TLS")
+
+var errNotTLS = fmt.Errorf("%w: %w", errs.ErrTLS, ErrNotTLS)
 
 func authErr(cause error, detail string, args ...any) error {
 	if len(args) > 0 {
