@@ -233,6 +233,15 @@ type state struct {
 	shared   *coll.Team
 	pool     *coll.Pool
 	meter    *meter // nil without Config.Metrics
+
+	// held lists the heap offsets of the locks this PE holds (HoldLock,
+	// DropLock), so that ClearLock can refuse a lock it does not hold:
+	// the held word records only the last lock taken, and the lock word
+	// itself does not say who holds it. A slice under a mutex, not a map:
+	// a PE holds few locks at once, and the array is reused, so taking
+	// and releasing a lock allocates nothing once warm.
+	heldMu sync.Mutex
+	held   []uint64
 }
 
 type exitInfo struct{ rank, status int }
