@@ -14,7 +14,9 @@ import (
 // src.Len(). Sum, Prod, Min and Max take every Elem type (integer
 // arithmetic wraps as in Go; Float16 and BFloat16 compute in float32 and
 // round back after each operation); And, Or and Xor take integers only,
-// and floats give ErrInvalidArgument. Every member gets the same bits.
+// and floats give ErrInvalidArgument. Min and Max of floats are Go's min
+// and max: any NaN gives NaN (of several NaNs, the one with the largest
+// bits) and -0 is below +0. Every member gets the same bits.
 func Reduce[T Elem](t *Team, op Op, dst, src Sym[T]) error {
 	const name = "Reduce"
 	p, err := teamPE(t, name)
@@ -62,9 +64,21 @@ func combiner[T Elem](op Op) (coll.Kernel, error) {
 	case OpProd:
 		return prodK[T]{}, nil
 	case OpMin:
-		return minK[T]{}, nil
+		switch {
+		case !isFloat:
+			return minK[T]{}, nil
+		case elemSize[T]() == 4:
+			return fminK[float32]{}, nil
+		}
+		return fminK[float64]{}, nil
 	case OpMax:
-		return maxK[T]{}, nil
+		switch {
+		case !isFloat:
+			return maxK[T]{}, nil
+		case elemSize[T]() == 4:
+			return fmaxK[float32]{}, nil
+		}
+		return fmaxK[float64]{}, nil
 	case OpAnd, OpOr, OpXor:
 		if isFloat {
 			return nil, kernelError("bitwise reduction of a floating-point type")
