@@ -13,6 +13,7 @@
  * end the wait when a PE fails. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 #include "gs.h"
 #include "_cgo_export.h"
