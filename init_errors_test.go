@@ -149,3 +149,20 @@ func TestInitContextDeadline(t *testing.T) {
 		t.Fatalf("message %q should name Init and PE 0, say the context's deadline ended it, and not claim the 30s timeout", msg)
 	}
 }
+
+// TestInitRejectsBadOptions: a zero unique ID is reported as such (it was
+// reported as a TLS disagreement), and a negative WithOpTimeout is refused
+// (it was accepted silently).
+func TestInitRejectsBadOptions(t *testing.T) {
+	_, err := shmem.Init(context.Background(), shmem.WithUniqueID(shmem.UniqueID{}, 0, 2))
+	if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "unique ID is zero") || strings.Contains(err.Error(), "TLS") {
+		t.Errorf("Init with a zero unique ID: %v, want ErrInvalidArgument saying the ID is zero", err)
+	}
+	p, err := shmem.Init(context.Background(), shmem.WithOpTimeout(-1))
+	if p != nil {
+		p.Finalize()
+	}
+	if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "WithOpTimeout(-1ns): negative") {
+		t.Errorf("Init with WithOpTimeout(-1): %v, want ErrInvalidArgument naming it", err)
+	}
+}
