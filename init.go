@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/core"
@@ -105,7 +106,7 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	}
 	c, err := world.Join(ctx, cfg)
 	if err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if deadlinePassed(ctx) {
 			return nil, deadlineEnded(o.rank, err)
 		}
 		return nil, err
@@ -116,6 +117,17 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 // withinTimeout matches the " within 30s" with which a start-up step
 // names the timeout it measured against.
 var withinTimeout = regexp.MustCompile(` within [0-9][0-9hmsuµn.]*`)
+
+// deadlinePassed reports whether ctx's deadline has passed. ctx.Err()
+// alone can still be nil when start-up fails: a network wait given the
+// same deadline may end before the context's timer fires.
+func deadlinePassed(ctx context.Context) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
 
 // deadlineEnded is err, a start-up failure once ctx's deadline has passed,
 // as what it is: the inner steps cannot tell the caller's deadline from
