@@ -450,6 +450,12 @@ func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 	if err := p.usable(); err != nil {
 		return nil, p.annotate(err, op, pe)
 	}
+	if p.ctx != nil && p.ctx.team.Gone() {
+		// Its PE numbers are those of a team that no longer exists (the
+		// spec destroys a team's contexts with it). Quiet, Fence and
+		// Destroy, which address no PE, still complete its operations.
+		return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "the context's team %s was destroyed", p.ctx.team.ID())
+	}
 	if p.s.nFailed.Load() != 0 {
 		if r := p.s.failed.Load(p.worldRank(pe)); r != nil {
 			return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrPEFailed, "%s", *r)
