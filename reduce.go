@@ -63,22 +63,16 @@ func combiner[T Elem](op Op) (coll.Kernel, error) {
 		return sumK[T]{}, nil
 	case OpProd:
 		return prodK[T]{}, nil
-	case OpMin:
+	case OpMin, OpMax:
 		switch {
-		case !isFloat:
+		case isFloat && elemSize[T]() == 4:
+			return floatMinMax[float32](op), nil
+		case isFloat:
+			return floatMinMax[float64](op), nil
+		case op == OpMin:
 			return minK[T]{}, nil
-		case elemSize[T]() == 4:
-			return fminK[float32]{}, nil
 		}
-		return fminK[float64]{}, nil
-	case OpMax:
-		switch {
-		case !isFloat:
-			return maxK[T]{}, nil
-		case elemSize[T]() == 4:
-			return fmaxK[float32]{}, nil
-		}
-		return fmaxK[float64]{}, nil
+		return maxK[T]{}, nil
 	case OpAnd, OpOr, OpXor:
 		if isFloat {
 			return nil, kernelError("bitwise reduction of a floating-point type")
@@ -95,6 +89,14 @@ func combiner[T Elem](op Op) (coll.Kernel, error) {
 		}
 	}
 	return nil, kernelError("unknown reduction operator")
+}
+
+// floatMinMax returns the kernel of OpMin or OpMax over F.
+func floatMinMax[F float32 | float64](op Op) coll.Kernel {
+	if op == OpMin {
+		return floatMinMaxK[F, pickMin[F]]{}
+	}
+	return floatMinMaxK[F, pickMax[F]]{}
 }
 
 // bitKernel returns the kernel of the bitwise op over U.
@@ -117,9 +119,9 @@ func halfKernel[C halfCodec](op Op) (coll.Kernel, error) {
 	case OpProd:
 		return halfProdK[C]{}, nil
 	case OpMin:
-		return halfMinK[C]{}, nil
+		return halfMinMaxK[C, pickMin[float32]]{}, nil
 	case OpMax:
-		return halfMaxK[C]{}, nil
+		return halfMinMaxK[C, pickMax[float32]]{}, nil
 	case OpAnd, OpOr, OpXor:
 		return nil, kernelError("bitwise reduction of a floating-point type")
 	}

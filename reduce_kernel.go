@@ -31,7 +31,7 @@ func (prodK[T]) Combine(d, s []byte) {
 	}
 }
 
-// The integer kernels of OpMin and OpMax. Floats take fminK and fmaxK.
+// The integer kernels of OpMin and OpMax. Floats take floatMinMaxK.
 
 type minK[T Elem] struct{}
 
@@ -64,30 +64,29 @@ func (maxK[T]) Combine(d, s []byte) {
 // the one with the larger bits wins, which Go's min and max leave to the
 // order of their operands.
 
-type fminK[F float32 | float64] struct{}
+// floatPick is min or max of two floats neither of which is NaN.
+type floatPick[F float32 | float64] interface{ pick(x, y F) F }
 
-func (fminK[F]) Combine(d, s []byte) {
+type pickMin[F float32 | float64] struct{}
+
+func (pickMin[F]) pick(x, y F) F { return min(x, y) }
+
+type pickMax[F float32 | float64] struct{}
+
+func (pickMax[F]) pick(x, y F) F { return max(x, y) }
+
+// floatMinMaxK is the float kernel of OpMin (P pickMin) or OpMax (pickMax).
+type floatMinMaxK[F float32 | float64, P floatPick[F]] struct{}
+
+func (floatMinMaxK[F, P]) Combine(d, s []byte) {
+	var p P
 	dd, ss := views[F](d, s)
 	for i := range dd {
 		x, y := dd[i], ss[i]
 		if x != x || y != y {
 			dd[i] = nanOf(x, y)
 		} else {
-			dd[i] = min(x, y)
-		}
-	}
-}
-
-type fmaxK[F float32 | float64] struct{}
-
-func (fmaxK[F]) Combine(d, s []byte) {
-	dd, ss := views[F](d, s)
-	for i := range dd {
-		x, y := dd[i], ss[i]
-		if x != x || y != y {
-			dd[i] = nanOf(x, y)
-		} else {
-			dd[i] = max(x, y)
+			dd[i] = p.pick(x, y)
 		}
 	}
 }
@@ -182,35 +181,20 @@ func (halfProdK[C]) Combine(d, s []byte) {
 	}
 }
 
-// halfMinK and halfMaxK are fminK and fmaxK on 16-bit floats: any NaN
-// gives NaN, the larger bits of two, so that the result is the same in
-// either order.
-type halfMinK[C halfCodec] struct{}
+// halfMinMaxK is floatMinMaxK on 16-bit floats: any NaN gives NaN, the
+// larger bits of two, so that the result is the same in either order.
+type halfMinMaxK[C halfCodec, P floatPick[float32]] struct{}
 
-func (halfMinK[C]) Combine(d, s []byte) {
+func (halfMinMaxK[C, P]) Combine(d, s []byte) {
 	var c C
+	var p P
 	dd, ss := views[uint16](d, s)
 	for i := range dd {
 		x, y := c.load(dd[i]), c.load(ss[i])
 		if x != x || y != y {
 			dd[i] = halfNaNOf(dd[i], ss[i], x, y)
 		} else {
-			dd[i] = c.store(min(x, y))
-		}
-	}
-}
-
-type halfMaxK[C halfCodec] struct{}
-
-func (halfMaxK[C]) Combine(d, s []byte) {
-	var c C
-	dd, ss := views[uint16](d, s)
-	for i := range dd {
-		x, y := c.load(dd[i]), c.load(ss[i])
-		if x != x || y != y {
-			dd[i] = halfNaNOf(dd[i], ss[i], x, y)
-		} else {
-			dd[i] = c.store(max(x, y))
+			dd[i] = c.store(p.pick(x, y))
 		}
 	}
 }

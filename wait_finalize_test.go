@@ -17,8 +17,8 @@ import (
 type blockedHandler struct{ blocked chan<- string }
 
 func (h blockedHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h blockedHandler) WithAttrs([]slog.Attr) slog.Handler        { return h }
-func (h blockedHandler) WithGroup(string) slog.Handler             { return h }
+func (h blockedHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h blockedHandler) WithGroup(string) slog.Handler            { return h }
 func (h blockedHandler) Handle(_ context.Context, r slog.Record) error {
 	if r.Message != "blocked" {
 		return nil
