@@ -52,7 +52,8 @@ func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 
 // Realloc resizes s to n elements on every PE, keeping the contents up to
 // the smaller size (shmem_realloc). The returned Sym replaces s, which must
-// not be used again. Collective.
+// not be used again: calls with s fail with ErrInvalidArgument ("Sym was
+// freed") whether or not the object moved. Collective.
 func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 	const op = "Realloc"
 	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {

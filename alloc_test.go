@@ -326,3 +326,48 @@ func TestAllocSyncFailureNamesCall(t *testing.T) {
 		}
 	}
 }
+
+// TestReallocInPlaceRefusesOldSym: after a Realloc that resizes the object
+// where it lies (the last object grows, any object shrinks), the old Sym is
+// refused as after one that moves it, and Free of it frees nothing; the new
+// Sym keeps the contents. The old Sym used to stay valid, so that it
+// reached, and freed, the new object.
+func TestReallocInPlaceRefusesOldSym(t *testing.T) {
+	run(t, 2, func(p *shmem.PE) error {
+		me := p.MyPE()
+		z, err := shmem.Calloc[int64](p, 2)
+		if err != nil {
+			return err
+		}
+		z.Local(p)[1] = 40 + int64(me)
+		z2, err := shmem.Realloc(p, z, 4) // the last object: grows in place
+		if err != nil {
+			return err
+		}
+		z3, err := shmem.Realloc(p, z2, 3) // a shrink never moves
+		if err != nil {
+			return err
+		}
+		for i, old := range []shmem.Sym[int64]{z, z2} {
+			if err := wantErr(shmem.P(p, old, 5, 1-me), shmem.ErrInvalidArgument, "P", "Sym was freed"); err != nil {
+				return fmt.Errorf("old Sym %d: %w", i, err)
+			}
+			if err := wantErr(shmem.Free(p, old), shmem.ErrInvalidArgument, "Free", "freed"); err != nil {
+				return fmt.Errorf("old Sym %d: %w", i, err)
+			}
+		}
+		if err := want(p, "contents kept", z3.Local(p)[1], 40+int64(me)); err != nil {
+			return err
+		}
+		if err := shmem.P(p, z3, 7, 1-me); err != nil {
+			return err
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if err := want(p, "put into the new Sym", z3.Local(p)[0], int64(7)); err != nil {
+			return err
+		}
+		return shmem.Free(p, z3)
+	})
+}

@@ -433,3 +433,54 @@ func TestCollectives64(t *testing.T) {
 		return w.Barrier()
 	})
 }
+
+// TestCollectiveMismatchNamesThisCall: when two PEs' collectives differ,
+// each error says how this call's arguments differed, even though the PE
+// that found it first has already gone on to its next collective (it
+// publishes that one's arguments). The message was sometimes empty
+// ("passed different arguments: ") or named the peer's next call.
+func TestCollectiveMismatchNamesThisCall(t *testing.T) {
+	runSim(t, 2, func(p *shmem.PE) error {
+		me := p.MyPE()
+		w := p.TeamWorld()
+		a, _ := shmem.Calloc[int64](p, 2)
+		b, err := shmem.Calloc[int64](p, 2)
+		if err != nil {
+			return err
+		}
+		aDst, aSrc, bDst, bSrc := a.Slice(0, 1), a.Slice(1, 2), b.Slice(0, 1), b.Slice(1, 2)
+		for round := range 20 {
+			// Swapped: both calls differ in their destination, never in kind.
+			var first, second error
+			if me == 0 {
+				first, second = shmem.Reduce(w, shmem.OpSum, aDst, aSrc), shmem.Reduce(w, shmem.OpSum, bDst, bSrc)
+			} else {
+				first, second = shmem.Reduce(w, shmem.OpSum, bDst, bSrc), shmem.Reduce(w, shmem.OpSum, aDst, aSrc)
+			}
+			for i, err := range []error{first, second} {
+				if err := wantErr(err, shmem.ErrInvalidArgument, "Reduce", "destination offset: PE 0 passed", ", PE 1 passed"); err != nil {
+					return fmt.Errorf("round %d, swapped Reduce %d: %w", round, i+1, err)
+				}
+			}
+			// Then PE 0 broadcasts where PE 1 reduces again: only the
+			// second call differs in kind.
+			if me == 0 {
+				first = shmem.Reduce(w, shmem.OpSum, aDst, aSrc)
+			} else {
+				first = shmem.Reduce(w, shmem.OpSum, bDst, bSrc)
+			}
+			if err := wantErr(first, shmem.ErrInvalidArgument, "Reduce", "destination offset: PE 0 passed"); err != nil {
+				return fmt.Errorf("round %d, Reduce before the Broadcast: %w", round, err)
+			}
+			if me == 0 {
+				second = shmem.Broadcast(w, aDst, aSrc, 0)
+			} else {
+				second = shmem.Reduce(w, shmem.OpSum, aDst, aSrc)
+			}
+			if err := wantErr(second, shmem.ErrInvalidArgument, "", "collective: PE 0 passed Broadcast, PE 1 passed Reduce"); err != nil {
+				return fmt.Errorf("round %d, Broadcast against Reduce: %w", round, err)
+			}
+		}
+		return nil
+	})
+}

@@ -2,7 +2,11 @@ package shmem
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"regexp"
+	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
 	"github.com/goshmem/shmem/internal/core"
@@ -26,7 +30,9 @@ const DefaultHeapSize = 64 << 20
 //   - else a world of this one PE.
 //
 // Init blocks until every PE has joined, ctx is done, or the start-up
-// timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks).
+// timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks). An
+// Init that ctx ended wraps ErrBootstrap and ctx's error: context.Canceled,
+// or context.DeadlineExceeded when its deadline ended it.
 func Init(ctx context.Context, opts ...Option) (*PE, error) {
 	if b, ok := backendOf(opts); ok {
 		return attach(ctx, b)
@@ -101,9 +107,43 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	}
 	c, err := world.Join(ctx, cfg)
 	if err != nil {
+		if deadlinePassed(ctx) {
+			return nil, deadlineEnded(o.rank, err)
+		}
 		return nil, err
 	}
 	return configured(newPE(c), o), nil
+}
+
+// withinTimeout matches the " within 30s" with which a start-up step
+// names the timeout it measured against.
+var withinTimeout = regexp.MustCompile(` within [0-9][0-9hmsuµn.]*`)
+
+// deadlinePassed reports whether ctx's deadline has passed. ctx.Err()
+// alone can still be nil when start-up fails: a network wait given the
+// same deadline may end before the context's timer fires.
+func deadlinePassed(ctx context.Context) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
+// deadlineEnded is err, a start-up failure once ctx's deadline has passed,
+// as what it is: the inner steps cannot tell the caller's deadline from
+// the start-up timeout and report the timeout ("within 30s"). It wraps
+// context.DeadlineExceeded, as a cancelled start-up wraps context.Canceled.
+func deadlineEnded(rank int, err error) error {
+	detail := err.Error()
+	if e := (*errs.Error)(nil); errors.As(err, &e) {
+		detail = e.Detail
+	}
+	// The inner steps name the start-up timeout they measured against;
+	// here that timeout did not pass, so its "within 30s" is dropped.
+	detail = withinTimeout.ReplaceAllString(detail, "")
+	return errs.New("Init", rank, errs.NoPE, fmt.Errorf("%w: %w", errs.ErrBootstrap, context.DeadlineExceeded),
+		"the context's deadline ended start-up before the start-up timeout did (where start-up stood: %s)", detail)
 }
 
 // uidFromLaunch finds the unique ID a launcher's environment gives.

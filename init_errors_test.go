@@ -138,3 +138,44 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestInitContextDeadline: an Init whose context's deadline ends it before
+// the start-up timeout (rank 1 never comes) wraps context.DeadlineExceeded
+// and ErrBootstrap and says the deadline ended it, where it used to report
+// the start-up timeout ("within 30s") and not wrap the context's error.
+func TestInitContextDeadline(t *testing.T) {
+	uid, err := shmem.GetUniqueID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	p, err := shmem.Init(ctx, shmem.WithUniqueID(uid, 0, 2), shmem.WithTimeout(30*time.Second))
+	if p != nil {
+		p.Finalize()
+		t.Fatal("Init of rank 0 of 2 alone succeeded")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, shmem.ErrBootstrap) {
+		t.Fatalf("Init ended by its context's deadline: %v, want context.DeadlineExceeded and ErrBootstrap", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "context's deadline ended start-up") || !strings.Contains(msg, "Init (PE 0)") || strings.Contains(msg, "within 30s") {
+		t.Fatalf("message %q should name Init and PE 0, say the context's deadline ended it, and not claim the 30s timeout", msg)
+	}
+}
+
+// TestInitRejectsBadOptions: a zero unique ID is reported as such (it was
+// reported as a TLS disagreement), and a negative WithOpTimeout is refused
+// (it was accepted silently).
+func TestInitRejectsBadOptions(t *testing.T) {
+	_, err := shmem.Init(context.Background(), shmem.WithUniqueID(shmem.UniqueID{}, 0, 2))
+	if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "unique ID is zero") || strings.Contains(err.Error(), "TLS") {
+		t.Errorf("Init with a zero unique ID: %v, want ErrInvalidArgument saying the ID is zero", err)
+	}
+	p, err := shmem.Init(context.Background(), shmem.WithOpTimeout(-1))
+	if p != nil {
+		p.Finalize()
+	}
+	if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "WithOpTimeout(-1ns): negative") {
+		t.Errorf("Init with WithOpTimeout(-1): %v, want ErrInvalidArgument naming it", err)
+	}
+}

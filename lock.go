@@ -1,6 +1,10 @@
 package shmem
 
-import "github.com/goshmem/shmem/internal/errs"
+import (
+	"fmt"
+
+	"github.com/goshmem/shmem/internal/errs"
+)
 
 // A lock is a ticket lock in element 0 of an int64 symmetric object on PE 0:
 // the high 32 bits hand out tickets, the low 32 bits say which ticket is
@@ -18,6 +22,15 @@ const (
 // fails or calls Finalize, since the lock would then never be released;
 // like every wait it also ends when any PE fails (a failed PE's memory,
 // where it records the lock it holds, can no longer be read).
+//
+// A lock is held by a PE, not a goroutine: another goroutine of the
+// holding PE waits in SetLock like any other PE until the lock is cleared.
+// So a goroutine that calls SetLock on a lock its PE already holds waits
+// for itself (OpenSHMEM leaves it undefined; the library cannot tell that
+// goroutine from another one): the wait ends only as a wait does, with
+// ErrDeadlock where the simulator sees no PE progress, or with ErrTimeout
+// under WithOpTimeout; its message says the lock is held by the caller's
+// own PE. TestLock by the holder reports false.
 func SetLock(p *PE, l Sym[int64]) error {
 	const op = "SetLock"
 	if _, _, err := l.target(p, op, lockHome, 0, 1); err != nil {
@@ -61,15 +74,28 @@ func TestLock(p *PE, l Sym[int64]) (acquired bool, err error) {
 }
 
 // ClearLock completes the caller's outstanding puts and releases l
-// (shmem_clear_lock).
+// (shmem_clear_lock). Only the PE holding l may clear it: OpenSHMEM leaves
+// any other clear undefined, and here it would hand the lock on from its
+// holder (or to no one), leaving two PEs inside it or every later SetLock
+// waiting forever. A PE that does not hold l (l is free, or another PE
+// holds it) gets ErrInvalidArgument naming the holder where it is known,
+// and l is left as it was. A lock is held by a PE, not a goroutine: any
+// goroutine of the holding PE may clear it.
 func ClearLock(p *PE, l Sym[int64]) error {
-	if _, _, err := l.target(p, "ClearLock", lockHome, 0, 1); err != nil {
+	const op = "ClearLock"
+	if _, _, err := l.target(p, op, lockHome, 0, 1); err != nil {
 		return err
+	}
+	if !p.c.HoldsLock(l.off) {
+		return notHolder(p, l)
 	}
 	if err := p.Quiet(); err != nil {
 		return err
 	}
-	p.c.DropLock(l.off)
+	if !p.c.DropLock(l.off) {
+		// Another goroutine of this PE cleared it since the look above.
+		return notHolder(p, l)
+	}
 	for {
 		cur, err := AtomicFetch(p, l, lockHome)
 		if err != nil {
@@ -82,4 +108,19 @@ func ClearLock(p *PE, l Sym[int64]) error {
 			return err
 		}
 	}
+}
+
+// notHolder is ClearLock's refusal of l by a PE that does not hold it,
+// saying who does as far as the lock word and the peers' held words tell.
+func notHolder(p *PE, l Sym[int64]) error {
+	const op = "ClearLock"
+	me := p.MyPE()
+	who := "another PE holds it"
+	if cur, err := AtomicFetch(p, l, lockHome); err == nil && uint32(uint64(cur)>>32) == uint32(cur) {
+		who = "no PE holds it"
+	} else if r := p.c.LockHolder(op, l.off); r != errs.NoPE {
+		who = fmt.Sprintf("PE %d holds it", r)
+	}
+	return errs.New(op, me, lockHome, ErrInvalidArgument,
+		"PE %d does not hold the lock at heap offset %#x of PE %d (%s); only its holder may clear it", me, l.off, lockHome, who)
 }

@@ -130,3 +130,79 @@ func TestTestLock(t *testing.T) {
 		return shmem.ClearLock(p, lock)
 	})
 }
+
+// TestClearLockByNonHolder has a PE clear a lock it does not hold, first a
+// free one and then one PE 0 holds: each clear is refused, naming the
+// caller and the holder, and leaves the lock as it was, so that the holder
+// still excludes others and later SetLock calls still get it. Before the
+// check, the clear of a free lock advanced its ticket count so that every
+// later SetLock waited forever, and PE 1's clear handed PE 0's lock to it.
+func TestClearLockByNonHolder(t *testing.T) {
+	run(t, 2, func(p *shmem.PE) error {
+		l, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		me := p.MyPE()
+		if me == 1 {
+			if err := refusedClear(p, l, "no PE holds it", 0); err != nil {
+				return err
+			}
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if me == 0 {
+			if err := shmem.SetLock(p, l); err != nil {
+				return err
+			}
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if me == 1 {
+			if err := refusedClear(p, l, "PE 0 holds it", 1<<32); err != nil {
+				return err
+			}
+			if ok, err := shmem.TestLock(p, l); ok || err != nil {
+				return fmt.Errorf("TestLock of the lock PE 0 holds = %v, %v after PE 1's refused clear; want false", ok, err)
+			}
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if me == 0 {
+			if err := shmem.ClearLock(p, l); err != nil {
+				return err
+			}
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		// Both PEs take it in turn and clear it: the lock still works.
+		if err := shmem.SetLock(p, l); err != nil {
+			return err
+		}
+		if err := shmem.ClearLock(p, l); err != nil {
+			return err
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		got, err := shmem.G(p, l, 0)
+		return want(p, "lock word after two takes and clears", got, int64(3<<32|3))
+	})
+}
+
+// refusedClear has PE 1 clear l, which it does not hold: the clear must
+// fail naming the caller and who (holder), and leave l's word as word.
+func refusedClear(p *shmem.PE, l shmem.Sym[int64], holder string, word int64) error {
+	err := shmem.ClearLock(p, l)
+	if err := wantErr(err, shmem.ErrInvalidArgument, "ClearLock", "(PE 1 -> PE 0)", "PE 1 does not hold", holder); err != nil {
+		return err
+	}
+	if got, err := shmem.G(p, l, 0); err != nil || got != word {
+		return fmt.Errorf("lock word after a refused clear (%s) = %#x, %v; want %#x", holder, got, err, word)
+	}
+	return nil
+}

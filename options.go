@@ -70,7 +70,8 @@ type options struct {
 // collectives, allocation, Finalize) that takes longer than d fail with
 // ErrTimeout, naming the call and the PEs it waits on. Default: no limit,
 // since OpenSHMEM programs may legitimately wait long; failures of PEs
-// and mismatched collectives end waits without it.
+// and mismatched collectives end waits without it; 0 is that default, and
+// a negative d makes Init fail with ErrInvalidArgument.
 func WithOpTimeout(d time.Duration) Option { return func(o *options) { o.opTimeout = d } }
 
 // WithHangReport makes every call blocked longer than d log, once, at WARN,
@@ -305,6 +306,19 @@ func resolve(opts []Option) (*options, error) {
 	}
 	if o.heapSize <= 0 {
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "heap size %d", o.heapSize)
+	}
+	if o.opTimeout < 0 {
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "WithOpTimeout(%v): negative (0 is no limit)", o.opTimeout)
+	}
+	if o.haveUID {
+		// A zero or damaged ID would otherwise fail later, on whichever
+		// of its fields start-up checks first (its TLS setting).
+		if o.uid == (UniqueID{}) {
+			return nil, errs.New("Init", o.rank, errs.NoPE, errs.ErrInvalidArgument, "WithUniqueID: the unique ID is zero: take it from GetUniqueID or ParseUniqueID")
+		}
+		if err := o.uid.Validate(); err != nil {
+			return nil, errs.As("Init", o.rank, err)
+		}
 	}
 	return o, nil
 }

@@ -49,10 +49,11 @@ func (p *PE) MyPE() int {
 	return p.c.MyPE()
 }
 
-// NPEs returns the number of PEs in the world (shmem_n_pes).
+// NPEs returns the number of PEs in the world (shmem_n_pes), or -1 for a
+// nil or zero PE, as MyPE and a nil Team's NPEs do.
 func (p *PE) NPEs() int {
 	if p.zero() {
-		return 0
+		return errs.NoPE
 	}
 	return p.c.NPEs()
 }

@@ -14,7 +14,9 @@ import (
 // src.Len(). Sum, Prod, Min and Max take every Elem type (integer
 // arithmetic wraps as in Go; Float16 and BFloat16 compute in float32 and
 // round back after each operation); And, Or and Xor take integers only,
-// and floats give ErrInvalidArgument. Every member gets the same bits.
+// and floats give ErrInvalidArgument. Min and Max of floats are Go's min
+// and max: any NaN gives NaN (of several NaNs, the one with the largest
+// bits) and -0 is below +0. Every member gets the same bits.
 func Reduce[T Elem](t *Team, op Op, dst, src Sym[T]) error {
 	const name = "Reduce"
 	p, err := teamPE(t, name)
@@ -61,9 +63,15 @@ func combiner[T Elem](op Op) (coll.Kernel, error) {
 		return sumK[T]{}, nil
 	case OpProd:
 		return prodK[T]{}, nil
-	case OpMin:
-		return minK[T]{}, nil
-	case OpMax:
+	case OpMin, OpMax:
+		switch {
+		case isFloat && elemSize[T]() == 4:
+			return floatMinMax[float32](op), nil
+		case isFloat:
+			return floatMinMax[float64](op), nil
+		case op == OpMin:
+			return minK[T]{}, nil
+		}
 		return maxK[T]{}, nil
 	case OpAnd, OpOr, OpXor:
 		if isFloat {
@@ -81,6 +89,14 @@ func combiner[T Elem](op Op) (coll.Kernel, error) {
 		}
 	}
 	return nil, kernelError("unknown reduction operator")
+}
+
+// floatMinMax returns the kernel of OpMin or OpMax over F.
+func floatMinMax[F float32 | float64](op Op) coll.Kernel {
+	if op == OpMin {
+		return floatMinMaxK[F, pickMin[F]]{}
+	}
+	return floatMinMaxK[F, pickMax[F]]{}
 }
 
 // bitKernel returns the kernel of the bitwise op over U.
@@ -103,9 +119,9 @@ func halfKernel[C halfCodec](op Op) (coll.Kernel, error) {
 	case OpProd:
 		return halfProdK[C]{}, nil
 	case OpMin:
-		return halfMinK[C]{}, nil
+		return halfMinMaxK[C, pickMin[float32]]{}, nil
 	case OpMax:
-		return halfMaxK[C]{}, nil
+		return halfMinMaxK[C, pickMax[float32]]{}, nil
 	case OpAnd, OpOr, OpXor:
 		return nil, kernelError("bitwise reduction of a floating-point type")
 	}

@@ -31,6 +31,8 @@ func (prodK[T]) Combine(d, s []byte) {
 	}
 }
 
+// The integer kernels of OpMin and OpMax. Floats take floatMinMaxK.
+
 type minK[T Elem] struct{}
 
 func (minK[T]) Combine(d, s []byte) {
@@ -51,6 +53,58 @@ func (maxK[T]) Combine(d, s []byte) {
 			dd[i] = ss[i]
 		}
 	}
+}
+
+// The float kernels of OpMin and OpMax must be commutative to the bit:
+// members combine the same values in different orders (a with b on one
+// PE, b with a on another), and Reduce promises every member the same
+// bits. A comparison keeps one operand when it cannot order them, so it
+// is not: NaN < 1 and 1 < NaN are both false, and -0 < +0 is too. So, as
+// Go's min and max do, any NaN gives NaN and -0 is below +0; of two NaNs
+// the one with the larger bits wins, which Go's min and max leave to the
+// order of their operands.
+
+// floatPick is min or max of two floats neither of which is NaN.
+type floatPick[F float32 | float64] interface{ pick(x, y F) F }
+
+type pickMin[F float32 | float64] struct{}
+
+func (pickMin[F]) pick(x, y F) F { return min(x, y) }
+
+type pickMax[F float32 | float64] struct{}
+
+func (pickMax[F]) pick(x, y F) F { return max(x, y) }
+
+// floatMinMaxK is the float kernel of OpMin (P pickMin) or OpMax (pickMax).
+type floatMinMaxK[F float32 | float64, P floatPick[F]] struct{}
+
+func (floatMinMaxK[F, P]) Combine(d, s []byte) {
+	var p P
+	dd, ss := views[F](d, s)
+	for i := range dd {
+		x, y := dd[i], ss[i]
+		if x != x || y != y {
+			dd[i] = nanOf(x, y)
+		} else {
+			dd[i] = p.pick(x, y)
+		}
+	}
+}
+
+// nanOf returns the NaN among x and y, the one with the larger bits when
+// both are: the same whichever comes first.
+func nanOf[F float32 | float64](x, y F) F {
+	if x != x && (y == y || floatBits(x) > floatBits(y)) {
+		return x
+	}
+	return y
+}
+
+func floatBits[F float32 | float64](x F) uint64 {
+	if unsafe.Sizeof(x) == 4 {
+		return uint64(*(*uint32)(unsafe.Pointer(&x)))
+	}
+	return *(*uint64)(unsafe.Pointer(&x))
 }
 
 type unsigned interface {
@@ -127,24 +181,31 @@ func (halfProdK[C]) Combine(d, s []byte) {
 	}
 }
 
-type halfMinK[C halfCodec] struct{}
+// halfMinMaxK is floatMinMaxK on 16-bit floats: any NaN gives NaN, the
+// larger bits of two, so that the result is the same in either order.
+type halfMinMaxK[C halfCodec, P floatPick[float32]] struct{}
 
-func (halfMinK[C]) Combine(d, s []byte) {
+func (halfMinMaxK[C, P]) Combine(d, s []byte) {
 	var c C
+	var p P
 	dd, ss := views[uint16](d, s)
 	for i := range dd {
-		dd[i] = c.store(min(c.load(dd[i]), c.load(ss[i])))
+		x, y := c.load(dd[i]), c.load(ss[i])
+		if x != x || y != y {
+			dd[i] = halfNaNOf(dd[i], ss[i], x, y)
+		} else {
+			dd[i] = c.store(p.pick(x, y))
+		}
 	}
 }
 
-type halfMaxK[C halfCodec] struct{}
-
-func (halfMaxK[C]) Combine(d, s []byte) {
-	var c C
-	dd, ss := views[uint16](d, s)
-	for i := range dd {
-		dd[i] = c.store(max(c.load(dd[i]), c.load(ss[i])))
+// halfNaNOf returns the bits of the NaN among a and b (x and y as
+// float32), the larger bits when both are NaN.
+func halfNaNOf(a, b uint16, x, y float32) uint16 {
+	if x != x && (y == y || a > b) {
+		return a
 	}
+	return b
 }
 
 // complexSumK and complexProdK add and multiply complex numbers stored as

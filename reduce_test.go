@@ -136,3 +136,99 @@ func TestFloat16Conversions(t *testing.T) {
 		t.Error("Float16 NaN is not NaN")
 	}
 }
+
+// floatBits are the encodings TestReduceMinMaxNaN builds its values from,
+// for one float type: a NaN, another NaN with larger bits, -0 and a
+// number from an integer.
+type floatBits[T shmem.Elem] struct {
+	nan, bigNaN, negZero T
+	num                  func(int) T
+	bits                 func(T) uint64
+}
+
+// minMaxNaN reduces, over n PEs, four elements with OpMin and OpMax and
+// checks every member's bits: element 0 is NaN on nanPE and a number
+// elsewhere; element 1 is a NaN on PE 0 and a NaN with larger bits on PE
+// n-1; element 2 is -0 on even PEs and +0 on odd ones; element 3 is the PE
+// number.
+func minMaxNaN[T shmem.Elem](t *testing.T, f floatBits[T], n, nanPE int) {
+	t.Helper()
+	run(t, n, func(p *shmem.PE) error {
+		me := p.MyPE()
+		src, err := shmem.Malloc[T](p, 4)
+		if err != nil {
+			return err
+		}
+		lo, _ := shmem.Malloc[T](p, 4)
+		hi, err := shmem.Malloc[T](p, 4)
+		if err != nil {
+			return err
+		}
+		v := src.Local(p)
+		v[0], v[1], v[2], v[3] = f.num(me+1), f.num(me+1), f.num(0), f.num(me)
+		if me == nanPE {
+			v[0] = f.nan
+		}
+		switch me {
+		case 0:
+			v[1] = f.nan
+		case n - 1:
+			v[1] = f.bigNaN
+		}
+		if me%2 == 0 {
+			v[2] = f.negZero
+		}
+		if err := shmem.Reduce(p.TeamWorld(), shmem.OpMin, lo, src); err != nil {
+			return err
+		}
+		if err := shmem.Reduce(p.TeamWorld(), shmem.OpMax, hi, src); err != nil {
+			return err
+		}
+		wantLo := []T{f.nan, f.bigNaN, f.negZero, f.num(0)}
+		wantHi := []T{f.nan, f.bigNaN, f.num(0), f.num(n - 1)}
+		for i := range 4 {
+			if g, w := f.bits(lo.Local(p)[i]), f.bits(wantLo[i]); g != w {
+				return fmt.Errorf("OpMin element %d = %#x, want %#x (NaN on PE %d)", i, g, w, nanPE)
+			}
+			if g, w := f.bits(hi.Local(p)[i]), f.bits(wantHi[i]); g != w {
+				return fmt.Errorf("OpMax element %d = %#x, want %#x (NaN on PE %d)", i, g, w, nanPE)
+			}
+		}
+		return nil
+	})
+}
+
+// TestReduceMinMaxNaN: float Min and Max propagate a NaN from any PE, and
+// give every member the same bits (of two NaNs, the larger bits; -0 below
+// +0) whatever order the algorithm combined the values in. They kept the
+// first operand when a comparison with NaN failed, so that PEs combining
+// in different orders got NaN or a number.
+func TestReduceMinMaxNaN(t *testing.T) {
+	f64 := floatBits[float64]{
+		nan: math.Float64frombits(0x7ff8000000000001), bigNaN: math.Float64frombits(0x7ff80000000000ab),
+		negZero: math.Copysign(0, -1), num: func(i int) float64 { return float64(i) }, bits: math.Float64bits,
+	}
+	f32 := floatBits[float32]{
+		nan: math.Float32frombits(0x7fc00001), bigNaN: math.Float32frombits(0x7fc000ab),
+		negZero: float32(math.Copysign(0, -1)), num: func(i int) float32 { return float32(i) },
+		bits: func(x float32) uint64 { return uint64(math.Float32bits(x)) },
+	}
+	h16 := floatBits[shmem.Float16]{
+		nan: 0x7e01, bigNaN: 0x7e0a, negZero: 0x8000,
+		num: func(i int) shmem.Float16 { return shmem.NewFloat16(float32(i)) }, bits: func(x shmem.Float16) uint64 { return uint64(x) },
+	}
+	b16 := floatBits[shmem.BFloat16]{
+		nan: 0x7fc1, bigNaN: 0x7fca, negZero: 0x8000,
+		num: func(i int) shmem.BFloat16 { return shmem.NewBFloat16(float32(i)) }, bits: func(x shmem.BFloat16) uint64 { return uint64(x) },
+	}
+	for _, n := range []int{2, 3, 4} {
+		for nanPE := range n {
+			t.Run(fmt.Sprintf("n%d_nan%d", n, nanPE), func(t *testing.T) {
+				minMaxNaN(t, f64, n, nanPE)
+				minMaxNaN(t, f32, n, nanPE)
+				minMaxNaN(t, h16, n, nanPE)
+				minMaxNaN(t, b16, n, nanPE)
+			})
+		}
+	}
+}

@@ -239,3 +239,48 @@ func members(t, world *shmem.Team) []int {
 	}
 	return m
 }
+
+// TestTeamCtxRefusedAfterDestroy: a context made by Team.CreateCtx is
+// refused once its team is destroyed, naming the call and the team, as
+// the team itself is; it kept working, with the destroyed team's
+// numbering. Destroying the context still works.
+func TestTeamCtxRefusedAfterDestroy(t *testing.T) {
+	runSim(t, 4, func(p *shmem.PE) error {
+		s, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		half, err := p.TeamWorld().SplitStrided(0, 2, 2) // PEs 0 and 2
+		if err != nil {
+			return err
+		}
+		if half == nil {
+			return p.BarrierAll()
+		}
+		ctx, err := half.CreateCtx()
+		if err != nil {
+			return err
+		}
+		other := 1 - half.MyPE() // in team numbering
+		if err := shmem.P(ctx, s, 5, other); err != nil {
+			return err
+		}
+		if err := half.Destroy(); err != nil {
+			return err
+		}
+		err = shmem.P(ctx, s, 6, other)
+		if err := wantErr(err, shmem.ErrInvalidArgument, "P", "team", "was destroyed"); err != nil {
+			return fmt.Errorf("put on the context of a destroyed team: %w", err)
+		}
+		if _, err := shmem.AtomicFetch(ctx, s, other); !errors.Is(err, shmem.ErrInvalidArgument) {
+			return fmt.Errorf("atomic on the context of a destroyed team: %v, want ErrInvalidArgument", err)
+		}
+		if err := ctx.Destroy(); err != nil {
+			return fmt.Errorf("Destroy of the context of a destroyed team: %w", err)
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		return want(p, "value from the team context before Destroy", s.Local(p)[0], int64(5))
+	})
+}

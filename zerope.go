@@ -5,7 +5,8 @@ import "github.com/goshmem/shmem/internal/errs"
 // A nil *PE, or a PE that Init, sim.Run or CreateCtx did not make (the
 // zero PE{}), is a mistake of the caller's, not a reason to panic: every
 // call on one fails with ErrInvalidArgument, or returns the zero answer
-// (MyPE -1, NPEs 0, Accessible false) where the call has no error.
+// (MyPE -1, NPEs -1, Accessible false) where the call has no error:
+// MyPE and NPEs give -1 as a nil or destroyed Team's do.
 
 // zero reports whether p is nil or the zero PE.
 func (p *PE) zero() bool { return p == nil || p.c == nil }

@@ -38,8 +38,12 @@ func TestZeroPE(t *testing.T) {
 				}
 			}
 		}
+		// -1 for both, as a nil or destroyed Team gives (NPEs was 0).
 		if got := p.MyPE(); got != -1 {
 			t.Errorf("MyPE of a zero PE: %d, want -1", got)
+		}
+		if got := p.NPEs(); got != -1 {
+			t.Errorf("NPEs of a zero PE: %d, want -1", got)
 		}
 		var s shmem.Sym[int64]
 		var l shmem.Sym[int64]

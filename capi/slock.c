@@ -13,6 +13,7 @@
  * end the wait when a PE fails. */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <stdio.h>
 #include <time.h>
 #include "gs.h"
 #include "_cgo_export.h"
@@ -72,15 +73,25 @@ int gs_static_lock(const char *op, int kind, long *lock) {
   uint64_t mine = (uint64_t)gs_me + 1;
   const char *e0 = goshmem_last_error();
   switch (kind) {
-    case GS_LOCK_CLEAR:
+    case GS_LOCK_CLEAR: {
       /* The holder's updates complete before the next holder can enter. */
       shmem_quiet();
-      if (x.w) {
-        __atomic_store_n(x.w, 0, __ATOMIC_SEQ_CST);
-      } else {
-        gs_amo(SHMEM_CTX_DEFAULT, op, GS_AMO_SET, 8, lock, 0, 0, 0);
+      /* Only the holder may clear it (the spec leaves any other clear
+       * undefined): a store of 0 by another PE would let a second PE in
+       * beside the holder. A compare-and-swap leaves the lock as it was
+       * when this PE does not hold it, and says who does. */
+      uint64_t held = cas(&x, mine, 0);
+      if (held != mine && goshmem_last_error() == e0) {
+        char msg[256], who[32] = "no PE holds it";
+        if (held) snprintf(who, sizeof who, "PE %d holds it", (int)(held - 1));
+        snprintf(msg, sizeof msg,
+                 "goshmem: %s (PE %d -> PE 0): PE %d does not hold the static lock at %p (%s); only its holder may clear it: "
+                 "invalid argument",
+                 op, gs_me, gs_me, (void *)lock, who);
+        gs_die(msg, 1);
       }
       return 0;
+    }
     case GS_LOCK_TEST:
       return cas(&x, 0, mine) == 0 && goshmem_last_error() == e0 ? 0 : 1;
     default:

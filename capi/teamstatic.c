@@ -77,16 +77,18 @@ int gs_alltoalls_static(const char *op, shmem_team_t team, void *dest, const voi
   return failed(e0, shmem_team_sync(team));
 }
 
-/* combine folds x into acc by the reduction rop on elements of type tc. */
-#define FOLD(T, INT)                                                           \
+/* combine folds x into acc by the reduction rop on elements of type tc.
+ * A float NaN fails every comparison, so NAN(b) takes it over any number:
+ * any NaN gives NaN, as the Go Reduce does. */
+#define FOLD(T, INT, NAN)                                                      \
   {                                                                            \
     T *a = acc;                                                                \
     const T *b = x;                                                            \
     for (size_t i = 0; i < n; i++) switch (rop) {                              \
         case GS_OP_SUM: a[i] = (T)(a[i] + b[i]); break;                        \
         case GS_OP_PROD: a[i] = (T)(a[i] * b[i]); break;                       \
-        case GS_OP_MIN: a[i] = b[i] < a[i] ? b[i] : a[i]; break;               \
-        case GS_OP_MAX: a[i] = b[i] > a[i] ? b[i] : a[i]; break;               \
+        case GS_OP_MIN: a[i] = b[i] < a[i] || NAN(b[i]) ? b[i] : a[i]; break;  \
+        case GS_OP_MAX: a[i] = b[i] > a[i] || NAN(b[i]) ? b[i] : a[i]; break;  \
         case GS_OP_AND: a[i] = INT(a[i], &, b[i]); break;                      \
         case GS_OP_OR: a[i] = INT(a[i], |, b[i]); break;                       \
         default: a[i] = INT(a[i], ^, b[i]); break;                             \
@@ -95,19 +97,21 @@ int gs_alltoalls_static(const char *op, shmem_team_t team, void *dest, const voi
   }
 #define BITS(a, o, b) ((a)o(b))
 #define NOBITS(a, o, b) (a) /* the spec has no bitwise reductions of floats */
+#define ISNAN(v) ((v) != (v))
+#define NONAN(v) 0
 
 static void combine(int tc, int rop, void *acc, const void *x, size_t n) {
   switch (tc) {
-    case GS_I8: FOLD(int8_t, BITS)
-    case GS_I16: FOLD(int16_t, BITS)
-    case GS_I32: FOLD(int32_t, BITS)
-    case GS_I64: FOLD(int64_t, BITS)
-    case GS_U8: FOLD(uint8_t, BITS)
-    case GS_U16: FOLD(uint16_t, BITS)
-    case GS_U32: FOLD(uint32_t, BITS)
-    case GS_U64: FOLD(uint64_t, BITS)
-    case GS_F32: FOLD(float, NOBITS)
-    default: FOLD(double, NOBITS)
+    case GS_I8: FOLD(int8_t, BITS, NONAN)
+    case GS_I16: FOLD(int16_t, BITS, NONAN)
+    case GS_I32: FOLD(int32_t, BITS, NONAN)
+    case GS_I64: FOLD(int64_t, BITS, NONAN)
+    case GS_U8: FOLD(uint8_t, BITS, NONAN)
+    case GS_U16: FOLD(uint16_t, BITS, NONAN)
+    case GS_U32: FOLD(uint32_t, BITS, NONAN)
+    case GS_U64: FOLD(uint64_t, BITS, NONAN)
+    case GS_F32: FOLD(float, NOBITS, ISNAN)
+    default: FOLD(double, NOBITS, ISNAN)
   }
 }
 

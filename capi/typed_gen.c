@@ -158,7 +158,7 @@ void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest,
 
 static void gs_comb_float_max(void *acc, const void *x, size_t n) {
   float *a = acc; const float *b = x;
-  for (size_t i = 0; i < n; i++) { if (b[i] > a[i]) a[i] = b[i]; }
+  for (size_t i = 0; i < n; i++) { if (b[i] > a[i] || b[i] != b[i]) a[i] = b[i]; }
 }
 int shmem_float_max_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) {
   return gs_reduce("shmem_float_max_reduce", team, GS_F32, GS_OP_MAX, dest, source, nreduce);
@@ -170,7 +170,7 @@ void shmem_float_max_to_all(float *dest, const float *source, int nreduce, int P
 
 static void gs_comb_float_min(void *acc, const void *x, size_t n) {
   float *a = acc; const float *b = x;
-  for (size_t i = 0; i < n; i++) { if (b[i] < a[i]) a[i] = b[i]; }
+  for (size_t i = 0; i < n; i++) { if (b[i] < a[i] || b[i] != b[i]) a[i] = b[i]; }
 }
 int shmem_float_min_reduce(shmem_team_t team, float *dest, const float *source, size_t nreduce) {
   return gs_reduce("shmem_float_min_reduce", team, GS_F32, GS_OP_MIN, dest, source, nreduce);
@@ -374,7 +374,7 @@ void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *de
 
 static void gs_comb_double_max(void *acc, const void *x, size_t n) {
   double *a = acc; const double *b = x;
-  for (size_t i = 0; i < n; i++) { if (b[i] > a[i]) a[i] = b[i]; }
+  for (size_t i = 0; i < n; i++) { if (b[i] > a[i] || b[i] != b[i]) a[i] = b[i]; }
 }
 int shmem_double_max_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) {
   return gs_reduce("shmem_double_max_reduce", team, GS_F64, GS_OP_MAX, dest, source, nreduce);
@@ -386,7 +386,7 @@ void shmem_double_max_to_all(double *dest, const double *source, int nreduce, in
 
 static void gs_comb_double_min(void *acc, const void *x, size_t n) {
   double *a = acc; const double *b = x;
-  for (size_t i = 0; i < n; i++) { if (b[i] < a[i]) a[i] = b[i]; }
+  for (size_t i = 0; i < n; i++) { if (b[i] < a[i] || b[i] != b[i]) a[i] = b[i]; }
 }
 int shmem_double_min_reduce(shmem_team_t team, double *dest, const double *source, size_t nreduce) {
   return gs_reduce("shmem_double_min_reduce", team, GS_F64, GS_OP_MIN, dest, source, nreduce);
@@ -501,7 +501,7 @@ void shmem_ctx_longdouble_put_signal_nbi(shmem_ctx_t ctx, long double *dest, con
 
 static void gs_comb_longdouble_max(void *acc, const void *x, size_t n) {
   long double *a = acc; const long double *b = x;
-  for (size_t i = 0; i < n; i++) { if (b[i] > a[i]) a[i] = b[i]; }
+  for (size_t i = 0; i < n; i++) { if (b[i] > a[i] || b[i] != b[i]) a[i] = b[i]; }
 }
 int shmem_longdouble_max_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) {
   return gs_reduce_c("shmem_longdouble_max_reduce", team, dest, source, nreduce, sizeof(long double), gs_comb_longdouble_max);
@@ -513,7 +513,7 @@ void shmem_longdouble_max_to_all(long double *dest, const long double *source, i
 
 static void gs_comb_longdouble_min(void *acc, const void *x, size_t n) {
   long double *a = acc; const long double *b = x;
-  for (size_t i = 0; i < n; i++) { if (b[i] < a[i]) a[i] = b[i]; }
+  for (size_t i = 0; i < n; i++) { if (b[i] < a[i] || b[i] != b[i]) a[i] = b[i]; }
 }
 int shmem_longdouble_min_reduce(shmem_team_t team, long double *dest, const long double *source, size_t nreduce) {
   return gs_reduce_c("shmem_longdouble_min_reduce", team, dest, source, nreduce, sizeof(long double), gs_comb_longdouble_min);

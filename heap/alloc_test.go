@@ -116,11 +116,21 @@ func TestRealloc(t *testing.T) {
 	if g.Err != nil || g.Off != a.Off || g.Slot != a.Slot {
 		t.Fatalf("in-place grow: %+v", g)
 	}
+	// The old handle is stale even though the object did not move.
+	if h.Live(a.Slot, a.Gen) || g.Gen == a.Gen {
+		t.Fatalf("old handle %d.%d still live after the in-place grow to %d.%d", a.Slot, a.Gen, g.Slot, g.Gen)
+	}
+	if res := h.apply(Request{Kind: KindFree, Slot: a.Slot, Gen: a.Gen}); !errors.Is(res.Err, errs.ErrInvalidArgument) {
+		t.Fatalf("Free of the old handle after an in-place grow: %v, want ErrInvalidArgument", res.Err)
+	}
 	b := mustAlloc(t, h, 64, 64) // blocks further in-place growth
 	// Shrink in place.
 	s := h.apply(Request{Kind: KindRealloc, Size: 10, Slot: g.Slot, Gen: g.Gen})
 	if s.Err != nil || s.Off != a.Off {
 		t.Fatalf("shrink: %+v", s)
+	}
+	if h.Live(g.Slot, g.Gen) {
+		t.Fatal("old handle still live after an in-place shrink")
 	}
 	if o, _ := h.Lookup(s.Slot, s.Gen); o.Size != 10 {
 		t.Fatalf("size after shrink %d", o.Size)

@@ -228,7 +228,11 @@ func (h *Heap) reallocate(r Request) Result {
 		return Result{Err: fmt.Errorf("size %d: %w", r.Size, errs.ErrInvalidArgument)}
 	}
 	if h.alloc.resize(o.Off, r.Size) {
-		o.Size = r.Size
+		// A new generation even in place: the old handle must fail as it
+		// does when the object moves (Realloc's contract), not reach, or
+		// Free, the resized object.
+		h.gen++
+		o.Size, o.Gen = r.Size, h.gen
 		h.setObject(r.Slot, o)
 		return Result{Slot: r.Slot, Gen: o.Gen, Off: o.Off}
 	}

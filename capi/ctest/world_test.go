@@ -213,3 +213,30 @@ func TestGlobalExit(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 }
+
+// TestClearLockByNonHolder: PE 1's shmem_clear_lock of the lock PE 0
+// holds, a heap lock (the Go ClearLock's check) and a static one (slock.c),
+// aborts the job naming the call, the caller and the holder, where it used
+// to release PE 0's lock and return.
+func TestClearLockByNonHolder(t *testing.T) {
+	setup(t)
+	prog := compile(t, "badclear")
+	for _, kind := range []string{"heap", "static"} {
+		t.Run(kind, func(t *testing.T) {
+			cmd := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog, kind)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("want exit status 1, got %v:\n%s", err, out)
+			}
+			for _, f := range []string{"shmem_clear_lock", "PE 1 does not hold", "PE 0 holds it", "invalid argument"} {
+				if !strings.Contains(string(out), f) {
+					t.Errorf("output does not mention %q:\n%s", f, out)
+				}
+			}
+			if strings.Contains(string(out), "FAIL") {
+				t.Errorf("output:\n%s", out)
+			}
+		})
+	}
+}

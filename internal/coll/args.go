@@ -11,8 +11,11 @@ import (
 // team slot (local stores), so that when the entry finds that members
 // disagree, each can read the others' (remote reads, only then) and say
 // which member passed what. The entry completes only after every member
-// has published, and nobody moves past a failed entry, so the words read
-// are this collective's.
+// has published. A member that failed the entry returns and may enter the
+// next collective while another still reads its Args, so they are
+// double-buffered by sequence parity, as the entry data is: it cannot get
+// further, since that next entry waits for every member, so the words
+// read are this collective's.
 
 // argWords is the words of published Args: the ten fields and whether the
 // member rejected its own arguments.
@@ -30,19 +33,26 @@ func (a *Args) words() [argWords]uint64 {
 		a.DstOff, uint64(a.DstLen), uint64(a.DStride), uint64(a.SStride), bad}
 }
 
-// publishArgs stores a where peers read it.
-func (t *Team) publishArgs(a *Args) {
-	local := t.local
+// argsAt is where a member publishes the Args of collective seq.
+func (t *Team) argsAt(seq uint64) uint64 { return t.l.args + (seq&1)*8*argWords }
+
+// publishArgs stores a, the Args of collective seq, where peers read them.
+func (t *Team) publishArgs(seq uint64, a *Args) {
+	local, at := t.local, t.argsAt(seq)
 	for i, w := range a.words() {
-		transport.ApplySignal(local, t.l.args+uint64(8*i), w, transport.SignalSet)
+		transport.ApplySignal(local, at+uint64(8*i), w, transport.SignalSet)
 	}
 }
 
 // argsDiffer reads every member's published Args and says, for the first
 // field in which they differ, which members passed what:
 // "count: PE 2 passed 6, PEs 0-1, 3 passed 8". Collect's counts may differ
-// and are not compared. It returns "" when it cannot tell.
-func (t *Team) argsDiffer(op string, a *Args) string {
+// and are not compared. When it cannot tell (a peer cannot be read, or
+// the difference is in what the Args hash and not in the words), it says
+// so.
+func (t *Team) argsDiffer(op string, seq uint64, a *Args) string {
+	const unknown = "which arguments differ could not be read"
+	at := t.argsAt(seq)
 	all := make([][argWords]uint64, len(t.members))
 	for j, w := range t.members {
 		if j == t.me {
@@ -50,9 +60,9 @@ func (t *Team) argsDiffer(op string, a *Args) string {
 			continue
 		}
 		for i := range argWords {
-			v, err := t.peek(op, w, t.l.args+uint64(8*i))
+			v, err := t.peek(op, w, at+uint64(8*i))
 			if err != nil {
-				return ""
+				return unknown + ": " + err.Error()
 			}
 			all[j][i] = v
 		}
@@ -88,5 +98,5 @@ func (t *Team) argsDiffer(op string, a *Args) string {
 		}
 		return argNames[i] + ": " + strings.Join(parts, ", ")
 	}
-	return ""
+	return unknown
 }

@@ -98,7 +98,7 @@ func (t *Team) putSig(op string, j int, off uint64, data []byte, v uint64) error
 func (t *Team) begin(op string, a *Args) (uint64, error) {
 	t.seq++
 	seq := t.seq
-	t.publishArgs(a)
+	t.publishArgs(seq, a)
 	h := a.hash()
 	lo, hi, bad := h, h, uint64(0)
 	if a.Err != nil {
@@ -133,10 +133,10 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 		return seq, a.Err
 	case bad != 0:
 		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "another member of team %s rejected its arguments (%s)",
-			t.a.ID(), t.argsDiffer(op, a))
+			t.a.ID(), t.argsDiffer(op, seq, a))
 	case lo != hi:
 		return seq, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
-			"members of team %s passed different arguments: %s", t.a.ID(), t.argsDiffer(op, a))
+			"members of team %s passed different arguments: %s", t.a.ID(), t.argsDiffer(op, seq, a))
 	}
 	return seq, nil
 }

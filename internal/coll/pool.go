@@ -58,10 +58,10 @@ func NewPool(base uint64, npes, slots int) *Pool {
 // words a round), then a signal word and an acknowledgement word per world
 // PE and a count word per world PE (Collect's sizes), then the member's
 // operation word, its left word (see ident.go), the lock it holds, and
-// the arguments of its current collective (see args.go).
+// the arguments of its current and next collective (see args.go).
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return int(syncSets)*r + r + 2*3*r + 3*npes + 3 + argWords
+	return int(syncSets)*r + r + 2*3*r + 3*npes + 3 + 2*argWords
 }
 
 // layout is where a slot's parts live in the heap.
@@ -83,7 +83,7 @@ func (p *Pool) layout(slot int) layout {
 	l.left = l.op + 8
 	l.held = l.left + 8
 	l.args = l.held + 8
-	l.scratch = l.args + 8*argWords
+	l.scratch = l.args + 2*8*argWords
 	return l
 }
 

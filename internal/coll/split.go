@@ -179,5 +179,6 @@ func (t *Team) Destroy() error {
 			t.pool.release(t.local, r.Slot)
 		}
 	}
+	t.gone.Store(t.a.Destroyed())
 	return err
 }

@@ -75,6 +75,11 @@ type Team struct {
 	// nothing.
 	ahead []int
 
+	// gone is set once Destroy has run: the team's contexts read it on
+	// every operation (core.PE.usable), without mu, which a collective
+	// holds for its whole length.
+	gone atomic.Bool
+
 	mu     sync.Mutex
 	epochs [syncSets]uint64 // operations completed in each sync set
 	seq    uint64           // collectives started

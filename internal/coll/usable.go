@@ -23,6 +23,11 @@ func (t *Team) Destroyed() bool {
 	return t.a.Destroyed()
 }
 
+// Gone reports, without waiting for a collective on t to end, whether
+// Destroy has run on t; false for a nil team. For the hot path of t's
+// contexts: one atomic load.
+func (t *Team) Gone() bool { return t != nil && t.gone.Load() }
+
 // nonNegative refuses a negative extra split parameter.
 func nonNegative(extra []int64) error {
 	for _, e := range extra {

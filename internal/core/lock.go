@@ -2,6 +2,7 @@ package core
 
 import (
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/goshmem/shmem/internal/coll"
@@ -17,15 +18,61 @@ import (
 
 // HoldLock records that this PE holds the lock at heap offset off.
 func (p *PE) HoldLock(off uint64) {
+	p.s.heldMu.Lock()
+	p.s.held = append(p.s.held, off)
+	p.s.heldMu.Unlock()
 	transport.ApplySignal(p.s.local, p.s.pool.HeldWord(), off+1, transport.SignalSet)
 }
 
-// DropLock records that this PE released the lock at off.
-func (p *PE) DropLock(off uint64) {
+// HoldsLock reports whether this PE holds the lock at heap offset off: one
+// of its goroutines took it (HoldLock) and none has released it since.
+func (p *PE) HoldsLock(off uint64) bool {
+	p.s.heldMu.Lock()
+	defer p.s.heldMu.Unlock()
+	return slices.Contains(p.s.held, off)
+}
+
+// DropLock records that this PE released the lock at off, and reports
+// whether it held it; when it did not, it records nothing. Checking and
+// removing under one mutex lets only one of two goroutines of this PE that
+// clear the lock at once release it.
+func (p *PE) DropLock(off uint64) bool {
+	p.s.heldMu.Lock()
+	i := slices.Index(p.s.held, off)
+	if i >= 0 {
+		last := len(p.s.held) - 1
+		p.s.held[i] = p.s.held[last]
+		p.s.held = p.s.held[:last]
+	}
+	p.s.heldMu.Unlock()
+	if i < 0 {
+		return false
+	}
 	w := p.s.pool.HeldWord()
 	if transport.Load64(p.s.local, w) == off+1 {
 		transport.ApplySignal(p.s.local, w, 0, transport.SignalSet)
 	}
+	return true
+}
+
+// LockHolder returns the PE other than this one whose held word records
+// the lock at heap offset off, or errs.NoPE when none does (the lock is
+// free, its holder took another lock since, or a peer could not be read).
+// It reads every peer's word, so it is for error messages only.
+func (p *PE) LockHolder(op string, off uint64) int {
+	for r := 0; r < p.NPEs(); r++ {
+		if r == p.MyPE() {
+			continue
+		}
+		path, err := p.Path(op, r)
+		if err != nil {
+			continue
+		}
+		if held, err := path.Atomic(transport.AtomicFetch, 8, p.s.pool.HeldWord(), 0, 0); err == nil && held == off+1 {
+			return r
+		}
+	}
+	return errs.NoPE
 }
 
 // WaitLock polls acquired, which reads the lock at heap offset off on PE

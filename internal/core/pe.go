@@ -237,6 +237,15 @@ type state struct {
 	shared   *coll.Team
 	pool     *coll.Pool
 	meter    *meter // nil without Config.Metrics
+
+	// held lists the heap offsets of the locks this PE holds (HoldLock,
+	// DropLock), so that ClearLock can refuse a lock it does not hold:
+	// the held word records only the last lock taken, and the lock word
+	// itself does not say who holds it. A slice under a mutex, not a map:
+	// a PE holds few locks at once, and the array is reused, so taking
+	// and releasing a lock allocates nothing once warm.
+	heldMu sync.Mutex
+	held   []uint64
 }
 
 type exitInfo struct{ rank, status int }
@@ -444,6 +453,12 @@ func (p *PE) checkedPath(op string, pe int) (transport.Path, error) {
 	}
 	if err := p.usable(); err != nil {
 		return nil, p.annotate(err, op, pe)
+	}
+	if p.ctx != nil && p.ctx.team.Gone() {
+		// Its PE numbers are those of a team that no longer exists (the
+		// spec destroys a team's contexts with it). Quiet, Fence and
+		// Destroy, which address no PE, still complete its operations.
+		return nil, errs.New(op, p.s.cfg.Rank, pe, errs.ErrInvalidArgument, "the context's team %s was destroyed", p.ctx.team.ID())
 	}
 	if p.s.nFailed.Load() != 0 {
 		if r := p.s.failed.Load(p.worldRank(pe)); r != nil {

@@ -232,6 +232,11 @@ func (p *PE) waitable(op string) error {
 // wait (see longWait.verdict): nil when none does.
 func (p *PE) waitableUnder(op string, verdict error) error {
 	if err := p.usable(); err != nil {
+		if err == errs.ErrFinalized {
+			// The call checked the PE when it began: Finalize came
+			// while it waited (another goroutine of this PE).
+			return errs.New(op, p.s.cfg.Rank, errs.NoPE, errs.ErrFinalized, "Finalize, called by this PE while the wait was blocked, ended the wait")
+		}
 		return p.annotate(err, op, errs.NoPE)
 	}
 	if verdict != nil {

@@ -160,10 +160,15 @@ func combine(t ctype, op string) string {
 		return "a[i] |= b[i];"
 	case "xor":
 		return "a[i] ^= b[i];"
-	case "max":
-		return "if (b[i] > a[i]) a[i] = b[i];"
-	case "min":
-		return "if (b[i] < a[i]) a[i] = b[i];"
+	case "max", "min":
+		// A NaN fails every comparison: floats take it over any number,
+		// so that any NaN gives NaN as Reduce's do. The fold runs in
+		// member order on every PE, so every PE gets the same bits.
+		cmp := map[string]string{"max": ">", "min": "<"}[op]
+		if t.kind == 'f' {
+			return "if (b[i] " + cmp + " a[i] || b[i] != b[i]) a[i] = b[i];"
+		}
+		return "if (b[i] " + cmp + " a[i]) a[i] = b[i];"
 	case "sum":
 		return "a[i] += b[i];"
 	}

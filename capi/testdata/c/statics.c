@@ -200,6 +200,28 @@ static void team_collectives(int me, int n) {
   shmem_free(heap);
 }
 
+/* Max and min where the last PE's element 0 is NaN: any NaN gives NaN
+ * (it was dropped unless member 0 had it), on statics through the
+ * active-set and the team routines, and on the heap through Go. */
+static double fsrc[2], fdst[2];
+static void nan_min_max(int me, int n) {
+  double *h = shmem_malloc(4 * sizeof(double));
+  fsrc[0] = me == n - 1 ? __builtin_nan("") : me;
+  fsrc[1] = me;
+  memcpy(h, fsrc, sizeof fsrc);
+  shmem_barrier_all();
+  shmem_double_max_to_all(fdst, fsrc, 2, 0, 0, n, (double *)pWrk, pSync);
+  CHECK(fdst[0] != fdst[0] && fdst[1] == n - 1, "double_max_to_all with a NaN: %g %g", fdst[0], fdst[1]);
+  shmem_barrier_all();
+  shmem_double_min_to_all(fdst, fsrc, 2, 0, 0, n, (double *)pWrk, pSync);
+  CHECK(fdst[0] != fdst[0] && fdst[1] == 0, "double_min_to_all with a NaN: %g %g", fdst[0], fdst[1]);
+  CHECK(shmem_double_max_reduce(SHMEM_TEAM_WORLD, fdst, fsrc, 2) == 0, "double_max_reduce of statics");
+  CHECK(fdst[0] != fdst[0] && fdst[1] == n - 1, "double_max_reduce of statics with a NaN: %g %g", fdst[0], fdst[1]);
+  CHECK(shmem_double_min_reduce(SHMEM_TEAM_WORLD, h + 2, h, 2) == 0, "double_min_reduce");
+  CHECK(h[2] != h[2] && h[3] == 0, "double_min_reduce with a NaN: %g %g", h[2], h[3]);
+  shmem_free(h);
+}
+
 /* With the argument "kill", the last PE dies by SIGKILL once every PE has
  * put into its statics: the test then checks that nothing of the job is
  * left in /dev/shm. Every PE prints its pid for that check. */
@@ -223,6 +245,7 @@ int main(int argc, char **argv) {
   locks(me, n);
   active_set(me, n);
   team_collectives(me, n);
+  nan_min_max(me, n);
   shmem_finalize();
   PASS("statics");
   return 0;
