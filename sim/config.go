@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/core"
 	"github.com/goshmem/shmem/internal/errs"
 )
@@ -29,10 +30,15 @@ type config struct {
 // newConfig applies opts over the defaults and checks the result against
 // a world of npes PEs. Run, Measure and MeasureSteps all build their
 // config here, so that an option means the same to each of them.
-func newConfig(npes int, opts []Option) (config, error) {
+func newConfig(npes int, fn func(p *shmem.PE) error, opts []Option) (config, error) {
 	c := config{heapSize: DefaultHeapSize, net: netFromEnv()}
 	for _, o := range opts {
-		o(&c)
+		if o != nil {
+			o(&c)
+		}
+	}
+	if fn == nil {
+		c.refuse("Run", "the PEs' function is nil")
 	}
 	return c, c.check(npes)
 }

@@ -108,6 +108,17 @@ func TestOptionsRefuseBadArguments(t *testing.T) {
 	}
 }
 
+// TestNilFunctionRefused: a nil function is an error, not every PE's
+// panic.
+func TestNilFunctionRefused(t *testing.T) {
+	if err := sim.Run(2, nil); !errors.Is(err, shmem.ErrInvalidArgument) || !contains(err.Error(), "function is nil") {
+		t.Errorf("Run(2, nil): %v, want ErrInvalidArgument", err)
+	}
+	if _, err := sim.Measure(2, nil); !errors.Is(err, shmem.ErrInvalidArgument) {
+		t.Errorf("Measure(2, nil): %v, want ErrInvalidArgument", err)
+	}
+}
+
 // TestOptionsAcceptEdges: the least valid arguments still run.
 func TestOptionsAcceptEdges(t *testing.T) {
 	body := func(p *shmem.PE) error { return p.BarrierAll() }

@@ -181,7 +181,7 @@ func Measure(npes int, fn func(p *shmem.PE) error, opts ...Option) (Report, erro
 }
 
 func measure(npes int, fn func(p *shmem.PE) error, marker func(func(rank int)), opts []Option) (measured, error) {
-	c, err := newConfig(npes, opts)
+	c, err := newConfig(npes, fn, opts)
 	if err != nil {
 		return measured{}, err
 	}

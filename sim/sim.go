@@ -108,7 +108,7 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // and those of PEs that failed because another did (ErrPEFailed) after,
 // each in rank order.
 func Run(npes int, fn func(p *shmem.PE) error, opts ...Option) error {
-	c, err := newConfig(npes, opts)
+	c, err := newConfig(npes, fn, opts)
 	if err != nil {
 		return err
 	}
