@@ -233,6 +233,12 @@ func (p *PE) Finalize() error {
 	}
 	p.s.raise()
 	p.s.changed()
+	// A wait another goroutine of this PE is blocked in reads the heap
+	// until it sees the Finalize (changed woke it): the heap is released
+	// (Release unmaps it) only once every such wait has left.
+	for pause := 20 * time.Microsecond; p.s.inWait.Load() != 0; pause = min(2*pause, 10*time.Millisecond) {
+		time.Sleep(pause)
+	}
 	root := p.s.cfg.System.Root
 	if p.s.pePID != nil {
 		_ = root.StopFuture(p.s.pePID).Wait()

@@ -190,6 +190,10 @@ type state struct {
 	checks  PeerChecker    // the bell's, under a simulated network
 
 	finalized atomic.Bool
+	// inWait counts the waits (waitSlow) of the PE and its contexts
+	// under way: they read the heap until they see the Finalize, which
+	// must not release the heap before they have left (Finalize).
+	inWait atomic.Int32
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
 	ctxMu     sync.Mutex
 	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes

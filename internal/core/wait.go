@@ -129,6 +129,14 @@ func (a *armer) disarm() {
 }
 
 func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, word bool, cond func() bool) error {
+	// Counted before it looks at finalized, so that a Finalize either
+	// is seen here or waits for this wait to leave before it releases
+	// the heap cond reads.
+	p.s.inWait.Add(1)
+	defer p.s.inWait.Add(-1)
+	if p.s.finalized.Load() {
+		return p.waitable(op)
+	}
 	bell := p.s.bell
 	defer p.s.kick.stop()
 	var w *longWait
