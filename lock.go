@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/transport"
 )
 
 // A lock is a ticket lock in element 0 of an int64 symmetric object on PE 0:
@@ -36,13 +37,13 @@ func SetLock(p *PE, l Sym[int64]) error {
 	if _, _, err := l.target(p, op, lockHome, 0, 1); err != nil {
 		return err
 	}
-	old, err := AtomicFetchAdd(p, l, ticketUnit, lockHome)
+	old, err := lockAMO(p, op, l, transport.AtomicFetchAdd, ticketUnit, 0)
 	if err != nil {
-		return errs.As(op, p.MyPE(), err)
+		return err
 	}
 	ticket := uint32(uint64(old) >> 32)
 	err = p.c.WaitLock(op, l.off, lockHome, func() (bool, error) {
-		cur, err := AtomicFetch(p, l, lockHome)
+		cur, err := lockAMO(p, op, l, transport.AtomicFetch, 0, 0)
 		return err == nil && uint32(cur) == ticket, err
 	})
 	if err != nil {
@@ -58,14 +59,14 @@ func TestLock(p *PE, l Sym[int64]) (acquired bool, err error) {
 	if _, _, err := l.target(p, "TestLock", lockHome, 0, 1); err != nil {
 		return false, err
 	}
-	cur, err := AtomicFetch(p, l, lockHome)
+	cur, err := lockAMO(p, "TestLock", l, transport.AtomicFetch, 0, 0)
 	if err != nil {
 		return false, err
 	}
 	if uint32(uint64(cur)>>32) != uint32(cur) {
 		return false, nil
 	}
-	old, err := AtomicCompareSwap(p, l, cur, cur+ticketUnit, lockHome)
+	old, err := lockAMO(p, "TestLock", l, transport.AtomicCompareSwap, cur+ticketUnit, cur)
 	if err == nil && old == cur {
 		p.c.HoldLock(l.off)
 		return true, nil
@@ -97,13 +98,13 @@ func ClearLock(p *PE, l Sym[int64]) error {
 		return notHolder(p, l)
 	}
 	for {
-		cur, err := AtomicFetch(p, l, lockHome)
+		cur, err := lockAMO(p, op, l, transport.AtomicFetch, 0, 0)
 		if err != nil {
 			return err
 		}
 		// Increment only the low half: a carry must not hand out a ticket.
 		next := int64(uint64(cur)&^0xffffffff | uint64(uint32(cur)+1))
-		old, err := AtomicCompareSwap(p, l, cur, next, lockHome)
+		old, err := lockAMO(p, op, l, transport.AtomicCompareSwap, next, cur)
 		if err != nil || old == cur {
 			return err
 		}
@@ -116,11 +117,23 @@ func notHolder(p *PE, l Sym[int64]) error {
 	const op = "ClearLock"
 	me := p.MyPE()
 	who := "another PE holds it"
-	if cur, err := AtomicFetch(p, l, lockHome); err == nil && uint32(uint64(cur)>>32) == uint32(cur) {
+	if cur, err := lockAMO(p, op, l, transport.AtomicFetch, 0, 0); err == nil && uint32(uint64(cur)>>32) == uint32(cur) {
 		who = "no PE holds it"
 	} else if r := p.c.LockHolder(op, l.off); r != errs.NoPE {
 		who = fmt.Sprintf("PE %d holds it", r)
 	}
 	return errs.New(op, me, lockHome, ErrInvalidArgument,
 		"PE %d does not hold the lock at heap offset %#x of PE %d (%s); only its holder may clear it", me, l.off, lockHome, who)
+}
+
+// lockAMO performs one atomic on l's word on its home PE for the lock call
+// op, without counting it: the metrics count what a program does under a
+// lock, not the lock's own atomics (README, "Metrics").
+func lockAMO(p *PE, op string, l Sym[int64], aop transport.AtomicOp, v, cond int64) (int64, error) {
+	path, off, err := l.target(p, op, lockHome, 0, 1)
+	if err != nil {
+		return 0, err
+	}
+	old, err := path.Atomic(aop, 8, off, uint64(v), uint64(cond))
+	return int64(old), errs.As(op, p.MyPE(), err)
 }

@@ -68,7 +68,7 @@ func (p *PE) Accessible(pe int) bool { return !p.zero() && p.c.Accessible(pe) }
 // does not order operations to different PEs; Quiet does.
 func (p *PE) Fence() {
 	if !p.zero() {
-		p.c.Fence()
+		p.c.FenceCounted()
 	}
 }
 

@@ -37,7 +37,7 @@ func newDescs() descs {
 		bytes: prometheus.NewDesc("shmem_bytes_total",
 			"Bytes moved by the operations (atomics: the word; signals: data and the 8-byte signal).", opLabels, nil),
 		latency: prometheus.NewDesc("shmem_op_latency_seconds",
-			"Time to return of sampled operations (1 in shmem.MetricsSampleEvery at Pcontrol level 1, every one at 2).", opLabels, nil),
+			"Time to return of sampled operations (1 in shmem.MetricsSampleEvery at Pcontrol level 1, every one at 2; never Fence, which waits for nothing).", opLabels, nil),
 		coll: prometheus.NewDesc("shmem_collectives_total",
 			"Collective calls, failed ones included, per kind.", []string{"world", "pe", "kind"}, nil),
 		collTime: prometheus.NewDesc("shmem_collective_seconds_total",
@@ -70,7 +70,10 @@ type Collector struct {
 // shmem.WithMetrics reports only shmem_metrics_enabled 0. Two PEs with
 // the same world and number (a PE and one of its contexts) would report
 // the same series twice, which a registry refuses at Gather: pass PEs,
-// not contexts (a PE's metrics include its contexts').
+// not contexts (a PE's metrics include its contexts'). A registry takes
+// one Collector, since every Collector describes the same series: give it
+// every PE to export, of one world or several, and replace it
+// (Unregister, then Register a new one) when that set changes.
 func NewCollector(pes ...*shmem.PE) *Collector {
 	return &Collector{pes: append([]*shmem.PE(nil), pes...), d: newDescs()}
 }

@@ -178,3 +178,61 @@ func workload(p *shmem.PE, buf shmem.Sym[int64], sig shmem.Sym[uint64]) error {
 	p.Fence()
 	return p.Quiet()
 }
+
+// TestCollectivesAndLocksAreNotOperations: the fences collectives issue
+// and the atomics of locks are not counted as the program's operations
+// (README, "Metrics"); the Quiet that ClearLock completes with is, as a
+// Quiet, and a Fence the program calls is, once. They used to add 1-3
+// fences per collective (a different number on the root) and 2 fetching
+// atomics per SetLock and ClearLock.
+func TestCollectivesAndLocksAreNotOperations(t *testing.T) {
+	err := sim.Run(2, func(p *shmem.PE) error {
+		src, err := shmem.Calloc[int64](p, 4)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Calloc[int64](p, 8)
+		if err != nil {
+			return err
+		}
+		lock, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		w := p.TeamWorld()
+		for _, f := range []func() error{
+			func() error { return shmem.Broadcast(w, dst.Slice(0, 4), src, 0) },
+			func() error { return shmem.FCollect(w, dst, src) },
+			func() error { return shmem.Reduce(w, shmem.OpSum, dst.Slice(0, 4), src) },
+			func() error { return shmem.Alltoall(w, dst.Slice(0, 4), src) },
+			func() error { return shmem.SetLock(p, lock) },
+			func() error { return shmem.ClearLock(p, lock) },
+			func() error { p.Fence(); return nil },
+		} {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		got, err := scrape(metrics.NewCollector(p))
+		if err != nil {
+			return err
+		}
+		me := p.MyPE()
+		want := map[string]float64{
+			fmt.Sprintf(`shmem_ops_total{op=fence,path=all,pe=%d}`, me): 1,
+			fmt.Sprintf(`shmem_ops_total{op=quiet,path=all,pe=%d}`, me): 1, // ClearLock's
+		}
+		if err := expect(got, want); err != nil {
+			return fmt.Errorf("PE %d: %w", me, err)
+		}
+		for k, v := range got {
+			if strings.HasPrefix(k, "shmem_ops_total{op=atomic") && v != 0 {
+				return fmt.Errorf("PE %d: %s = %v: a lock's atomics were counted", me, k, v)
+			}
+		}
+		return p.BarrierAll()
+	}, sim.WithMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -194,6 +194,7 @@ type state struct {
 	// under way: they read the heap until they see the Finalize, which
 	// must not release the heap before they have left (Finalize).
 	inWait atomic.Int32
+
 	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
 	ctxMu     sync.Mutex
 	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
