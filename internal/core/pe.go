@@ -195,9 +195,9 @@ type state struct {
 	// must not release the heap before they have left (Finalize).
 	inWait atomic.Int32
 
-	pctl      atomic.Int32 // the Pcontrol level, read by the log's gate
-	ctxMu     sync.Mutex
-	ctxs      map[*PE]struct{} // contexts not destroyed, which Finalize completes
+	pctl  atomic.Int32 // the Pcontrol level, read by the log's gate
+	ctxMu sync.Mutex
+	ctxs  map[*PE]struct{} // contexts not destroyed, which Finalize completes
 	// agreed: every PE has reached Finalize (its agreement completed), so
 	// a peer that disappears from now on has left, not failed.
 	agreed atomic.Bool
