@@ -100,7 +100,10 @@ func WithDelivery(d Delivery) Option {
 // landings and the same outcome. Without it a run under the simulated
 // network draws a seed and names it in its error. What breaks replay: a
 // PE that calls goshmem from goroutines of its own (they run beside the
-// scheduled one), and code that looks at real time.
+// scheduled one), and code that looks at real time. Two goroutines of
+// one PE blocked at once can also be reported as a false ErrDeadlock
+// under the simulated network (README, "Known limitation"): test such
+// programs with Eager delivery or as processes.
 func WithSeed(seed int64) Option {
 	return func(c *config) { c.net.seed, c.net.seeded = uint64(seed), true }
 }
