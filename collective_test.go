@@ -3,9 +3,12 @@ package shmem_test
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/sim"
 )
 
 var worlds = []int{1, 2, 3, 4, 7, 8}
@@ -483,4 +486,63 @@ func TestCollectiveMismatchNamesThisCall(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// TestMismatchedElementTypesNamed: members passing different element types
+// are told which, by name ("element type: PE 1 passed int32, PE 0 passed
+// int64"), not by the codes the comparison uses.
+func TestMismatchedElementTypesNamed(t *testing.T) {
+	var mu sync.Mutex
+	var msgs []string
+	_ = sim.Run(2, func(p *shmem.PE) error {
+		var err error
+		if p.MyPE() == 1 {
+			var s shmem.Sym[int32]
+			if s, err = shmem.Calloc[int32](p, 2); err == nil {
+				err = shmem.Reduce(p.TeamWorld(), shmem.OpSum, s.Slice(0, 1), s.Slice(1, 2))
+			}
+		} else {
+			var s shmem.Sym[int64]
+			if s, err = shmem.Calloc[int64](p, 1); err == nil {
+				err = shmem.Reduce(p.TeamWorld(), shmem.OpSum, s.Slice(0, 1), s.Slice(0, 1))
+			}
+		}
+		mu.Lock()
+		msgs = append(msgs, fmt.Sprint(err))
+		mu.Unlock()
+		return errors.Join(err, p.Finalize())
+	})
+	for _, m := range msgs {
+		if !strings.Contains(m, "element type") || !strings.Contains(m, "int32") || !strings.Contains(m, "int64") {
+			t.Errorf("a member's error does not name both types: %s", m)
+		}
+	}
+	if len(msgs) != 2 {
+		t.Fatalf("%d members reported, want 2", len(msgs))
+	}
+}
+
+// TestCollectOverflowInElements: contributions that overflow Collect's
+// destination are counted in elements, as the other collectives count,
+// and the error names no peer (none failed).
+func TestCollectOverflowInElements(t *testing.T) {
+	err := sim.Run(3, func(p *shmem.PE) error {
+		src, err := shmem.Calloc[int64](p, 3)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Calloc[int64](p, 5)
+		if err != nil {
+			return err
+		}
+		err = shmem.Collect(p.TeamWorld(), dst, src.Slice(0, p.MyPE()+1)) // 1+2+3 = 6 elements
+		if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "6 elements in all, exceed the destination's 5 elements") ||
+			strings.Contains(err.Error(), "->") {
+			return fmt.Errorf("PE %d: %v", p.MyPE(), err)
+		}
+		return p.Finalize()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -60,8 +60,7 @@ func (t *Team) Collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbyte
 	for j := range off {
 		c := binary.LittleEndian.Uint64(local[cw+uint64(8*j):])
 		if c > uint64(dstBytes) || total+int(c) > dstBytes {
-			return errs.New(op, t.rt.MyPE(), t.members[j], errs.ErrInvalidArgument,
-				"the members' contributions exceed the destination's %d bytes", dstBytes)
+			return t.collectOverflow(op, cw, dstBytes, a.Elem)
 		}
 		off[j], ln[j] = total, int(c)
 		total += int(c)
@@ -156,4 +155,18 @@ func (t *Team) ring(op string, seq uint64, step0 int, base uint64, off, ln []int
 		}
 	}
 	return n - 1, nil
+}
+
+// collectOverflow is Collect's refusal of contributions, read from the
+// count words at cw, that overflow the destination of dstBytes: in
+// elements of elem bytes, as the other collectives count, and naming no
+// peer, since no peer failed.
+func (t *Team) collectOverflow(op string, cw uint64, dstBytes, elem int) error {
+	var sum uint64
+	for j := range t.members {
+		sum += binary.LittleEndian.Uint64(t.local[cw+uint64(8*j):])
+	}
+	elem = max(elem, 1)
+	return errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrInvalidArgument,
+		"the members' contributions, %d elements in all, exceed the destination's %d elements", sum/uint64(elem), dstBytes/elem)
 }

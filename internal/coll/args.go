@@ -2,6 +2,7 @@ package coll
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/goshmem/shmem/transport"
@@ -89,6 +90,9 @@ func (t *Team) argsDiffer(op string, seq uint64, a *Args) string {
 			if i == 0 && int(v) < len(kinds) {
 				val = kinds[v].String()
 			}
+			if i == 1 {
+				val = typeName(v)
+			}
 			if i == argWords-1 {
 				val = map[uint64]string{0: "accepted its arguments", 1: "rejected its arguments"}[v]
 				parts[k] = peNames(by[v]) + " " + val
@@ -99,4 +103,21 @@ func (t *Team) argsDiffer(op string, seq uint64, a *Args) string {
 		return argNames[i] + ": " + strings.Join(parts, ", ")
 	}
 	return unknown
+}
+
+// typeName names an Args.Type as the root package codes it (its typeCode):
+// a reflect.Kind, Float16 (1<<8), BFloat16 (2<<8), or a complex pair of
+// parts (3<<8 | the part's code).
+func typeName(v uint64) string {
+	switch {
+	case v == 1<<8:
+		return "Float16"
+	case v == 2<<8:
+		return "BFloat16"
+	case v>>8 == 3:
+		return "complex of " + typeName(v&0xff)
+	case v < 1<<8:
+		return reflect.Kind(v).String()
+	}
+	return fmt.Sprint(v)
 }
