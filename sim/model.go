@@ -139,6 +139,13 @@ func callsOf(cs []simnet.Call) []Call {
 // MeasureSteps is Measure for a program in steps that every PE runs in
 // order, and reports each step's time in Report.Steps: how a program times
 // one collective, with a barrier as the step before it to line PEs up.
+// A step's time runs from the last PE's end of the step before to the
+// last PE's end of this one, so it measures what keeps the slowest PE
+// busy: PEs leave a barrier at different virtual times (its exit skew,
+// Report.Calls' Skew), and a step in which only an early PE works (a
+// one-sided Get, say) can read 0 when it ends before the last PE has left
+// the barrier. Time such an operation in a step every PE runs, or on its
+// own (Measure around a loop of it).
 func MeasureSteps(npes int, steps []func(p *shmem.PE) error, opts ...Option) (Report, error) {
 	var mark func(rank int)
 	rep, err := measure(npes, func(p *shmem.PE) error {
