@@ -122,12 +122,14 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	// The benches pair PE i with PE i+n/2: checked here, before -np
 	// starts any process.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, f := range []struct {
 		name string
 		n    int
-	}{{"-np", c.np}, {"-pes", c.pes}} {
-		if f.n < 0 || f.n%2 != 0 {
-			return c, fmt.Errorf("%s %d: want an even number of PEs, 2 or more", f.name, f.n)
+	}{{"np", c.np}, {"pes", c.pes}} {
+		if f.n < 0 || f.n%2 != 0 || (given[f.name] && f.n == 0) {
+			return c, fmt.Errorf("-%s %d: want an even number of PEs, 2 or more", f.name, f.n)
 		}
 	}
 	if _, err := affinity.Bind(c.bind, func(string) string { return "" }); err != nil {
