@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"time"
 
 	"github.com/goshmem/shmem/bootstrap"
@@ -105,6 +104,11 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	if o.exitProcess {
 		cfg.OnGlobalExit = func(status int) { os.Exit(status) }
 	}
+	// A context deadline before the start-up timeout is start-up's bound:
+	// the steps then measure, and name, the time actually allowed.
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < cfg.Timeout {
+		cfg.Timeout = max(time.Until(dl), time.Millisecond)
+	}
 	c, err := world.Join(ctx, cfg)
 	if err != nil {
 		if deadlinePassed(ctx) {
@@ -114,10 +118,6 @@ func joinWith(ctx context.Context, o *options, gossip *world.GossipConfig) (*PE,
 	}
 	return configured(newPE(c), o), nil
 }
-
-// withinTimeout matches the " within 30s" with which a start-up step
-// names the timeout it measured against.
-var withinTimeout = regexp.MustCompile(` within [0-9][0-9hmsuµn.]*`)
 
 // deadlinePassed reports whether ctx's deadline has passed. ctx.Err()
 // alone can still be nil when start-up fails: a network wait given the
@@ -131,17 +131,14 @@ func deadlinePassed(ctx context.Context) bool {
 }
 
 // deadlineEnded is err, a start-up failure once ctx's deadline has passed,
-// as what it is: the inner steps cannot tell the caller's deadline from
-// the start-up timeout and report the timeout ("within 30s"). It wraps
+// as what it is: the inner steps measured against that deadline (joinWith
+// made it their timeout) and report a timeout. It wraps
 // context.DeadlineExceeded, as a cancelled start-up wraps context.Canceled.
 func deadlineEnded(rank int, err error) error {
 	detail := err.Error()
 	if e := (*errs.Error)(nil); errors.As(err, &e) {
 		detail = e.Detail
 	}
-	// The inner steps name the start-up timeout they measured against;
-	// here that timeout did not pass, so its "within 30s" is dropped.
-	detail = withinTimeout.ReplaceAllString(detail, "")
 	return errs.New("Init", rank, errs.NoPE, fmt.Errorf("%w: %w", errs.ErrBootstrap, context.DeadlineExceeded),
 		"the context's deadline ended start-up before the start-up timeout did (where start-up stood: %s)", detail)
 }
