@@ -81,8 +81,12 @@ func sourceHash(root string) (string, error) {
 }
 
 // variant is which libgoshmem a command wants: shared or static, plain or
-// race-built.
-type variant struct{ static, race bool }
+// race-built, with or without the libfabric provider.
+type variant struct{ static, race, fabric bool }
+
+// fabricTag is the build tag that puts the libfabric provider
+// (transport/rdma/fabric, cgo) into libgoshmem.
+const fabricTag = "goshmem_fabric"
 
 // raceBase is where the race-built libgoshmem.so is linked to load: low
 // enough for the race detector's shadow (below 0xe0_0000_0000), above
@@ -97,6 +101,9 @@ func (v variant) buildArgs(out string) []string {
 		mode = "c-archive"
 	}
 	args := []string{"build", "-buildmode=" + mode}
+	if v.fabric {
+		args = append(args, "-tags", fabricTag)
+	}
 	if v.race {
 		args = append(args, "-race")
 		if !v.static {
@@ -120,6 +127,9 @@ func ensureLibrary(root string, v variant) (string, error) {
 		cache = os.TempDir()
 	}
 	dir := filepath.Join(cache, "goshmem", "lib-"+key)
+	if v.fabric {
+		dir += "-fabric"
+	}
 	if v.race {
 		dir += "-race"
 	}

@@ -16,6 +16,9 @@
 //	--lib-dir         print the directory of the cached library and exit
 //	--race            use libgoshmem built with the race detector (go build
 //	                  -race), cached apart from the plain one
+//	--fabric          use libgoshmem built with the libfabric provider (go
+//	                  build -tags goshmem_fabric; needs libfabric-dev), so
+//	                  SHMEM_RDMA_PROVIDER=fabric works; cached apart too
 //
 // With --race the Go inside the library runs under Go's race detector
 // (ThreadSanitizer's Go mapping), which shadows only memory below
@@ -39,17 +42,20 @@ import (
 
 func main() {
 	var args []string
-	showme, static, libDir, race := false, false, false, false
+	showme, libDir := false, false
+	var v variant
 	for _, a := range os.Args[1:] {
 		switch a {
 		case "--showme":
 			showme = true
 		case "--static-goshmem":
-			static = true
+			v.static = true
 		case "--lib-dir":
 			libDir = true
 		case "--race":
-			race = true
+			v.race = true
+		case "--fabric":
+			v.fabric = true
 		default:
 			args = append(args, a)
 		}
@@ -58,7 +64,7 @@ func main() {
 	if err != nil {
 		fatal(err)
 	}
-	lib, err := ensureLibrary(root, variant{static: static, race: race})
+	lib, err := ensureLibrary(root, v)
 	if err != nil {
 		fatal(err)
 	}
@@ -66,7 +72,7 @@ func main() {
 		fmt.Println(lib)
 		return
 	}
-	cmd := compileCommand(lib, args, variant{static: static, race: race})
+	cmd := compileCommand(lib, args, v)
 	if showme {
 		fmt.Println(strings.Join(cmd, " "))
 		return
@@ -110,13 +116,20 @@ func compileCommand(lib string, args []string, v variant) []string {
 	cmd := append(strings.Fields(cc), "-I"+lib+"/include")
 	cmd = append(cmd, args...)
 	if linking(args) {
-		if v.static && v.race {
-			cmd = append(cmd, "-no-pie", lib+"/libgoshmem.a", "-lpthread", "-lm")
-		} else if v.static {
-			cmd = append(cmd, lib+"/libgoshmem.a", "-lpthread", "-lm")
-		} else {
-			cmd = append(cmd, "-L"+lib, "-lgoshmem", "-Wl,-rpath,"+lib, "-lpthread", "-lm")
+		switch {
+		case v.static && v.race:
+			cmd = append(cmd, "-no-pie", lib+"/libgoshmem.a")
+		case v.static:
+			cmd = append(cmd, lib+"/libgoshmem.a")
+		default:
+			cmd = append(cmd, "-L"+lib, "-lgoshmem", "-Wl,-rpath,"+lib)
 		}
+		if v.static && v.fabric {
+			// The archive's cgo objects call libfabric; a shared
+			// libgoshmem carries that dependency itself.
+			cmd = append(cmd, "-lfabric")
+		}
+		cmd = append(cmd, "-lpthread", "-lm")
 	}
 	return cmd
 }

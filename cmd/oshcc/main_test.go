@@ -37,6 +37,14 @@ func TestCompileCommand(t *testing.T) {
 	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, variant{race: true}), " "); !strings.Contains(cmd, "-lgoshmem") || strings.Contains(cmd, "-no-pie") {
 		t.Errorf("shared race: %s", cmd)
 	}
+	// libgoshmem.so links libfabric itself; the archive leaves it to the
+	// program.
+	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, variant{static: true, fabric: true}), " "); !strings.Contains(cmd, "/cache/libgoshmem.a -lfabric") {
+		t.Errorf("static fabric: %s", cmd)
+	}
+	if cmd := strings.Join(compileCommand("/cache", []string{"p.c"}, variant{fabric: true}), " "); strings.Contains(cmd, "-lfabric") {
+		t.Errorf("shared fabric: %s", cmd)
+	}
 }
 
 // TestBuildArgs: the race library is linked at raceBase (the detector
@@ -50,6 +58,8 @@ func TestBuildArgs(t *testing.T) {
 		{variant{static: true}, "build -buildmode=c-archive -o OUT ./capi"},
 		{variant{race: true}, "build -buildmode=c-shared -race -ldflags=-extldflags=-Wl,-Ttext-segment=0x40000000 -o OUT ./capi"},
 		{variant{static: true, race: true}, "build -buildmode=c-archive -race -o OUT ./capi"},
+		{variant{fabric: true}, "build -buildmode=c-shared -tags goshmem_fabric -o OUT ./capi"},
+		{variant{fabric: true, race: true}, "build -buildmode=c-shared -tags goshmem_fabric -race -ldflags=-extldflags=-Wl,-Ttext-segment=0x40000000 -o OUT ./capi"},
 	}
 	for _, c := range cases {
 		if got := strings.Join(c.v.buildArgs("OUT"), " "); got != c.want {

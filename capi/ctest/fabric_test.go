@@ -1,0 +1,65 @@
+package ctest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fabricEnv makes a job's network paths the libfabric provider's: TCP
+// forced between the PEs of this host (shmemrun --network) and
+// SHMEM_RDMA_PROVIDER=fabric, with prov on loopback standing in for an
+// RDMA NIC, as internal/world's Go fabric tests do.
+func fabricEnv(prov string) []string {
+	return append(os.Environ(), "SHMEM_RDMA_PROVIDER=fabric", "SHMEM_FABRIC_PROVIDER="+prov, "SHMEM_FABRIC_NODE=127.0.0.1")
+}
+
+// compileFabric builds testdata/c/name.c against libgoshmem built with
+// the libfabric provider (oshcc --fabric). That library is not
+// race-built even when this test binary is: a second race build of
+// goshmem would cost CI about two minutes, and the Go code it adds is
+// race-tested by transport/rdma/fabric and internal/world's fabric tests.
+func compileFabric(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join(repoRoot(t), "capi", "testdata", "c", name+".c")
+	out := filepath.Join(t.TempDir(), name)
+	cmd := exec.Command(tools.oshcc, "--fabric", "-O2", "-Wall", "-Werror", src, "-o", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("oshcc --fabric %s: %v\n%s", name, err, b)
+	}
+	return out
+}
+
+// TestFabricFamilies runs the API families' C programs with every
+// network path on the libfabric provider: a C program on RDMA NICs takes
+// these paths (the Go calls behind the C API, none of the mapped C fast
+// paths). The families of TestFamilies, on 3 PEs (team.c splits in
+// halves: 4). Skipped without libfabric-dev.
+func TestFabricFamilies(t *testing.T) {
+	if _, err := os.Stat("/usr/include/rdma/fabric.h"); err != nil {
+		t.Skip("libfabric-dev is not installed: oshcc --fabric cannot build libgoshmem with the provider")
+	}
+	setup(t)
+	for _, name := range []string{"rma", "amo", "amo_all", "wait", "wait_all", "misc", "team", "activeset", "reduce_all", "rma_all", "rest", "generic", "selfwait"} {
+		t.Run(name, func(t *testing.T) {
+			prog := compileFabric(t, name)
+			np := 3
+			if name == "team" {
+				np = 4
+			}
+			cmd := exec.Command(tools.shmrun, "-np", fmt.Sprint(np), "--network", "--timeout", "60s", prog)
+			cmd.Env = fabricEnv("tcp;ofi_rxm")
+			b, err := cmd.CombinedOutput()
+			out := string(b)
+			if err != nil || strings.Contains(out, "FAIL") || strings.Count(out, name+" ok") != np {
+				t.Fatalf("shmemrun -np %d: %v: want every PE to say %q\n%s", np, err, name+" ok", out)
+			}
+			if !strings.Contains(out, "fabric data path") {
+				t.Fatalf("the job did not run the fabric data path:\n%s", out)
+			}
+		})
+	}
+}
