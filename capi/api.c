@@ -158,8 +158,7 @@ void shmem_sync_all(void) {
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) { return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST); }
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
-  gs_wait("shmem_signal_wait_until", GS_U64, 8, sig_addr, 1, NULL, NULL, cmp, &cmp_value, 0, GS_WAIT_ALL, 1);
-  return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
+  return gs_signal_wait("shmem_signal_wait_until", sig_addr, cmp, cmp_value);
 }
 
 void shmem_set_lock(long *lock) {

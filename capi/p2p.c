@@ -161,3 +161,16 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
     }
   }
 }
+
+/* gs_signal_wait waits until *sig compares true against v and returns a
+ * value of *sig that did, as the spec's shmem_signal_wait_until returns:
+ * a second load after the wait could read a later put's signal that does
+ * not (seen: 1 call in 100 while a peer flipped the signal). A wait ended
+ * by a failure under SHMEMX_ERRORS_RETURN returns what *sig holds. */
+uint64_t gs_signal_wait(const char *op, uint64_t *sig, int cmp, uint64_t v) {
+  for (;;) {
+    if (gs_wait(op, GS_U64, 8, sig, 1, NULL, NULL, cmp, &v, 0, GS_WAIT_ALL, 1) != 1) return LOADU(uint64_t, sig);
+    uint64_t got = LOADU(uint64_t, sig);
+    if (cmp_unsigned(got, cmp, v)) return got;
+  }
+}
