@@ -283,6 +283,7 @@ func SignalFetch(p *PE, sig Sym[uint64]) uint64 {
 		return 0
 	}
 	p.c.Poll() // polled in loops, as Test is
+	p.c.Missed()
 	return transport.Load64(p.c.Local(), off)
 }
 

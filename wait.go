@@ -42,10 +42,26 @@ func (p *PE) WaitCheck(op string) error {
 }
 
 // Test reports whether the caller's ivar element 0 compares true with v
-// (shmem_test); false for invalid arguments.
+// (shmem_test); false for invalid arguments. It reports no error, so a
+// loop of Tests whose writer failed spins on: call WaitCheck in such a
+// loop now and then, or wait with WaitUntil, which ends with the failure.
+// With network paths a tight loop of misses naps now and then on the PE's
+// bell (at most 200 µs, ended by a write that lands), so that the
+// goroutines reading the sockets get the core: a PE bound to one core
+// would otherwise land the awaited write only every 10 ms or so.
 func Test[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) bool {
 	off, err := testArgs(p, "Test", ivar, cmp, 1, nil)
-	return err == nil && compare(loadLocal[T](p, off), cmp, v)
+	return err == nil && tested(p, compare(loadLocal[T](p, off), cmp, v))
+}
+
+// tested returns a Test form's result after telling the PE of a miss
+// (core.PE.Missed): a loop of misses naps now and then, so that the
+// network readers that land the awaited write get the core.
+func tested(p *PE, ok bool) bool {
+	if !ok {
+		p.c.Missed()
+	}
+	return ok
 }
 
 // testArgs is waitArgs for the Test forms, which programs call in a loop:

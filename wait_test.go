@@ -3,6 +3,7 @@ package shmem_test
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -256,5 +257,41 @@ func TestAnyReturnsEveryHolder(t *testing.T) {
 			}
 		}
 		return nil
+	})
+}
+
+// TestTestLoopOverTCP: two PEs over TCP play ping-pong, each spinning on
+// Test (odd rounds) or SignalFetch (even ones) for the other's put, as
+// many OpenSHMEM programs wait: every round's value arrives. Spinning
+// goroutines once kept the network readers off the cores (190 ms a round
+// trip, and some runs never finished 100), so the rounds also make a
+// regression show as this test's timeout. One P, as a PE bound to one
+// core has.
+func TestTestLoopOverTCP(t *testing.T) {
+	const rounds = 300
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	staticsWorld(t, 2, 8, []shmem.Option{shmem.WithNetworkOnly()}, func(p *shmem.PE, _ []byte) error {
+		flag, err := shmem.Calloc[uint64](p, 1)
+		if err != nil {
+			return err
+		}
+		me, other := p.MyPE(), 1-p.MyPE()
+		for i := uint64(1); i <= rounds; i++ {
+			if (i%2 == 1) == (me == 1) {
+				if i%2 == 1 {
+					for !shmem.Test(p, flag, shmem.CmpEQ, i) {
+					}
+				} else {
+					for shmem.SignalFetch(p, flag) != i {
+					}
+				}
+				continue
+			}
+			shmem.P(p, flag, i, other)
+			if err := p.Quiet(); err != nil {
+				return err
+			}
+		}
+		return p.BarrierAll()
 	})
 }

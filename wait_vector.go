@@ -118,7 +118,7 @@ func testAll[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 		return false
 	}
 	idx, live := satisfied(p, off, ivars.n, status, cmp, v, vals, nil)
-	return len(idx) == live
+	return tested(p, len(idx) == live)
 }
 
 func testAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, v T, vals []T) (int, bool) {
@@ -127,7 +127,7 @@ func testAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 		return -1, false
 	}
 	found, _ := firstFrom(p, off, ivars.n, p.anyStart(ivars.n), status, cmp, v, vals)
-	return found, found >= 0
+	return found, tested(p, found >= 0)
 }
 
 func testSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, v T, vals []T) []int {
@@ -136,5 +136,6 @@ func testSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp,
 		return nil
 	}
 	idx, _ := satisfied(p, off, ivars.n, status, cmp, v, vals, nil)
+	tested(p, len(idx) > 0)
 	return idx
 }

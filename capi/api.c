@@ -155,7 +155,10 @@ void shmem_sync_all(void) {
   goshmem_barrier_all(OP("shmem_sync_all"), 1);
 }
 
-uint64_t shmem_signal_fetch(const uint64_t *sig_addr) { return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST); }
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
+  gs_test_missed();
+  return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
+}
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value) {
   return gs_signal_wait("shmem_signal_wait_until", sig_addr, cmp, cmp_value);

@@ -165,6 +165,7 @@ static inline int gs_pacer_due(gs_pacer *p, uint64_t now_ns) {
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block);
 uint64_t gs_signal_wait(const char *op, uint64_t *sig, int cmp, uint64_t v);
+void gs_test_missed(void);
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);
 typedef void (*gs_combine)(void *acc, const void *x, size_t n);
 int gs_reduce_c(const char *op, shmem_team_t team, void *dest, const void *src, size_t n, size_t esize, gs_combine f);

@@ -107,6 +107,19 @@ static size_t check(int mode, int tc, size_t esize, const char *ivars, size_t n,
   }
 }
 
+/* test_misses counts the test forms' misses (gs_test_missed). */
+static uint32_t test_misses;
+
+/* gs_test_missed is called on a test form's miss and by
+ * shmem_signal_fetch, which programs spin on alike: such a loop keeps this
+ * PE's core, which shmemrun binds it to, from the network reader that
+ * would land the awaited write (a test-loop ping-pong over TCP: 4-6 ms a
+ * round trip, wait_until's 42 us). With peers not mapped, every 64th call
+ * yields the core, as the waits do. */
+void gs_test_missed(void) {
+  if (gs_unmapped_peers && __atomic_add_fetch(&test_misses, 1, __ATOMIC_RELAXED) % 64 == 0) sched_yield();
+}
+
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block) {
   if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) {
@@ -117,6 +130,7 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
   int done = 0;
   size_t first = mode == GS_WAIT_ANY ? any_start(n) : 0;
   size_t r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
+  if (!done && !block) gs_test_missed();
   if (done || !block) return mode == GS_WAIT_ANY && !done ? SIZE_MAX : r;
   /* With no peer mapped every write into this PE comes through Go and
    * rings its bell: a single variable of the heap waits there, asleep, and

@@ -141,7 +141,7 @@ func shmemrunFlags(t *testing.T, flags []string, prog string, args ...string) st
 // peer is mapped and every C call takes the Go path.
 func TestFamilies(t *testing.T) {
 	setup(t)
-	for _, name := range []string{"rma", "amo", "amo_all", "wait", "wait_all", "misc", "team", "activeset", "reduce_all", "rma_all", "rest", "generic", "selfwait", "sigflip"} {
+	for _, name := range []string{"rma", "amo", "amo_all", "wait", "wait_all", "misc", "team", "activeset", "reduce_all", "rma_all", "rest", "generic", "selfwait", "sigflip", "testloop"} {
 		t.Run(name, func(t *testing.T) {
 			prog := compile(t, name)
 			for _, np := range []int{2, 4} {

@@ -187,6 +187,7 @@ type state struct {
 	bell    transport.Bell
 	statics transport.Path // the path to this PE's own statics region, nil without one
 	kick    *pollerKick    // nil without SocketWriters
+	tests   testLoop       // a Test loop's pace (Missed)
 	checks  PeerChecker    // the bell's, under a simulated network
 
 	finalized atomic.Bool
@@ -323,6 +324,7 @@ func Start(cfg Config) (*PE, error) {
 	if immediate {
 		atomic.StoreUint32(&s.quietFree, 1)
 	}
+	s.tests.networked, s.tests.born = !immediate, time.Now()
 	p := &PE{s: s, paths: s.paths, engines: s.engines, npes: cfg.NPEs, mapped: &s.mapped}
 	if t := s.newMappedTable(); t != nil {
 		s.mapped = unsafe.Pointer(t)

@@ -201,3 +201,41 @@ func TestWaitsOnOneWordArmForIt(t *testing.T) {
 		}
 	}
 }
+
+// TestTestLoopNaps: a PE with network paths whose Test forms miss in a
+// tight loop parks on its bell now and then (freeing its P for the
+// network readers, which ring the bell when they land a write), and one
+// without network paths never does.
+func TestTestLoopNaps(t *testing.T) {
+	bell := transport.NewLocalBell()
+	w := newFakeWorldWith(t, 2, func(c *Config) {
+		if c.Rank == 0 {
+			c.Bell = bell
+		}
+	})
+	p := w.pes[0]
+	for i := 0; i < 100*testNapEvery; i++ {
+		p.Missed()
+	}
+	if n := p.s.tests.naps.Load(); n != 0 {
+		t.Fatalf("a PE whose paths are all mapped napped %d times", n)
+	}
+	p.s.tests.networked = true
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for !stop.Load() {
+			p.Missed()
+		}
+	}()
+	for !bell.Armed() {
+		runtime.Gosched()
+	}
+	bell.Ring()
+	stop.Store(true)
+	<-done
+	if p.s.tests.naps.Load() == 0 {
+		t.Fatal("the bell was armed, but no nap was counted")
+	}
+}
