@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 )
 
@@ -39,45 +40,77 @@ func moduleRoot() (string, error) {
 // capi/include and to the include directory oshcc passes with -I).
 var headers = []string{"shmem.h", "shmem_gen.h", "shmemx.h", "mpp/shmem.h", "mpp/shmemx.h"}
 
-// sourceHash hashes what libgoshmem is built from: the module's Go, C and
-// header files (tests and testdata aside), go.mod, go.sum and the Go
-// version.
-func sourceHash(root string) (string, error) {
+// sourceHash hashes what libgoshmem (variant v) is built from: the Go, C
+// and header files that v's build compiles in the module's packages ./capi
+// imports (as go list reports them for v's build tags), the C API's
+// headers, go.mod, go.sum and the Go version. Only those: C programs kept
+// inside the checkout, or edits to packages the library does not link,
+// must not rebuild it. Dependencies outside the module are fixed by
+// go.sum.
+func sourceHash(root string, v variant) (string, error) {
 	h := sha256.New()
 	goVersion, err := exec.Command("go", "version").Output()
 	if err != nil {
 		return "", fmt.Errorf("go: %v", err)
 	}
 	h.Write(goVersion)
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	// One line a package: its directory, then the files v's build
+	// compiles (tests are never among them).
+	const format = "{{.Dir}}{{range .GoFiles}}\t{{.}}{{end}}{{range .CgoFiles}}\t{{.}}{{end}}" +
+		"{{range .CFiles}}\t{{.}}{{end}}{{range .HFiles}}\t{{.}}{{end}}"
+	args := []string{"list", "-deps", "-f", format}
+	if v.fabric {
+		args = append(args, "-tags", fabricTag)
+	}
+	if v.race {
+		args = append(args, "-race") // files under //go:build race
+	}
+	list := exec.Command("go", append(args, "./capi")...)
+	list.Dir = root
+	out, err := list.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list ./capi in %s: %v", root, err)
+	}
+	var files []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "\t")
+		if rel, err := filepath.Rel(root, f[0]); err != nil || strings.HasPrefix(rel, "..") {
+			continue // outside the module: go.sum fixes it
 		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "examples" || name == "bench") {
-				return filepath.SkipDir
-			}
-			return nil
+		for _, name := range f[1:] {
+			files = append(files, filepath.Join(f[0], name))
 		}
-		ext := filepath.Ext(name)
-		if strings.HasSuffix(name, "_test.go") || (ext != ".go" && ext != ".c" && ext != ".h" && name != "go.mod" && name != "go.sum") {
-			return nil
+	}
+	include := filepath.Join(root, "capi", "include")
+	err = filepath.WalkDir(include, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && filepath.Ext(path) == ".h" {
+			files = append(files, path)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rel, _ := filepath.Rel(root, path)
-		fmt.Fprintf(h, "%s\x00", rel)
-		_, err = io.Copy(h, f)
 		return err
 	})
 	if err != nil {
 		return "", err
 	}
+	sort.Strings(files)
+	for _, name := range append([]string{filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")}, files...) {
+		if err := hashFile(h, root, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// hashFile adds path's name relative to root and its bytes to h.
+func hashFile(h io.Writer, root, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rel, _ := filepath.Rel(root, path)
+	fmt.Fprintf(h, "%s\x00", rel)
+	_, err = io.Copy(h, f)
+	return err
 }
 
 // variant is which libgoshmem a command wants: shared or static, plain or
@@ -118,7 +151,7 @@ func (v variant) buildArgs(out string) []string {
 // goes to a fresh directory renamed into place, so concurrent oshcc runs
 // never see half a library.
 func ensureLibrary(root string, v variant) (string, error) {
-	key, err := sourceHash(root)
+	key, err := sourceHash(root, v)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,55 @@ func TestBuildArgs(t *testing.T) {
 		if got := strings.Join(c.v.buildArgs("OUT"), " "); got != c.want {
 			t.Errorf("%+v: go %s, want go %s", c.v, got, c.want)
 		}
+	}
+}
+
+// TestSourceHashCoversTheLibraryOnly: the cache key moves with a file of
+// a package ./capi imports (for the fabric variant, with its tagged files
+// too) and with a C API header, but not with other files of the module,
+// such as a C program kept in the checkout.
+func TestSourceHashCoversTheLibraryOnly(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		t.Helper()
+		path := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	write("capi/main.go", "package main\n\nimport _ \"example.com/m/lib\"\n\nfunc main() {}\n")
+	write("capi/include/shmem.h", "/* v1 */\n")
+	write("lib/lib.go", "package lib\n")
+	write("other/other.go", "package other\n")
+	hash := func(v variant) string {
+		t.Helper()
+		h, err := sourceHash(root, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	plain, fabric := hash(variant{}), hash(variant{fabric: true})
+	write("other/other.go", "package other\n\nvar X int\n")
+	write("prog.c", "int main(void) { return 0; }\n")
+	if hash(variant{}) != plain {
+		t.Error("a file outside the library's packages moved the key")
+	}
+	write("lib/net_fabric.go", "//go:build goshmem_fabric\n\npackage lib\n")
+	if hash(variant{}) != plain || hash(variant{fabric: true}) == fabric {
+		t.Error("a goshmem_fabric file must move the fabric variant's key only")
+	}
+	write("lib/lib.go", "package lib\n\nvar Y int\n")
+	if hash(variant{}) == plain {
+		t.Error("a change to a package the library imports did not move the key")
+	}
+	plain = hash(variant{})
+	write("capi/include/shmem.h", "/* v2 */\n")
+	if hash(variant{}) == plain {
+		t.Error("a change to a C API header did not move the key")
 	}
 }
