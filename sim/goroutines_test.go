@@ -225,18 +225,61 @@ func pingPongBesideWait(rounds int) func(p *shmem.PE) error {
 	}
 }
 
+// splitBesideSync: on every PE one goroutine creates, syncs and destroys
+// teams (agreements of the control plane, outside the schedule) while
+// another syncs a team made before: one goroutine of a PE in an
+// agreement and another waiting at once.
+func splitBesideSync(rounds int) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		np := p.NPEs()
+		team, err := p.TeamWorld().SplitStrided(0, 1, np)
+		if err != nil {
+			return err
+		}
+		errc := make(chan error, 2)
+		go func() {
+			errc <- func() error {
+				for r := 0; r < rounds; r++ {
+					t, err := p.TeamWorld().SplitStrided(0, 1, np)
+					if err != nil {
+						return fmt.Errorf("split %d: %w", r, err)
+					}
+					if err := t.Sync(); err != nil {
+						return err
+					}
+					if err := t.Destroy(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+		go func() {
+			errc <- func() error {
+				for r := 0; r < 4*rounds; r++ {
+					if err := team.Sync(); err != nil {
+						return fmt.Errorf("sync %d: %w", r, err)
+					}
+				}
+				return nil
+			}()
+		}()
+		return errors.Join(<-errc, <-errc)
+	}
+}
+
 // TestTwoGoroutinesBlockedAtOnce: two goroutines of a PE blocked at once
-// (collectives of two teams, a wait beside collectives or beside a
-// ping-pong) are tracked each on its own, so a write that only one of them
-// waits for wakes it, and no seed ends in a false ErrDeadlock or hangs.
-// The scheduler once kept one state per PE: a goroutine that called while
-// another waited ran unscheduled, its Lazy writes stayed in flight with
-// nobody to land them, and one goroutine's Arm could erase the ring the
-// other was about to wait for. Then a few seeds of wait-beside-sync ended
-// in ErrDeadlock (two runs: seeds 4 and 42 Eager, 5 and 20 Lazy; 5 and 38
-// Lazy), ping-pong-beside-wait hung within the first seeds (at seed 2 in
-// one run, 6 in another, both Lazy), and two-teams failed rarely (Lazy
-// seed 45 of 100 at 8 rounds).
+// (collectives of two teams, a wait beside syncs or beside a ping-pong, an
+// agreement beside syncs) are tracked each on its own, so a write that
+// only one of them waits for wakes it, and no seed ends in a false
+// ErrDeadlock or hangs. The scheduler once kept one state per PE: a
+// goroutine that called while another waited ran unscheduled, its Lazy
+// writes stayed in flight with nobody to land them, and one goroutine's
+// Arm could erase the ring the other was about to wait for. In two runs of
+// this test then (30 seeds, each Lazy and Eager): two-teams failed at
+// Lazy seed 5 in one; wait-beside-sync at Lazy seeds 19 and 28, and Eager
+// seed 10; split-beside-sync at Lazy seeds 4 and 22 in one; and
+// ping-pong-beside-wait hung at Lazy seed 3, and seed 1.
 func TestTwoGoroutinesBlockedAtOnce(t *testing.T) {
 	progs := []struct {
 		name string
@@ -246,6 +289,7 @@ func TestTwoGoroutinesBlockedAtOnce(t *testing.T) {
 		{"two-teams", 3, twoTeamsOnTwoGoroutines(goroutineRounds)},
 		{"wait-beside-sync", 3, waitBesideCollectives(goroutineRounds)},
 		{"ping-pong-beside-wait", 4, pingPongBesideWait(goroutineRounds)},
+		{"split-beside-sync", 3, splitBesideSync(goroutineRounds / 2)},
 	}
 	for _, prog := range progs {
 		t.Run(prog.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ const raceEnabled = false
 // and goroutineHang bounds one of its runs: a passing run takes
 // milliseconds.
 const (
-	goroutineSeeds  = 50
+	goroutineSeeds  = 30
 	goroutineRounds = 16
 	goroutineHang   = 30 * time.Second
 )

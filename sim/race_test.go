@@ -12,7 +12,7 @@ const raceEnabled = true
 // (fewer seeds under the race detector, which slows every step), and
 // goroutineHang bounds one of its runs: a passing run takes milliseconds.
 const (
-	goroutineSeeds  = 20
+	goroutineSeeds  = 10
 	goroutineRounds = 16
 	goroutineHang   = 60 * time.Second
 )
