@@ -99,11 +99,12 @@ func WithDelivery(d Delivery) Option {
 // the seed picks, so the same seed gives the same interleaving, the same
 // landings and the same outcome. Without it a run under the simulated
 // network draws a seed and names it in its error. What breaks replay: a
-// PE that calls goshmem from goroutines of its own (they run beside the
-// scheduled one), and code that looks at real time. Two goroutines of
-// one PE blocked at once can also be reported as a false ErrDeadlock
-// under the simulated network (README, "Known limitation"): test such
-// programs with Eager delivery or as processes.
+// PE that calls goshmem from goroutines of its own (they share its turn,
+// in an order real time picks), and code that looks at real time. Such a
+// PE's goroutines are still scheduled, each blocked call tracked on its
+// own, so several may block at once; but one that runs its own code for
+// longer than the deadlock grace while every other goroutine of every PE
+// is blocked is reported as a deadlock (README).
 func WithSeed(seed int64) Option {
 	return func(c *config) { c.net.seed, c.net.seeded = uint64(seed), true }
 }

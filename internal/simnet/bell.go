@@ -15,49 +15,85 @@ func (b *bell) Ring() {
 	b.n.mu.Unlock()
 }
 
+// Arm returns the count of the PE's rings: a Wait given it sleeps only
+// while no ring came since, whatever its other goroutines armed.
 func (b *bell) Arm() uint32 {
+	if b.n.cfg.Unscheduled {
+		return b.p.inner.Arm()
+	}
 	b.n.mu.Lock()
-	b.p.rung = false
+	armed := b.p.rings
 	b.n.mu.Unlock()
-	return b.p.inner.Arm()
+	return armed
 }
 
 // Wait reports a ring whenever the scheduler hands the turn back (the
-// simulator's PEs do not poll, so the answer changes nothing there).
+// simulator's PEs do not poll, so the answer changes nothing there). The
+// caller is one waiter of the PE, woken in the PE's turn once a ring came
+// after its Arm; the PE gives the baton up only if no other goroutine of
+// it wants it (see pe).
 func (b *bell) Wait(armed uint32, timeout time.Duration) bool {
 	n, p := b.n, b.p
 	n.mu.Lock()
 	if n.cfg.Unscheduled {
 		return b.waitUnscheduled(armed, timeout)
 	}
-	if p.st == stReady {
-		n.waitTurn(p) // another goroutine of p yielded: run with it
-		n.mu.Unlock()
+	if p.st == stIdle || p.st == stDone {
+		return b.waitOff(armed, timeout)
+	}
+	if armed != p.rings {
+		// Rung since Arm: the caller looks again (a scheduling point if
+		// it holds the baton; if not, its next call takes it).
+		if n.holder == p {
+			n.yield(p)
+		}
+		n.endCall(p)
 		return true
 	}
-	if p.st != stRunning || n.holder != p {
-		n.mu.Unlock()
-		return p.inner.Wait(armed, timeout)
+	p.waits++
+	if n.holder == p && !p.othersWant() {
+		n.tracef("wait %d", p.rank)
+		p.st = stBlocked
+		n.holder = nil
+		n.schedule()
 	}
-	if p.rung {
-		n.yield(p)
-		n.mu.Unlock()
-		return true
+	for (armed == p.rings || n.holder != p) && p.st != stDone && !p.deadlock {
+		p.cond.Wait()
 	}
-	n.tracef("wait %d", p.rank)
-	p.st = stWaiting
-	p.cond.Broadcast() // p's goroutines parked for its turn run aside
-	n.holder = nil
-	n.schedule()
-	n.waitTurn(p)
-	if p.deadlock {
+	p.waits--
+	if armed != p.rings {
+		p.rungWaits--
+	}
+	if p.deadlock && n.holder == p {
 		n.die(p, "deadlock: every PE still running waits, and no write is in flight")
 	}
-	n.mu.Unlock()
+	n.endCall(p)
 	return true
 }
 
-func (b *bell) Disarm() { b.p.inner.Disarm() }
+// waitOff is Wait for a goroutine of a PE the scheduler does not run (the
+// world is being built, or the PE ended), called with n.mu held: it
+// sleeps on the PE's own bell, as a process would. It returns with n.mu
+// free.
+func (b *bell) waitOff(armed uint32, timeout time.Duration) bool {
+	p := b.p
+	if armed != p.rings {
+		b.n.mu.Unlock()
+		return true
+	}
+	// Armed under n.mu, which every ring takes: none is missed.
+	inner := p.inner.Arm()
+	b.n.mu.Unlock()
+	rung := p.inner.Wait(inner, timeout)
+	p.inner.Disarm()
+	return rung
+}
+
+func (b *bell) Disarm() {
+	if b.n.cfg.Unscheduled {
+		b.p.inner.Disarm()
+	}
+}
 
 // OnCheck implements core.PeerChecker.
 func (b *bell) OnCheck(wake func()) {
@@ -101,7 +137,7 @@ func (b *bell) Poll() {
 		n.checked = n.progress - 1 // a round even if nothing moved: time did
 		n.checkRound()
 	}
-	n.mu.Unlock()
+	n.endCall(p)
 }
 
 // waitUnscheduled is Wait in an Unscheduled network, called with n.mu

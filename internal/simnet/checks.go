@@ -21,16 +21,25 @@ func (n *Net) checkRound() {
 	n.checked = n.progress
 	n.tracef("check round")
 	for _, p := range n.pes {
-		switch p.st {
-		case stOutside:
-			p.check.Store(true)
-			if p.wake != nil {
-				p.wake()
+		switch {
+		case p.st == stBlocked:
+			// Each of its blocked goroutines checks once.
+			p.check.Store(int32(p.waits + p.outside))
+			if p.waits > 0 {
+				// Its waiters look again, as after a ring.
+				p.rings++
+				p.rungWaits = p.waits
+				p.st = stReady
+				n.addReady(p)
 			}
-		case stWaiting:
-			p.check.Store(true)
-			p.st = stReady
-			n.addReady(p)
+		case p.outside > 0 && p.st != stDone:
+			// Goroutines in agreements of a PE whose others run.
+			p.check.Store(int32(p.outside))
+		default:
+			continue
+		}
+		if p.outside > 0 && p.wake != nil {
+			p.wake()
 		}
 	}
 }
@@ -42,7 +51,7 @@ const checkGrace = 20 * time.Millisecond
 
 func (n *Net) anyWaiting() bool {
 	for _, p := range n.pes {
-		if p.st == stWaiting {
+		if p.blockedOnBell() {
 			return true
 		}
 	}
@@ -79,4 +88,14 @@ func (n *Net) armCheck(epoch uint64) {
 // its peers now (core.PeerChecker): only when a round of checks asked it
 // to, whatever real time says, so a healthy world of n PEs does not read
 // n² words and a seeded run replays.
-func (n *Net) checkDue(p *pe) bool { return p.check.Swap(false) }
+func (n *Net) checkDue(p *pe) bool {
+	for {
+		c := p.check.Load()
+		if c <= 0 {
+			return false
+		}
+		if p.check.CompareAndSwap(c, c-1) {
+			return true
+		}
+	}
+}

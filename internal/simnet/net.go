@@ -200,35 +200,46 @@ func (n *Net) Path(from, to int, mappable bool) transport.Path {
 }
 
 // Block is called before PE rank blocks in a control-plane agreement: the
-// others run meanwhile (pe.Net).
+// others run meanwhile (pe.Net). The calling goroutine counts as outside
+// until it resumes; the PE gives the baton up if it holds it and no other
+// goroutine of it wants it.
 func (n *Net) Block(rank int) (resume func()) {
 	p := n.pes[rank]
 	n.mu.Lock()
-	if p.st != stRunning {
+	if p.st == stIdle || p.st == stDone {
 		n.mu.Unlock()
 		return func() {}
 	}
 	n.tracef("outside %d", rank)
-	p.st = stOutside
-	p.cond.Broadcast() // p's goroutines parked for its turn run aside
+	p.outside++
 	n.outside++
-	n.holder = nil
-	n.schedule()
+	if n.holder == p && !p.othersWant() {
+		p.st = stBlocked
+		n.holder = nil
+		n.schedule()
+	}
 	n.mu.Unlock()
 	return func() {
 		n.mu.Lock()
 		defer n.mu.Unlock()
 		if p.st == stDone {
-			return // ended meanwhile: Exit took p off the outside count
+			return // ended meanwhile: Exit took p's goroutines off the outside count
 		}
+		p.outside--
 		n.outside--
-		p.st = stReturned
-		n.returned = append(n.returned, p)
 		n.progress++
+		if p.st == stBlocked {
+			// Back to a PE whose other goroutines (if any) are blocked:
+			// it rejoins with the others back from agreements. A PE
+			// that is ready or running takes the caller along.
+			p.st = stReturned
+			n.returned = append(n.returned, p)
+		}
 		if n.holder == nil && (n.outside == 0 || len(n.ready) == 0) {
 			n.schedule()
 		}
 		n.waitTurn(p)
+		n.leave(p)
 	}
 }
 

@@ -279,11 +279,9 @@ func (n *Net) quiet(p *pe, sched bool) {
 			break
 		}
 		n.land(n.first(w))
-		// A yield returns without the baton once another goroutine of p
-		// parks on the bell or in an agreement (waitTurnOrAside): from
-		// there p runs aside, and a second yield would take the baton
-		// from the PE that holds it and list p as ready while its other
-		// goroutine is outside (listed twice once that one rejoins).
+		// A yield returns with the baton, or once p ended: then p runs
+		// unscheduled, and a second yield would take the baton from the
+		// PE that holds it.
 		if sched && n.holder == p && p.st == stRunning && n.cfg.Model == nil && len(p.out) > 0 {
 			n.yield(p)
 		}

@@ -27,7 +27,7 @@ func (pa *path) Put(off uint64, src []byte) error {
 	o := &op{kind: kPut, to: pa.to, off: off, buf: append([]byte(nil), src...)}
 	o.arrive = n.send(pa.p, pa.to, len(src))
 	n.issue(pa.p, o)
-	n.mu.Unlock()
+	n.endCall(pa.p)
 	return nil
 }
 
@@ -44,7 +44,7 @@ func (pa *path) Get(dst []byte, off uint64) error {
 	n.roundTrip(pa.p, pa.to, len(dst))
 	mem := n.pes[pa.to].mem
 	copy(dst, mem[off:off+uint64(len(dst))])
-	n.mu.Unlock()
+	n.endCall(pa.p)
 	return nil
 }
 
@@ -59,13 +59,13 @@ func (pa *path) GetNBI(dst []byte, off uint64) error {
 	n.enter(pa.p)
 	if n.cfg.Mode == Eager && n.cfg.Model == nil {
 		copy(dst, n.pes[pa.to].mem[off:off+uint64(len(dst))])
-		n.mu.Unlock()
+		n.endCall(pa.p)
 		return nil
 	}
 	o := &op{kind: kGetNBI, to: pa.to, off: off, dst: dst}
 	o.arrive = n.send(pa.p, pa.to, 0)
 	n.issue(pa.p, o)
-	n.mu.Unlock()
+	n.endCall(pa.p)
 	return nil
 }
 
@@ -85,7 +85,7 @@ func (pa *path) Atomic(aop transport.AtomicOp, width int, off uint64, operand, c
 		n.tracef("amo %d->%d %d", pa.p.rank, pa.to, off)
 		n.ring(t, pa.p.clock)
 	}
-	n.mu.Unlock()
+	n.endCall(pa.p)
 	return old, nil
 }
 
@@ -100,7 +100,7 @@ func (pa *path) AtomicPost(aop transport.AtomicOp, width int, off uint64, operan
 	o := &op{kind: kAtomic, to: pa.to, off: off, amo: aop, width: width, operand: operand}
 	o.arrive = n.send(pa.p, pa.to, width)
 	n.issue(pa.p, o)
-	n.mu.Unlock()
+	n.endCall(pa.p)
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (pa *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, s
 	o := &op{kind: kPutSignal, to: pa.to, off: off, buf: append([]byte(nil), src...), sigOff: sigOff, sigVal: value, sigOp: sop}
 	o.arrive = n.send(pa.p, pa.to, len(src)+8)
 	n.issue(pa.p, o)
-	n.mu.Unlock()
+	n.endCall(pa.p)
 	return nil
 }
 
@@ -146,7 +146,7 @@ func (e *engine) Fence() error {
 	e.n.mu.Lock()
 	e.n.enter(e.p)
 	e.p.epoch++
-	e.n.mu.Unlock()
+	e.n.endCall(e.p)
 	return nil
 }
 
@@ -157,7 +157,7 @@ func (e *engine) Quiet() error {
 	sched := n.enter(e.p)
 	n.quiet(e.p, sched)
 	n.waitAcks(e.p)
-	n.mu.Unlock()
+	n.endCall(e.p)
 	return nil
 }
 

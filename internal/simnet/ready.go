@@ -5,14 +5,14 @@ package simnet
 //
 // A PE is in the list exactly while its status is stReady, so neither
 // function looks whether it is: every caller of addReady has just moved p
-// to stReady from another status (yield and Bell.Wait from stRunning with
-// the baton, ring and checkRound from stWaiting, rejoin from stReturned,
+// to stReady from another status (yield from stRunning with the baton,
+// ring, checkRound and unblock from stBlocked, rejoin from stReturned,
 // Start from stIdle), and p leaves stReady only by removeReady (pick,
-// Exit). Two goroutines of a PE that both hold its turn cannot both add
-// it: they take n.mu in turn, and the second finds p stReady, not
-// stRunning, and parks (enter, Bell.Wait). The guard these functions had
-// hid such a broken transition: Quiet's landing loop yielded again after
-// a yield that had returned without the baton (quiet, ops.go).
+// Exit). Two goroutines of a PE cannot both add it: they take n.mu in
+// turn, and the second finds p stReady, not stRunning or stBlocked, and
+// parks (takeTurn). The guard these functions had hid such a broken
+// transition: Quiet's landing loop yielded again after a yield that had
+// returned without the baton (quiet, ops.go).
 func (n *Net) addReady(p *pe) {
 	p.readyIdx = len(n.ready)
 	n.ready = append(n.ready, p)

@@ -13,16 +13,31 @@ import (
 type status uint8
 
 const (
-	stIdle     status = iota // not started (the world is being built)
-	stReady                  // may run; waits for the scheduler to pick it
-	stRunning                // holds the baton: the only PE running
-	stWaiting                // blocked on its bell until a write lands
-	stOutside                // blocked in a control-plane agreement
-	stReturned               // back from outside; rejoins at quiescence
-	stDone                   // finished, or dead
+	stIdle    status = iota // not started (the world is being built)
+	stReady                 // may run; waits for the scheduler to pick it
+	stRunning               // holds the baton: the only PE running
+	// stBlocked: no goroutine of the PE wants the baton; each one the
+	// scheduler knows of waits on the bell (pe.waits) until a write lands,
+	// or is in a control-plane agreement (pe.outside).
+	stBlocked
+	stReturned // back from outside; rejoins at quiescence
+	stDone     // finished, or dead
 )
 
 // pe is the simulator's view of one PE.
+//
+// A PE may call goshmem from several goroutines. The baton is the PE's:
+// while it holds it, every goroutine of it may run, and the scheduler
+// counts those that cannot: each blocked in Bell.Wait is a waiter
+// (waits), woken only by a ring after its own Arm (rings), and each in an
+// agreement is outside. The PE gives the baton up, blocked, only when the
+// goroutine that blocks leaves no goroutine of it that wants the baton
+// (parked for its turn, or a waiter rung since it blocked); a goroutine the
+// scheduler did not count on (one that was running its own code) that
+// calls while the PE is blocked makes it ready again. So a write that one
+// goroutine waits for wakes it whatever the others wait for, and a world
+// is deadlocked only when every goroutine of every live PE is blocked with
+// nothing in flight.
 type pe struct {
 	n        *Net
 	rank     int
@@ -37,11 +52,19 @@ type pe struct {
 	failAt   int // dies at call failAt+1; -1 never
 	slow     float64
 	crowd    float64 // a wake-up's extra cost on an oversubscribed node
-	rung     bool    // a write landed since Arm
 	deadlock bool    // picked to report that every PE waits for nothing
-	// check: asked to check its peers (checkRound); atomic, as the PEs
-	// in an agreement read it without the scheduler's lock.
-	check atomic.Bool
+	// rings counts the rings of the PE's bell: Arm returns it, and a
+	// waiter is rung once it moved on.
+	rings uint32
+	// waits counts the goroutines blocked in Bell.Wait, rungWaits those
+	// of them rung since they blocked (each wakes in the PE's next turn),
+	// parked those waiting for the PE's turn (waitTurn), outside those in
+	// a control-plane agreement (Block).
+	waits, rungWaits, parked, outside int
+	// check: how many of the PE's blocked goroutines are asked to check
+	// their peers (checkRound); atomic, as the PEs in an agreement read
+	// it without the scheduler's lock.
+	check atomic.Int32
 	// wake wakes the PE's goroutines waiting in an agreement, outside
 	// the schedule (core.PeerChecker.OnCheck), so that they look at
 	// check; nil until the PE registers it.
@@ -49,6 +72,7 @@ type pe struct {
 	paths map[int32]*path // made on first use (Net.Path)
 	// waiting counts the goroutines blocked on this PE's bell in an
 	// Unscheduled network: a write issued to it wakes them to land it.
+	// (Under the scheduler, waits counts them.)
 	waiting int
 
 	epoch uint32 // fences so far
@@ -96,23 +120,23 @@ func (n *Net) Exit(rank int) {
 	was := p.st
 	p.st = stDone
 	n.progress++
-	// Other goroutines of p parked for its turn (on the bell, yielding)
+	// Other goroutines of p parked for its turn or waiting on its bell
 	// would wait for a pick that no longer comes: they see stDone.
 	p.cond.Broadcast()
+	// p's goroutines in (or back from) an agreement must not rejoin:
+	// picked, p would hold the baton with nobody to hand it on. Their
+	// resume finds p done and returns. What waited for them to come back
+	// (a rejoin, a check round) may go on now.
+	n.outside -= p.outside
+	p.outside = 0
 	switch was {
 	case stReady:
 		n.removeReady(p)
 	case stRunning:
 		n.holder = nil
 		n.schedule()
-	case stOutside, stReturned:
-		// p's goroutine in (or back from) an agreement must not rejoin:
-		// picked, p would hold the baton with nobody to hand it on. Its
-		// resume finds p done and returns. What waited for it to come
-		// back (a rejoin, a check round) may go on now.
-		if was == stOutside {
-			n.outside--
-		} else {
+	case stBlocked, stReturned:
+		if was == stReturned {
 			n.returned = slices.DeleteFunc(n.returned, func(q *pe) bool { return q == p })
 		}
 		if n.holder == nil && !n.scheduling {
@@ -140,31 +164,54 @@ func (n *Net) Returned(rank int) {
 
 // enter is the scheduling point at the start of every call of PE p on a
 // path or its engine; it reports whether p runs scheduled, holding the
-// baton. A PE may have several goroutines: one that calls while another
-// is parked for its turn waits for that turn too; one that calls while
-// another waits on the bell or sits in an agreement, or while the world
-// is being built, runs at once, unscheduled (replay does not hold for
-// such PEs). In an Unscheduled network every call is a step that lands
-// the Lazy writes whose delay has passed. enter may kill p (FailAfter),
-// in which case it unlocks n.mu and panics.
+// baton. A PE may have several goroutines: each call waits for the PE's
+// turn (takeTurn), and runs unscheduled only while the world is being
+// built or after the PE ended (replay does not hold for such PEs: their
+// goroutines share the turn in real time). In an Unscheduled network
+// every call is a step that lands the Lazy writes whose delay has passed.
+// enter may kill p (FailAfter), in which case it unlocks n.mu and panics.
 func (n *Net) enter(p *pe) bool {
 	if n.cfg.Unscheduled {
 		n.steps++
 		n.landSome()
 		return false
 	}
-	if p.st == stReady {
-		n.waitTurnOrAside(p)
-	}
-	if p.st != stRunning || n.holder != p {
+	picked := n.holder != p // takeTurn waits for a pick: no yield then
+	if !n.takeTurn(p) {
 		return false
 	}
 	p.ops++
 	if p.failAt >= 0 && p.ops > p.failAt {
 		n.kill(p)
 	}
-	n.yield(p)
+	if !picked {
+		n.yield(p)
+	}
 	return true
+}
+
+// endCall ends a call of a goroutine of p (leave) and unlocks n.mu.
+func (n *Net) endCall(p *pe) {
+	n.leave(p)
+	n.mu.Unlock()
+}
+
+// leave is called when a goroutine of p returns from a call to its own
+// code. A PE with other goroutines blocked (on the bell or in agreements)
+// then gives the baton up, unless another goroutine of it wants it: the
+// caller may not call again for good (it returns, or waits on a channel
+// for the blocked ones), and they may wait for what only other PEs write.
+// Its next call takes the baton again (takeTurn). A PE with no goroutine
+// blocked keeps the baton between calls, so that the code of a PE of one
+// goroutine runs in its turn, and replays.
+func (n *Net) leave(p *pe) {
+	if n.holder != p || p.waits+p.outside == 0 || p.othersWant() {
+		return
+	}
+	n.tracef("leave %d", p.rank)
+	p.st = stBlocked
+	n.holder = nil
+	n.schedule()
 }
 
 // yield lets the scheduler pick who runs next, p included.
@@ -176,8 +223,41 @@ func (n *Net) yield(p *pe) {
 	n.addReady(p)
 	n.holder = nil
 	n.schedule()
-	n.waitTurnOrAside(p)
+	n.waitTurn(p)
 }
+
+// takeTurn has the calling goroutine of p run in p's turn: at once when p
+// holds the baton, else once the scheduler picks p. A blocked p becomes
+// ready first: the caller is a goroutine the scheduler did not count on
+// (it ran its own code while the others blocked), and it may write what
+// they wait for. It reports false when the caller runs unscheduled:
+// while the world is being built, or once p has ended.
+func (n *Net) takeTurn(p *pe) bool {
+	switch p.st {
+	case stIdle, stDone:
+		return false
+	case stBlocked:
+		n.unblock(p)
+	}
+	n.waitTurn(p)
+	return n.holder == p
+}
+
+// unblock makes a blocked p ready for a goroutine of it that calls.
+func (n *Net) unblock(p *pe) {
+	n.tracef("unblock %d", p.rank)
+	p.st = stReady
+	n.addReady(p)
+	n.progress++
+	if n.holder == nil && !n.scheduling && n.started == len(n.pes) {
+		n.schedule()
+	}
+}
+
+// othersWant reports whether a goroutine of p other than the caller wants
+// the baton: parked for p's turn, or waiting on the bell and rung since.
+// Only then does p keep the baton when the caller blocks.
+func (p *pe) othersWant() bool { return p.parked+p.rungWaits > 0 }
 
 // keeps reports whether, with a model, the scheduler would pick p again
 // because its clock is still the earliest, after landing what it would
@@ -200,22 +280,17 @@ func (n *Net) keeps(p *pe) bool {
 }
 
 // waitTurn blocks until p holds the baton (every goroutine of p that
-// waits for it runs then) or is done.
+// waits for it runs then) or is done. p must not be blocked: a parked
+// goroutine is one that wants the baton.
 func (n *Net) waitTurn(p *pe) {
+	if n.holder == p || p.st == stDone {
+		return
+	}
+	p.parked++
 	for n.holder != p && p.st != stDone {
 		p.cond.Wait()
 	}
-}
-
-// waitTurnOrAside is waitTurn for a goroutine of p that yielded or found
-// p ready: it also returns once another goroutine of p parks on the bell
-// or in an agreement (which broadcast p.cond), and the caller runs on
-// unscheduled, as enter says. Waiting on for p's turn would strand it: the
-// write that ends the other goroutine's wait may be its own to make.
-func (n *Net) waitTurnOrAside(p *pe) {
-	for n.holder != p && p.st != stDone && p.st != stWaiting && p.st != stOutside {
-		p.cond.Wait()
-	}
+	p.parked--
 }
 
 // schedule picks the next PE to run. The caller holds n.mu and no PE holds
@@ -273,7 +348,7 @@ func (n *Net) schedule() {
 			return
 		}
 		for _, p := range n.pes {
-			if p.st == stWaiting {
+			if p.blockedOnBell() {
 				// Every PE waits. The control plane (GlobalExit, failure
 				// notices) may still ring a bell from its own goroutines:
 				// declare a deadlock only if nothing moves for a grace
@@ -323,6 +398,12 @@ func (n *Net) declareDeadlock(epoch uint64) {
 	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || n.outside > 0 {
 		return
 	}
+	if n.inflight.writes > 0 {
+		// Issued by a goroutine that ran unscheduled (of a PE that
+		// ended): a write may still end a wait.
+		n.schedule()
+		return
+	}
 	if d := n.cfg.Deadlock; d != nil {
 		n.tracef("deadlock")
 		ended := make([]bool, len(n.pes))
@@ -336,7 +417,7 @@ func (n *Net) declareDeadlock(epoch uint64) {
 		return
 	}
 	for _, p := range n.pes {
-		if p.st == stWaiting {
+		if p.blockedOnBell() {
 			p.deadlock = true
 			p.st = stRunning
 			n.holder = p
@@ -368,10 +449,13 @@ func (n *Net) pick() *pe {
 	}
 }
 
-// ring marks p's heap changed: a waiting p becomes ready.
+// ring marks p's heap changed: every goroutine of p waiting on the bell
+// is rung, and wakes in p's next turn (at once if p holds the baton); a
+// blocked p with waiters becomes ready.
 func (n *Net) ring(p *pe, at float64) {
-	p.rung = true
-	if p.st == stWaiting {
+	p.rings++
+	p.rungWaits = p.waits
+	if p.blockedOnBell() {
 		n.progress++
 		if n.cfg.Model != nil {
 			p.clock = max(p.clock, at+n.link(p.rank, p.rank).Wake*p.slow+p.crowd)
@@ -384,9 +468,15 @@ func (n *Net) ring(p *pe, at float64) {
 		if n.holder == nil && !n.scheduling && n.started == len(n.pes) {
 			n.schedule()
 		}
+	} else if n.holder == p && p.waits > 0 {
+		p.cond.Broadcast() // its waiters run in the turn it holds
 	}
 	p.inner.Ring()
 }
+
+// blockedOnBell reports whether p is blocked with a goroutine waiting on its
+// bell (a write to p may wake it), not only in agreements.
+func (p *pe) blockedOnBell() bool { return p.st == stBlocked && p.waits > 0 }
 
 // kill ends p by FailAfter.
 func (n *Net) kill(p *pe) {
@@ -402,6 +492,8 @@ func (n *Net) die(p *pe, reason string) {
 	n.dropOut(p)
 	p.st = stDone
 	n.progress++
+	n.outside -= p.outside // as in Exit
+	p.outside = 0
 	n.mu.Unlock()
 	if n.cfg.Kill != nil {
 		n.cfg.Kill(p.rank, reason)
