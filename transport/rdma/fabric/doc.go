@@ -55,11 +55,14 @@
 // write counter, reads and fetching atomics by its read counter (fi_cntr).
 // Quiet waits until both counters have counted every operation posted
 // (bounded by Config.OpTimeout: errs.ErrTimeout names the peers with
-// outstanding writes) and every GetNBI is copied out. Fence is
-// quiet-before-next: it opens a new epoch, and the first write to a path in
-// a new epoch first waits for the engine's writes if that path has any
-// outstanding. Gets and fetching atomics likewise wait for earlier writes to
-// their peer, so a PE reads its own puts.
+// outstanding writes) and every GetNBI is copied out. Counter waits sleep
+// in fi_cntr_wait, 100 ms at most each; where that returns at once instead
+// (the sockets provider of libfabric 1.10 to 1.21, whose deadline is on
+// the wrong clock), a node polls its counters with naps of up to 1 ms.
+// Fence is quiet-before-next: it opens a new epoch, and the first write to
+// a path in a new epoch first waits for the engine's writes if that path
+// has any outstanding. Gets and fetching atomics likewise wait for earlier
+// writes to their peer, so a PE reads its own puts.
 //
 // # Streams (contexts)
 //

@@ -176,6 +176,7 @@ func (e *engine) waitCounter(which int, op string) error {
 		}
 		ms := min(left, 100*time.Millisecond).Milliseconds()
 		C.gf_cntr_wait(n.c, e.ep, C.int(which), C.uint64_t(issued-lost-bad), C.int(max(ms, 1)))
+		n.slept()
 		n.exit()
 	}
 }

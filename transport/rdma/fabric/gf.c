@@ -354,14 +354,66 @@ int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max) {
 
 void gf_wake(gf_node *n) { fi_cq_signal(n->cq); }
 
-// gf_cntr_wait waits up to timeout_ms for counter (0 e's write, 1 e's read,
-// 2 the node's remote write) to reach threshold and returns its success and error counts (by value: a pointer
-// argument would make every Go caller allocate). A timeout of -1 only
-// reads, which also drives a manual-progress provider one step.
+static uint64_t gf_now_ns(void) {
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+// Naps of gf_cntr_poll: from GF_NAP_MIN, doubling, to GF_NAP_MAX, which
+// bounds how late a poll sees the counter reach its threshold (the world
+// polls memory as often on providers whose writes do not wake it).
+#define GF_NAP_MIN 20000u   // ns
+#define GF_NAP_MAX 1000000u // ns
+
+// gf_cntr_poll is fi_cntr_wait made of reads and naps, until end (a
+// gf_now_ns time): 0 at threshold, -FI_EAVAIL once the error count
+// differs from bad0, else -FI_ETIMEDOUT.
+static int gf_cntr_poll(struct fid_cntr *c, uint64_t threshold, uint64_t bad0, uint64_t end) {
+	uint64_t nap = GF_NAP_MIN;
+	for (;;) {
+		if (fi_cntr_read(c) >= threshold) return 0;
+		if (fi_cntr_readerr(c) != bad0) return -FI_EAVAIL;
+		uint64_t now = gf_now_ns();
+		if (now >= end) return -FI_ETIMEDOUT;
+		uint64_t d = end - now < nap ? end - now : nap;
+		struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
+		nanosleep(&ts, NULL);
+		if (nap < GF_NAP_MAX) nap = nap * 2 < GF_NAP_MAX ? nap * 2 : GF_NAP_MAX;
+	}
+}
+
+// gf_cntr_wait waits up to timeout_ms for counter (0 e's write, 1 e's
+// read, 2 the node's remote write) to reach threshold and returns its
+// success and error counts (by value: a pointer argument would make every
+// Go caller allocate). A timeout of -1 only reads, which also drives a
+// manual-progress provider one step.
+//
+// A wait must sleep: the sockets provider's fi_cntr_wait in libfabric
+// 1.10 to 1.21 does not. It sleeps on a condition variable until a
+// CLOCK_MONOTONIC time taken as a CLOCK_REALTIME one, which has passed,
+// so it returns at once (fixed upstream in 1.22), and its callers here
+// loop: each waiting thread, and the remote-write watcher all the time,
+// spins a CPU in futex calls, which starves the PEs of a small host. Once
+// a wait returns early, neither at its threshold nor with a new error,
+// this node's waits poll instead (gf_cntr_poll) for the rest of its life.
 gf_counts gf_cntr_wait(gf_node *n, gf_ep *e, int which, uint64_t threshold, int timeout_ms) {
 	struct fid_cntr *c = which == 2 ? n->rwcntr : which ? e->rcntr : e->wcntr;
 	gf_counts r = { 0, 0, 0 };
-	if (timeout_ms >= 0) r.rc = fi_cntr_wait(c, threshold, timeout_ms);
+	if (timeout_ms >= 0) {
+		uint64_t bad0 = fi_cntr_readerr(c);
+		uint64_t start = gf_now_ns(), end = start + (uint64_t)timeout_ms * 1000000u;
+		int poll = __atomic_load_n(&n->cntr_polls, __ATOMIC_RELAXED);
+		if (!poll) {
+			r.rc = fi_cntr_wait(c, threshold, timeout_ms);
+			// Early: before half the timeout (libfabric counts whole
+			// milliseconds), short of the threshold, no new error.
+			poll = r.rc != 0 && r.rc != -FI_EAVAIL && timeout_ms >= 2 && (gf_now_ns() - start) * 2 < end - start &&
+				fi_cntr_read(c) < threshold && fi_cntr_readerr(c) == bad0;
+			if (poll) __atomic_store_n(&n->cntr_polls, 1, __ATOMIC_RELAXED);
+		}
+		if (poll) r.rc = gf_cntr_poll(c, threshold, bad0, end);
+	}
 	r.ok = fi_cntr_read(c);
 	r.bad = fi_cntr_readerr(c);
 	return r;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netdb.h>
@@ -44,6 +45,11 @@ typedef struct gf_node {
 	int nctx;
 	int mr_local, virt_addr, rma_event;
 	int no_ip_port; // a port was asked for, but the provider's address is not an IP one
+	// cntr_polls is set (atomically: every waiter may) once fi_cntr_wait
+	// returned early, neither at its threshold nor with an error, as
+	// sockets' does in libfabric 1.10 to 1.21: counter waits then poll
+	// (gf_cntr_wait).
+	int cntr_polls;
 	const char *step; // what failed, for the error message
 } gf_node;
 

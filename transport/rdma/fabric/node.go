@@ -72,6 +72,11 @@ type Node struct {
 
 	keys atomic.Uint64 // requested keys for local registrations
 
+	// sleeps counts the counter waits that asked libfabric to sleep
+	// (slept); polling notes that they poll instead (gf_cntr_wait).
+	sleeps  atomic.Uint64
+	polling atomic.Bool
+
 	// streams are the engines of the node's streams whose endpoints are
 	// open: live ones, and destroyed ones that still had operations in
 	// flight (closed with the node). Guarded by mu.
@@ -414,6 +419,17 @@ func (n *Node) enter(op string, peer int) error {
 }
 
 func (n *Node) exit() { n.life.RUnlock() }
+
+// slept follows a counter wait with a timeout (gf_cntr_wait), inside the
+// node: it counts the wait and, the first time the node's waits poll
+// because the provider's do not sleep, says so in the log.
+func (n *Node) slept() {
+	n.sleeps.Add(1)
+	if n.c.cntr_polls != 0 && n.polling.CompareAndSwap(false, true) {
+		n.log.Debug("fabric: the provider's counter wait returned before its timeout: polling counters instead (the sockets provider of libfabric 1.10 to 1.21 does not sleep)",
+			"rank", n.rank(), "provider", n.prov)
+	}
+}
 
 func fiStrerror(rc int) string {
 	if rc < 0 {

@@ -60,11 +60,14 @@ type peerProc struct {
 }
 
 // startPeerProc starts node 1 in a child process connected to n (node 0 of
-// 2) and connects n to it. The child is killed at the end of the test.
+// 2), on n's provider, and connects n to it. The child is killed at the
+// end of the test.
 func startPeerProc(t *testing.T, n *Node) *peerProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), peerProcEnv+"="+hex.EncodeToString(n.Address()))
+	// The peer runs n's provider (testProvider reads these).
+	cmd.Env = append(os.Environ(), peerProcEnv+"="+hex.EncodeToString(n.Address()),
+		"GOSHMEM_FABRIC_PROVIDER="+n.prov, "GOSHMEM_FABRIC_NODE="+n.cfg.Node)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -48,6 +48,7 @@ func (n *Node) watchRemote(ring func(), done chan struct{}) {
 			return
 		}
 		k := C.gf_cntr_wait(n.c, &n.c.main, 2, C.uint64_t(seen+1), remoteWatchWait)
+		n.slept()
 		n.exit()
 		if c := uint64(k.ok) + uint64(k.bad); c != seen {
 			seen = c
