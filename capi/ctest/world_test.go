@@ -143,6 +143,26 @@ func TestEarlyFinalizeEndsWaits(t *testing.T) {
 	}
 }
 
+// TestEarlyFinalizeNamed: under shmemrun PE 1 of 4 calls shmem_finalize
+// while the others wait in shmem_barrier_all, which fails each and, in
+// the default error mode, ends it with status 1. shmemrun names PE 1 as
+// the job's cause, not the survivor whose exit it heard first (it named
+// one in every run before).
+func TestEarlyFinalizeNamed(t *testing.T) {
+	setup(t)
+	prog := compile(t, "early")
+	for i := 0; i < 2; i++ {
+		out, err := exec.Command(tools.shmrun, "-np", "4", "--timeout", "60s", prog, "barrier_all").CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("want exit status 1, got %v:\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "shmemrun: job failed: PE 1 called Finalize while PE ") || strings.Contains(string(out), "FAIL") {
+			t.Fatalf("shmemrun does not name PE 1:\n%s", out)
+		}
+	}
+}
+
 // startedJob runs prog mode on npes PEs started here (unique ID in the
 // environment, each PE with env added) rather than by shmemrun, which
 // would stop the others when one fails, and returns them once all ended.

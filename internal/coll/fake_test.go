@@ -158,6 +158,7 @@ func (f *fakeRT) Quiet() error          { return nil }
 func (f *fakeRT) Fence()                {}
 func (f *fakeRT) Check(op string) error { return nil }
 func (f *fakeRT) TeamPool() *Pool       { return f.pool }
+func (f *fakeRT) FinalizedEarly(int)    {}
 func (f *fakeRT) CollectiveLock() func() {
 	f.collMu.Lock()
 	return f.collMu.Unlock
