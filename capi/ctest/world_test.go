@@ -116,6 +116,26 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	})
 }
 
+// TestKilledLockHolderNamed: the last of 3 PEs dies holding a static
+// lock, whose word is on PE 0, while the others wait for it in
+// shmem_set_lock over TCP. PE 0 ends on its error, and PE 1's next atomic
+// on PE 0's word then fails; PE 1 must still name the holder, recorded
+// failed first, not PE 0 (it named PE 0 in 3 runs of 5 under shmemrun
+// before).
+func TestKilledLockHolderNamed(t *testing.T) {
+	setup(t)
+	prog := compile(t, "killed")
+	for i := 0; i < 5; i++ {
+		for _, p := range startedJob(t, prog, "lock", 3, "SHMEM_TRANSPORT=tcp")[:2] {
+			end, out := p.End(), p.Output()
+			if end.Code != 1 || !strings.Contains(out, "goshmem: shmem_set_lock: ") || !strings.Contains(out, "PE 2 failed") ||
+				strings.Contains(out, "-> PE 0)") || strings.Contains(out, "FAIL") {
+				t.Fatalf("PE %d: %v, want exit status 1 and shmem_set_lock's message naming PE 2, not PE 0:\n%s", p.Rank(), end, out)
+			}
+		}
+	}
+}
+
 // TestEarlyFinalizeEndsWaits: PE 1 of 2 calls shmem_finalize while PE 0
 // waits on its own memory, polled in C on shared memory and in Go over
 // TCP, or in the active-set barrier: PE 0's call must end with goshmem's
