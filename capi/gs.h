@@ -138,6 +138,10 @@ void gs_strided(shmem_ctx_t ctx, const char *op, int put, void *dest, const void
 void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n,
                    uint64_t *sig, uint64_t value, int sig_op, int pe, int nbi);
 uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe);
+/* gs_lock_amo is gs_amo on a static lock's word (8 bytes on PE 0) for a
+ * lock call that waits: a failure of PE 0 that follows another PE's is
+ * reported as that one's (goshmem_lock_amo). */
+uint64_t gs_lock_amo(const char *op, int code, const void *addr, uint64_t value, uint64_t cond);
 void gs_amo_nbi(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe,
                 void *fetch);
 /* gs_pacer paces a C wait's look at its peers' state (goshmem_check's

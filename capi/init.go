@@ -15,6 +15,7 @@ import (
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/bootstrap"
+	"github.com/goshmem/shmem/internal/errs"
 )
 
 // preInit is what the aclshmemx_* calls configure before init.
@@ -208,16 +209,9 @@ func goshmem_statics_accessible(pe C.int) C.int {
 func goshmem_check(op *C.char, peers C.int) C.int {
 	defer guard(op)
 	s := world(op)
-	for pe := 0; pe < s.p.NPEs(); pe++ {
-		if !s.p.Accessible(pe) {
-			// A G of the failed PE gives goshmem's account of the failure.
-			_, err := shmem.G(s.p, s.heap.Slice(0, 1), pe)
-			if err == nil {
-				err = shmem.ErrPEFailed
-			}
-			die(op, fmt.Errorf("PE %d failed while this PE waited (%w)", pe, err))
-			return 1 // SHMEMX_ERRORS_RETURN: the wait returns
-		}
+	if err := failedFirst(s, op); err != nil {
+		die(op, err)
+		return 1 // SHMEMX_ERRORS_RETURN: the wait returns
 	}
 	// The rest of what ends a Go wait: a global exit, and every other PE
 	// having called Finalize (no one is left to write).
@@ -229,6 +223,35 @@ func goshmem_check(op *C.char, peers C.int) C.int {
 		return 1
 	}
 	return 0
+}
+
+// failedFirst is a C wait's account of a PE failure that ends it: "PE r
+// failed while this PE waited (...)", r the PE this PE recorded failed
+// first (the PEs that failed since are often its consequences: a C PE
+// ends on its first error), a G of it giving goshmem's account; nil while
+// no PE has failed.
+func failedFirst(s *state, op *C.char) error {
+	pe := -1
+	for r := 0; r < s.p.NPEs(); r++ {
+		if !s.p.Accessible(r) {
+			pe = r
+			break
+		}
+	}
+	if pe < 0 {
+		return nil
+	}
+	// A wait's check names the PE recorded failed first.
+	var e *errs.Error
+	if werr := s.p.WaitCheck(C.GoString(op)); errors.Is(werr, shmem.ErrPEFailed) && errors.As(werr, &e) &&
+		e.Target >= 0 && e.Target < s.p.NPEs() && !s.p.Accessible(e.Target) {
+		pe = e.Target
+	}
+	_, err := shmem.G(s.p, s.heap.Slice(0, 1), pe)
+	if err == nil {
+		err = shmem.ErrPEFailed
+	}
+	return fmt.Errorf("PE %d failed while this PE waited (%w)", pe, err)
 }
 
 // goshmem_alloc is the collective allocation behind shmem_malloc and its

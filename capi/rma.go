@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -146,6 +147,33 @@ func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr u
 		}
 	}
 	if err != nil {
+		die(op, err)
+	}
+	return C.uint64_t(r)
+}
+
+// goshmem_lock_amo is goshmem_amo on the 8-byte word of a static lock on
+// PE 0 (slock.c), for a lock call that waits for its holder. An atomic
+// that fails because a PE failed reports the failure this PE recorded
+// first, as the Go lock's wait does (core.PE.WaitLock): PE 0 may have
+// ended because the holder died (a C program ends on its first error),
+// and its end is then not the cause.
+//
+//export goshmem_lock_amo
+func goshmem_lock_amo(op *C.char, code C.int, addr unsafe.Pointer, value, cond C.uint64_t) C.uint64_t {
+	defer guard(op)
+	s := world(op)
+	b, err := s.symOn(addr, 8, 0)
+	var r uint64
+	if err == nil {
+		r, err = amo(s.p, shmem.SymAs[uint64](b), code, uint64(value), uint64(cond), 0)
+	}
+	if err != nil {
+		if errors.Is(err, shmem.ErrPEFailed) {
+			if first := failedFirst(s, op); first != nil {
+				err = first
+			}
+		}
 		die(op, err)
 	}
 	return C.uint64_t(r)

@@ -135,6 +135,11 @@ uint64_t gs_amo(shmem_ctx_t ctx, const char *op, int code, size_t width, const v
   return goshmem_amo(OP(op), CTX(ctx), code, width, (void *)addr, value, cond, pe);
 }
 
+uint64_t gs_lock_amo(const char *op, int code, const void *addr, uint64_t value, uint64_t cond) {
+  gs_mark_go();
+  return goshmem_lock_amo(OP(op), code, (void *)addr, value, cond);
+}
+
 void gs_amo_nbi(shmem_ctx_t ctx, const char *op, int code, size_t width, const void *addr, uint64_t value, uint64_t cond, int pe,
                 void *fetch) {
   gs_mark_go();

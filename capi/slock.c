@@ -28,7 +28,7 @@ typedef struct {
 
 /* cas swaps in want where the word holds expect and returns what it held. */
 static uint64_t cas(word *x, uint64_t expect, uint64_t want) {
-  if (!x->w) return gs_amo(SHMEM_CTX_DEFAULT, x->op, GS_AMO_CSWAP, 8, x->lock, want, expect, 0);
+  if (!x->w) return gs_lock_amo(x->op, GS_AMO_CSWAP, x->lock, want, expect);
   __atomic_compare_exchange_n(x->w, &expect, want, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expect;
 }
@@ -50,7 +50,7 @@ static void await_free(word *x) {
   gs_pacer peers;
   gs_pacer_start(&peers, (uint64_t)last.tv_sec * 1000000000u + (uint64_t)last.tv_nsec);
   for (unsigned tries = 0;; tries++) {
-    if (gs_amo(SHMEM_CTX_DEFAULT, x->op, GS_AMO_FETCH, 8, x->lock, 0, 0, 0) == 0 || goshmem_last_error() != e0) return;
+    if (gs_lock_amo(x->op, GS_AMO_FETCH, x->lock, 0, 0) == 0 || goshmem_last_error() != e0) return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     if ((now.tv_sec - last.tv_sec) * 1000000000L + (now.tv_nsec - last.tv_nsec) > 1000000) {
       goshmem_check((char *)x->op, gs_pacer_due(&peers, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec));

@@ -36,6 +36,7 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	n.mu.Unlock()
 	w, err := n.form(ctx, ml)
 	if err != nil {
+		n.closing.Store(true)
 		_ = ml.Shutdown()
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	mc.Events = n
 	mc.Alive = n
 	mc.Merge = n
-	mc.Logger = newStdLogger(newSlogWriter(c.Logger, c.Name, &n.undecryptable))
+	mc.Logger = newStdLogger(newSlogWriter(c.Logger, c.Name, &n.undecryptable, &n.closing))
 	return mc
 }
 

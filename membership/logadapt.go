@@ -16,6 +16,12 @@ import (
 // another key: a process started with another job secret, or a stranger.
 var undecryptable = []byte("no installed keys could decrypt")
 
+// closedConn is what memberlist's sends and reads say once Close has shut
+// its sockets under them: a gossip round, probe or push-pull under way
+// ("[ERR] memberlist: Failed to send gossip to ...: use of closed network
+// connection"). During Close it is the shutdown, logged at debug level.
+var closedConn = []byte("use of closed network connection")
+
 // Rate limits of memberlist's warnings and errors. A stranger decides how
 // often memberlist complains (every packet it cannot decrypt is a line), so
 // each kind of line passes at most once per limitEvery, with the count held
@@ -29,19 +35,22 @@ const (
 
 // slogWriter turns memberlist's "[LEVEL] memberlist: text" lines into slog
 // records at the matching level, rate-limiting warnings and errors, and
-// counts the messages that could not be decrypted for Form's error.
+// counts the messages that could not be decrypted for Form's error. Once
+// closing is set (World.Close), a line about a closed connection is the
+// shutdown's, logged at debug level.
 type slogWriter struct {
 	l             *slog.Logger
 	name          string
 	undecryptable *atomic.Int64
+	closing       *atomic.Bool
 	now           func() time.Time // time.Now; tests set a clock
 
 	mu     sync.Mutex
 	limits map[string]*admit.Limiter
 }
 
-func newSlogWriter(l *slog.Logger, name string, undecryptable *atomic.Int64) *slogWriter {
-	return &slogWriter{l: l, name: name, undecryptable: undecryptable, now: time.Now, limits: map[string]*admit.Limiter{}}
+func newSlogWriter(l *slog.Logger, name string, undecryptable *atomic.Int64, closing *atomic.Bool) *slogWriter {
+	return &slogWriter{l: l, name: name, undecryptable: undecryptable, closing: closing, now: time.Now, limits: map[string]*admit.Limiter{}}
 }
 
 func (w *slogWriter) Write(p []byte) (int, error) {
@@ -59,6 +68,9 @@ func (w *slogWriter) Write(p []byte) (int, error) {
 	}
 	if bytes.Contains(line, undecryptable) {
 		w.undecryptable.Add(1)
+	}
+	if level > slog.LevelDebug && w.closing.Load() && bytes.Contains(line, closedConn) {
+		level = slog.LevelDebug
 	}
 	args := []any{"node", w.name}
 	if level >= slog.LevelWarn {

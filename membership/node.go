@@ -44,6 +44,9 @@ type node struct {
 	// the peer's key is not this job's: Form's error says so, since a
 	// process with another secret is otherwise just never seen.
 	undecryptable atomic.Int64
+	// closing is set before memberlist is shut down: its errors about
+	// the connections it closes are then no failures (slogWriter).
+	closing atomic.Bool
 }
 
 func newNode(cfg Config, incarnation int64) *node {

@@ -123,6 +123,7 @@ func (w *World) Close() error {
 	w.n.closed = true // no more failure reports or seal answers
 	close(w.n.failures)
 	w.n.mu.Unlock()
+	w.n.closing.Store(true)
 	err := w.ml.Shutdown()
 	w.n.replies.Wait()
 	if err != nil {

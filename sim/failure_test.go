@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/goshmem/shmem"
@@ -274,6 +275,44 @@ func TestGlobalExitWinsOverReturnedError(t *testing.T) {
 				t.Fatalf("delivery %d seed %d: %v does not keep PE 1's own error", d, seed, err)
 			}
 		}
+	}
+}
+
+// TestFailureInsideRunsFinalize sweeps WithFailure's count across a
+// function that returns without calling Finalize, so that some counts fall
+// inside the Finalize Run calls for it. Run returns every time (it used to
+// crash the process with the simulator's panic out of its deferred
+// Finalize), and the death is reported as any other: PE 0's line says it
+// was killed, the survivor's error matches ErrPEFailed.
+func TestFailureInsideRunsFinalize(t *testing.T) {
+	inFinalize := 0
+	for k := 0; k < 20; k++ {
+		for seed := int64(1); seed <= 3; seed++ {
+			var returned atomic.Bool
+			err := sim.Run(2, func(p *shmem.PE) error {
+				err := p.BarrierAll()
+				if err == nil && p.MyPE() == 0 {
+					returned.Store(true)
+				}
+				return err
+			}, sim.WithFailure(0, k), sim.WithSeed(seed))
+			if err == nil {
+				continue
+			}
+			want := fmt.Sprintf("PE 0: killed by sim.WithFailure after %d goshmem calls: PE failed", k)
+			if !errors.Is(err, shmem.ErrPEFailed) || !strings.HasPrefix(err.Error(), want+"\n") {
+				t.Fatalf("k=%d seed %d: got %v, want ErrPEFailed starting %q", k, seed, err, want)
+			}
+			if !contains(err.Error(), "\nPE 1: ") {
+				t.Fatalf("k=%d seed %d: the survivor reports nothing: %v", k, seed, err)
+			}
+			if returned.Load() {
+				inFinalize++
+			}
+		}
+	}
+	if inFinalize == 0 {
+		t.Fatal("no count fell inside Run's Finalize: the sweep tests nothing")
 	}
 }
 

@@ -195,21 +195,49 @@ func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shm
 			if _, ok := core.ExitStatus(err); !ok {
 				err = fmt.Errorf("%w; after it: %w", exit, err)
 			}
-			_ = p.Finalize()
-			w.Done(rank)
-		default:
-			if ferr := p.Finalize(); ferr != nil {
-				err = ferr
+			if _, a := finalize(p); a != nil {
+				w.Fail(rank, a.Reason)
 			} else {
-				err = exit // fn may have swallowed the exit; Run reports it every time
+				w.Done(rank)
 			}
-			w.Done(rank)
+		default:
+			ferr, a := finalize(p)
+			switch {
+			case a != nil:
+				// The simulated network ended the PE inside the Finalize
+				// run for it: reported as any death is.
+				err = fmt.Errorf("%s: %w", a.Reason, errs.ErrPEFailed)
+				w.Fail(rank, a.Reason)
+			case ferr != nil:
+				err = ferr
+				w.Done(rank)
+			default:
+				err = exit // fn may have swallowed the exit; Run reports it every time
+				w.Done(rank)
+			}
 		}
 		if err != nil {
 			err = fmt.Errorf("PE %d: %w", rank, err)
 		}
 	}()
 	return fn(p)
+}
+
+// finalize finalizes p for a function that returned without doing so. A
+// simulated network may end the PE inside it (a WithFailure count that
+// falls in Finalize's own calls): its Abort comes back as a, not as a
+// panic out of runPE's deferred function, which nothing would recover.
+func finalize(p *shmem.PE) (err error, a *simnet.Abort) {
+	defer func() {
+		if v := recover(); v != nil {
+			ab, ok := v.(*simnet.Abort)
+			if !ok {
+				panic(v)
+			}
+			a = ab
+		}
+	}()
+	return p.Finalize(), nil
 }
 
 // oneLine keeps the first line of s.

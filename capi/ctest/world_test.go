@@ -116,6 +116,26 @@ func TestKilledPEEndsBarrier(t *testing.T) {
 	})
 }
 
+// TestKilledLockHolderNamed: the last of 3 PEs dies holding a static
+// lock, whose word is on PE 0, while the others wait for it in
+// shmem_set_lock over TCP. PE 0 ends on its error, and PE 1's next atomic
+// on PE 0's word then fails; PE 1 must still name the holder, recorded
+// failed first, not PE 0 (it named PE 0 in 3 runs of 5 under shmemrun
+// before).
+func TestKilledLockHolderNamed(t *testing.T) {
+	setup(t)
+	prog := compile(t, "killed")
+	for i := 0; i < 5; i++ {
+		for _, p := range startedJob(t, prog, "lock", 3, "SHMEM_TRANSPORT=tcp")[:2] {
+			end, out := p.End(), p.Output()
+			if end.Code != 1 || !strings.Contains(out, "goshmem: shmem_set_lock: ") || !strings.Contains(out, "PE 2 failed") ||
+				strings.Contains(out, "-> PE 0)") || strings.Contains(out, "FAIL") {
+				t.Fatalf("PE %d: %v, want exit status 1 and shmem_set_lock's message naming PE 2, not PE 0:\n%s", p.Rank(), end, out)
+			}
+		}
+	}
+}
+
 // TestEarlyFinalizeEndsWaits: PE 1 of 2 calls shmem_finalize while PE 0
 // waits on its own memory, polled in C on shared memory and in Go over
 // TCP, or in the active-set barrier: PE 0's call must end with goshmem's
@@ -140,6 +160,26 @@ func TestEarlyFinalizeEndsWaits(t *testing.T) {
 				t.Errorf("PE 0: %v, want exit status 1 and the message naming %s and Finalize:\n%s", end, c.call, out)
 			}
 		})
+	}
+}
+
+// TestEarlyFinalizeNamed: under shmemrun PE 1 of 4 calls shmem_finalize
+// while the others wait in shmem_barrier_all, which fails each and, in
+// the default error mode, ends it with status 1. shmemrun names PE 1 as
+// the job's cause, not the survivor whose exit it heard first (it named
+// one in every run before).
+func TestEarlyFinalizeNamed(t *testing.T) {
+	setup(t)
+	prog := compile(t, "early")
+	for i := 0; i < 2; i++ {
+		out, err := exec.Command(tools.shmrun, "-np", "4", "--timeout", "60s", prog, "barrier_all").CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("want exit status 1, got %v:\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "shmemrun: job failed: PE 1 called Finalize while PE ") || strings.Contains(string(out), "FAIL") {
+			t.Fatalf("shmemrun does not name PE 1:\n%s", out)
+		}
 	}
 }
 

@@ -259,6 +259,16 @@ func TestFinalizeThenFail(t *testing.T) {
 		fmt.Sprintf("shmemrun: job failed: PE 1 exited with status %d after Finalize\n", lt.FailStatus), "had exited with status 0")
 }
 
+// TestFinalizeEarlyNamed: PE 1 calls Finalize while the others wait in
+// a barrier, which fails them; they finalize with PE 1 and exit
+// ExitPEFailed, PE 1 exits 0. shmemrun names PE 1 from the survivors'
+// reports, not the first survivor it heard exit ("PE 0 exited with
+// status 3 after Finalize" before).
+func TestFinalizeEarlyNamed(t *testing.T) {
+	jobNamed(t, lt.RoleFinalizeEarly, "1", lt.ExitPEFailed,
+		"shmemrun: job failed: PE 1 called Finalize while PE ", "job failed: PE 0")
+}
+
 // jobNamed runs 3 PEs of role with who singled out and checks shmemrun's
 // status, that its stderr has want and lacks notWant.
 func jobNamed(t *testing.T, role, who string, status int, want, notWant string) {

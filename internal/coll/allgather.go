@@ -16,6 +16,11 @@ const smallGather = 64 << 10
 // FCollect concatenates every member's nbytes at srcOff into dstOff on
 // every member, in team order (shmem_fcollect, allgather).
 func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
+	return named("FCollect", t.fcollect(a, dstOff, srcOff, nbytes))
+}
+
+// fcollect is FCollect, its errors as its steps returned them (see named).
+func (t *Team) fcollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 	const op = "FCollect"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()
@@ -39,6 +44,11 @@ func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 // dstBytes is the destination's size; a total above it fails on every
 // member (they all compute the same total).
 func (t *Team) Collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbytes int) error {
+	return named("Collect", t.collect(a, dstOff, dstBytes, srcOff, nbytes))
+}
+
+// collect is Collect, its errors as its steps returned them (see named).
+func (t *Team) collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbytes int) error {
 	const op = "Collect"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()

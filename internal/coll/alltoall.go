@@ -12,6 +12,11 @@ import (
 // the n-1 signals addressed to it: n-1 messages per member, the minimum
 // for personalized exchange.
 func (t *Team) Alltoall(a Args, dstOff, srcOff uint64, nbytes int) error {
+	return named("Alltoall", t.alltoall(a, dstOff, srcOff, nbytes))
+}
+
+// alltoall is Alltoall, its errors as its steps returned them (see named).
+func (t *Team) alltoall(a Args, dstOff, srcOff uint64, nbytes int) error {
 	const op = "Alltoall"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()
@@ -49,6 +54,11 @@ func (t *Team) waitAll(op string, seq uint64, step int) error {
 // destination stride is 1 is one put (see putPacked); otherwise each
 // element is its own put, fenced before the signal.
 func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
+	return named("Alltoalls", t.alltoalls(a, dstOff, srcOff))
+}
+
+// alltoalls is Alltoalls, its errors as its steps returned them (see named).
+func (t *Team) alltoalls(a Args, dstOff, srcOff uint64) error {
 	const op = "Alltoalls"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()

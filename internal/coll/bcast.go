@@ -10,6 +10,11 @@ const bcastChunk = 32 << 10
 // rooted at the root, pipelined in chunks; data goes straight into the
 // children's destination, so it needs no scratch.
 func (t *Team) Broadcast(a Args, dstOff, srcOff uint64, nbytes int) error {
+	return named("Broadcast", t.broadcast(a, dstOff, srcOff, nbytes))
+}
+
+// broadcast is Broadcast, its errors as its steps returned them (see named).
+func (t *Team) broadcast(a Args, dstOff, srcOff uint64, nbytes int) error {
 	const op = "Broadcast"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()

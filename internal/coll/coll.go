@@ -86,6 +86,19 @@ func (t *Team) putSig(op string, j int, off uint64, data []byte, v uint64) error
 	return path.PutSignal(off, data, t.sigWord(t.me), v, transport.SignalSet)
 }
 
+// named returns err as a failure of op, the call the user made. A step
+// inside it (a path's PutSignal or Atomic, as the runtime settled and
+// blamed it; an agreement's peer check) fails under its own name, which
+// errs.As moves into the detail: "shmem: Reduce (PE 0 -> PE 2): in
+// PutSignal: ...". Errors already of op, and errors that are not an
+// *errs.Error (their wrapper's text would be lost), stay as they are.
+func named(op string, err error) error {
+	if e, ok := err.(*errs.Error); !ok || e.Op == op {
+		return err
+	}
+	return errs.As(op, errs.NoPE, err)
+}
+
 // begin starts a collective: it takes the next sequence number and runs
 // the entry, a dissemination exchange (log2 n rounds) of the minimum and
 // maximum hash of every member's Args and of whether any member rejected

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/team"
+	"github.com/goshmem/shmem/transport"
 )
 
 // TestSyncBroadcastReduce: on the fake network, Sync, Broadcast and Reduce
@@ -169,3 +171,83 @@ func TestNumberingRecordsKinds(t *testing.T) {
 type kernelFunc func(dst, src []byte)
 
 func (f kernelFunc) Combine(dst, src []byte) { f(dst, src) }
+
+// cutPath is a path whose every operation fails as a network path's does
+// when its peer's connection is lost: under the transport's own operation
+// name (PutSignal, Atomic, ...), as the runtime's settled paths return it.
+type cutPath struct {
+	transport.Path
+	me, peer int
+}
+
+func (c cutPath) cut(op string) error {
+	return errs.New(op, c.me, c.peer, errs.ErrPEFailed, "connection to PE %d lost", c.peer)
+}
+func (c cutPath) Put(uint64, []byte) error    { return c.cut("Put") }
+func (c cutPath) Get([]byte, uint64) error    { return c.cut("Get") }
+func (c cutPath) GetNBI([]byte, uint64) error { return c.cut("GetNBI") }
+func (c cutPath) Ptr(uint64, int) []byte      { return nil }
+func (c cutPath) PutSignal(uint64, []byte, uint64, uint64, transport.SignalOp) error {
+	return c.cut("PutSignal")
+}
+func (c cutPath) Atomic(transport.AtomicOp, int, uint64, uint64, uint64) (uint64, error) {
+	return 0, c.cut("Atomic")
+}
+func (c cutPath) AtomicPost(transport.AtomicOp, int, uint64, uint64) error {
+	return c.cut("AtomicPost")
+}
+
+// TestCollectiveErrorsNameTheCall: a collective whose data path to a peer
+// fails reports the call the user made, the failed peer, and the inner
+// step after them ("shmem: Reduce (PE 0 -> PE 1): in PutSignal: ..."),
+// not the step alone ("shmem: PutSignal (PE 0 -> PE 1): ...", which over
+// TCP began 4 of 16 Reduce errors).
+func TestCollectiveErrorsNameTheCall(t *testing.T) {
+	sum := kernelFunc(func(d, s []byte) {})
+	for _, c := range []struct {
+		op  string
+		run func(tm *Team, src, dst uint64) error
+	}{
+		{"Reduce", func(tm *Team, src, dst uint64) error {
+			return tm.Reduce(Args{Kind: KindReduce, Type: 1, Elem: 8, Count: 8, Op: 1, DstOff: dst, DstLen: 8}, dst, src, 64, sum)
+		}},
+		{"Broadcast", func(tm *Team, src, dst uint64) error {
+			return tm.Broadcast(Args{Kind: KindBroadcast, Type: 1, Elem: 8, Count: 8, Root: 0, DstOff: dst, DstLen: 8}, dst, src, 64)
+		}},
+		{"FCollect", func(tm *Team, src, dst uint64) error {
+			return tm.FCollect(Args{Kind: KindFCollect, Type: 1, Elem: 8, Count: 8, DstOff: dst, DstLen: 16}, dst, src, 64)
+		}},
+		{"Collect", func(tm *Team, src, dst uint64) error {
+			return tm.Collect(Args{Kind: KindCollect, Type: 1, Elem: 8, DstOff: dst, DstLen: 16}, dst, 128, src, 64)
+		}},
+		{"Alltoall", func(tm *Team, src, dst uint64) error {
+			return tm.Alltoall(Args{Kind: KindAlltoall, Type: 1, Elem: 8, Count: 8, DstOff: dst, DstLen: 16}, dst, src, 64)
+		}},
+		// The split's agreement checks its peers' operation words with
+		// an Atomic on the path.
+		{"SplitStrided", func(tm *Team, src, dst uint64) error {
+			_, err := tm.SplitStrided(0, 1, 2)
+			return err
+		}},
+	} {
+		t.Run(c.op, func(t *testing.T) {
+			w := newFakeWorld(t, 2)
+			w.rts[0].paths[1] = cutPath{Path: w.rts[0].paths[1], me: 0, peer: 1}
+			w.rts[0].checkAgree = true
+			teams := w.worlds(t)
+			src, dst := w.dataOff(), w.dataOff()+4096
+			errsOf := w.each(func(r int) error {
+				err := c.run(teams[r], src, dst)
+				if r == 0 {
+					w.fail(0) // ends PE 1's wait for PE 0
+				}
+				return err
+			})
+			var e *errs.Error
+			if !errors.As(errsOf[0], &e) || e.Op != c.op || e.Target != 1 || !errors.Is(errsOf[0], errs.ErrPEFailed) ||
+				!strings.HasPrefix(errsOf[0].Error(), "shmem: "+c.op+" (PE 0 -> PE 1): in ") {
+				t.Fatalf("PE 0: %v, want ErrPEFailed of %s naming PE 1, the inner step after it", errsOf[0], c.op)
+			}
+		})
+	}
+}

@@ -110,6 +110,9 @@ type fakeRT struct {
 	paths  []transport.Path
 	pool   *Pool
 	collMu sync.Mutex
+	// checkAgree makes AgreeChecked run the caller's peer check once
+	// before it gathers, as a real agreement that waits long does.
+	checkAgree bool
 }
 
 func (f *fakeRT) MyPE() int { return f.me }
@@ -158,14 +161,20 @@ func (f *fakeRT) Quiet() error          { return nil }
 func (f *fakeRT) Fence()                {}
 func (f *fakeRT) Check(op string) error { return nil }
 func (f *fakeRT) TeamPool() *Pool       { return f.pool }
+func (f *fakeRT) FinalizedEarly(int)    {}
 func (f *fakeRT) CollectiveLock() func() {
 	f.collMu.Lock()
 	return f.collMu.Unlock
 }
 
-func (f *fakeRT) AgreeChecked(op, domain string, seq uint64, members []int, me int, payload []byte, _ Blocked) ([][]byte, error) {
+func (f *fakeRT) AgreeChecked(op, domain string, seq uint64, members []int, me int, payload []byte, b Blocked) ([][]byte, error) {
 	if len(members) == 1 {
 		return [][]byte{payload}, nil
+	}
+	if f.checkAgree && b != nil {
+		if err := b.CheckPeers(op); err != nil {
+			return nil, err
+		}
 	}
 	ch := make(chan *actors.GatherReply, 1)
 	f.w.deliver(f.w.step(ch, &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}))

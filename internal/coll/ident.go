@@ -138,6 +138,7 @@ func (t *Team) CheckPeers(op string) error {
 		}
 		return nil
 	case len(gone) > 0:
+		t.rt.FinalizedEarly(gone[0])
 		err = errs.New(op, me, gone[0], errs.ErrPEFailed, "%s called Finalize while this PE waits in %s (operation %d of team %s)",
 			peNames(gone), op, mine.Seq, t.a.ID())
 	default:

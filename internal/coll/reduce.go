@@ -30,6 +30,11 @@ const ringBuffers = 4
 // member sends about 2·nbytes whatever n is, and scratch use stays at
 // ScratchBytes.
 func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) error {
+	return named("Reduce", t.reduce(a, dstOff, srcOff, nbytes, f))
+}
+
+// reduce is Reduce, its errors as its steps returned them (see named).
+func (t *Team) reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) error {
 	const op = "Reduce"
 	seq, end, err := t.lockedBegin(op, &a)
 	defer end.unlock()

@@ -113,7 +113,7 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 	seq := t.splits
 	all, err := t.rt.AgreeChecked(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()), t)
 	if err != nil {
-		return nil, err
+		return nil, named(op, err)
 	}
 	lists, berr := build(len(t.members))
 	var slots []int
@@ -169,10 +169,10 @@ func (t *Team) Destroy() error {
 		err = t.number(op, team.KindDestroy)
 	}
 	if err == nil {
-		err = t.rt.Quiet()
+		err = named(op, t.rt.Quiet())
 	}
 	if err == nil {
-		err = t.sync(op, syncDestroy)
+		err = named(op, t.sync(op, syncDestroy))
 	}
 	for _, e := range t.a.Step(team.Destroyed{Err: err}) {
 		if r, ok := e.(team.Release); ok {

@@ -49,6 +49,11 @@ type Runtime interface {
 	CollectiveLock() func()
 	// TeamPool returns the PE's pool of team slots.
 	TeamPool() *Pool
+	// FinalizedEarly tells the backend that an operation of this PE
+	// fails because world PE pe called Finalize while this PE waited for
+	// it (CheckPeers): the launcher then names pe, not this PE, whose
+	// failure is the consequence. It must not block.
+	FinalizedEarly(pe int)
 }
 
 // Team is an ordered set of world PEs. The zero value is not usable; teams

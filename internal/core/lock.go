@@ -160,6 +160,7 @@ func (p *PE) lockCheck(l *longWait) error {
 			return err
 		}
 		if held == l.off+1 {
+			p.FinalizedEarly(r)
 			return errs.New(op, p.MyPE(), r, errs.ErrPEFailed, "PE %d holds %s and called Finalize", r, l.waiting())
 		}
 	}

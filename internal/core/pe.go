@@ -116,6 +116,13 @@ type Config struct {
 	// there (a provider may never complete what was in flight to a PE
 	// that closed its endpoint). It must not block. Optional.
 	OnPeerLeft func(rank int)
+	// OnFinalizedEarly, if set, runs when an operation of this PE fails
+	// because PE rank called Finalize while this PE waited for it: in a
+	// collective (coll.Team.CheckPeers), or for a lock rank holds. It runs
+	// on the waiting goroutine; the multi-process backend tells its
+	// launcher, which then names rank as the job's cause. It must not
+	// block. Optional.
+	OnFinalizedEarly func(rank int)
 	// Leaving, if set, runs when this PE's Finalize has completed its
 	// operations and publishes its departure: the peers that finalize
 	// first tear down their connections from now on, which the backend
@@ -416,6 +423,14 @@ func (p *PE) TeamShared() *coll.Team { return p.s.shared }
 
 // TeamPool returns the PE's pool of team slots.
 func (p *PE) TeamPool() *coll.Pool { return p.s.pool }
+
+// FinalizedEarly passes on to Config.OnFinalizedEarly that an operation
+// of this PE fails because PE pe called Finalize while it waited for it.
+func (p *PE) FinalizedEarly(pe int) {
+	if f := p.s.cfg.OnFinalizedEarly; f != nil {
+		f(pe)
+	}
+}
 
 // ActorRoot returns the root context of the PE's actor system, on which
 // team actors run.

@@ -66,6 +66,19 @@ func (g GlobalExit) String() string {
 // kernel keeps them.
 func (g GlobalExit) ExitCode() int { return g.Status & 0xff }
 
+// FinalizedEarly is a PE's Finalize that a peer found while it waited for
+// that PE (in a collective, or for a lock it held), as the peer reported
+// it: the peer's operation failed, and its failure (First) is the
+// consequence.
+type FinalizedEarly struct {
+	Rank int // the PE that called Finalize
+	By   int // the PE whose collective its Finalize failed
+}
+
+func (f FinalizedEarly) String() string {
+	return fmt.Sprintf("PE %d called Finalize while PE %d waited for it", f.Rank, f.By)
+}
+
 // endOf turns a finished command into an End.
 func endOf(rank, pid int, ps *os.ProcessState, err error) End {
 	if ps == nil {
@@ -94,6 +107,11 @@ type Result struct {
 	// the launcher stopped the job, since two exits are heard in either
 	// order.
 	First *End
+	// FinalizedEarly is set when First, or the PE First gave way to,
+	// reported that an operation of its failed because another PE called
+	// Finalize while it waited for it: that PE is the job's cause, though
+	// its own process may have exited 0, or not yet ended.
+	FinalizedEarly *FinalizedEarly
 	// GlobalExit is the PE that called GlobalExit with a status that
 	// fails the job (non-zero in its low 8 bits), as the PE reported it;
 	// nil when none did. Every PE then exits with that status, in an order
@@ -136,13 +154,13 @@ func (r Result) Err() error {
 	case r.First == nil:
 		return nil
 	}
-	return fmt.Errorf("launch: %v%s: %w", r.First, r.EarlyNote(), errs.ErrPEFailed)
+	return fmt.Errorf("launch: %s: %w", r.cause(), errs.ErrPEFailed)
 }
 
 // EarlyNote is what a failure message adds about LeftEarly: "" when no PE
 // left early (or a GlobalExit ended the job), else a clause naming them.
 func (r Result) EarlyNote() string {
-	if r.First == nil || r.GlobalExit != nil || len(r.LeftEarly) == 0 {
+	if r.First == nil || r.GlobalExit != nil || r.FinalizedEarly != nil || len(r.LeftEarly) == 0 {
 		return ""
 	}
 	ranks := make([]string, len(r.LeftEarly))
@@ -158,7 +176,9 @@ func (r Result) EarlyNote() string {
 
 // Summary is the line a launcher prints about how the job ended: "job
 // ended: PE 2 called GlobalExit(3)", or "job failed: " and First with
-// EarlyNote; "" when neither happened.
+// EarlyNote, or the FinalizedEarly that caused First ("job failed: PE 1
+// called Finalize while PE 2 waited for it (PE 2 exited with status 1)");
+// "" when none of them happened.
 func (r Result) Summary() string {
 	switch {
 	case r.GlobalExit != nil:
@@ -169,14 +189,17 @@ func (r Result) Summary() string {
 	return ""
 }
 
-// cause says what ended the job: the GlobalExit, else the failure with
-// its early note; "" when neither happened.
+// cause says what ended the job: the GlobalExit, else the early Finalize
+// that failed the first failure, else the failure with its early note; ""
+// when neither happened.
 func (r Result) cause() string {
 	switch {
 	case r.GlobalExit != nil:
 		return r.GlobalExit.String()
 	case r.First == nil:
 		return ""
+	case r.FinalizedEarly != nil:
+		return fmt.Sprintf("%v (%v)", r.FinalizedEarly, r.First)
 	}
 	return r.First.String() + r.EarlyNote()
 }
@@ -242,23 +265,30 @@ func (t *tally) record(e End) (firstFailure bool) {
 // the PE it reported failed first when that PE's failure was heard before
 // the stop, and so on; nil before any failure. A cycle of such reports (a
 // partition, where each side saw the other fail) keeps the first heard.
-func (t *tally) cause() *End {
+// When the PE the chain ends at reported that its operation failed
+// because a peer called Finalize while it waited for it, early is that
+// peer (Result.FinalizedEarly): a report the peer's own end need not
+// confirm.
+func (t *tally) cause() (first *End, early *FinalizedEarly) {
 	if t.first == nil {
-		return nil
+		return nil, nil
 	}
 	cur := *t.first
 	seen := map[int]bool{cur.Rank: true}
 	for {
 		rep := t.reports[cur.Rank]
 		if !rep.PeerFailed {
-			return &cur
+			return &cur, nil
+		}
+		if rep.FinalizedEarly {
+			return &cur, &FinalizedEarly{Rank: rep.FailedPE, By: cur.Rank}
 		}
 		h, ok := t.heard[rep.FailedPE]
 		if !ok || !h.Failed() || h.afterStop {
-			return &cur
+			return &cur, nil
 		}
 		if seen[h.Rank] {
-			return t.first
+			return t.first, nil
 		}
 		seen[h.Rank] = true
 		cur = h.End
@@ -268,7 +298,8 @@ func (t *tally) cause() *End {
 // result is the tally as a Result, without Ends, TimedOut and Signal,
 // which the supervisor knows.
 func (t *tally) result() Result {
-	r := Result{First: t.cause(), GlobalExit: t.exit}
+	first, early := t.cause()
+	r := Result{First: first, FinalizedEarly: early, GlobalExit: t.exit}
 	if r.First != nil {
 		r.LeftEarly = t.early
 	}

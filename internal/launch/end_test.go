@@ -165,3 +165,50 @@ func TestTallyCause(t *testing.T) {
 		t.Fatalf("a cycle: first %v, want the first heard", r.First)
 	}
 }
+
+// A survivor that reported its operation failed because PE 1 called
+// Finalize while it waited for it makes PE 1 the job's cause, directly or
+// at the end of a chain of peer-failed reports, whether PE 1's process
+// has ended (0, or 1 once the others left its Finalize) or not: the
+// report is the evidence. The status stays the first failure's.
+func TestTallyFinalizedEarly(t *testing.T) {
+	early := func(r int) pestatus.Report {
+		return pestatus.Report{PeerFailed: true, FailedPE: r, FinalizedEarly: true}
+	}
+	saw := func(r int) pestatus.Report { return pestatus.Report{PeerFailed: true, FailedPE: r} }
+	// C's default error mode: the survivor that found PE 1's Finalize
+	// exits 1 at once; the others see it go and exit 1 in turn.
+	tl := tally{n: 4}
+	tl.record(End{Rank: 0, Code: 1, Reported: saw(2)})
+	tl.record(End{Rank: 2, Code: 1, Reported: early(1)})
+	tl.settling = true
+	tl.record(End{Rank: 3, Code: 1, Reported: saw(2)})
+	r := tl.result()
+	if r.First == nil || r.First.Rank != 2 || r.FinalizedEarly == nil || *r.FinalizedEarly != (FinalizedEarly{Rank: 1, By: 2}) || r.Status() != 1 {
+		t.Fatalf("result %+v", r)
+	}
+	want := "job failed: PE 1 called Finalize while PE 2 waited for it (PE 2 exited with status 1)"
+	if got := r.Summary(); got != want {
+		t.Fatalf("Summary %q, want %q", got, want)
+	}
+	if err := r.Err(); !errors.Is(err, errs.ErrPEFailed) || err.Error() != "launch: "+want[len("job failed: "):]+": PE failed" {
+		t.Fatalf("Err: %v", err)
+	}
+	// PE 1 failing last, after the others left its Finalize, changes
+	// nothing.
+	tl.stopped = true
+	tl.record(End{Rank: 1, Code: 1, Reported: saw(2)})
+	if r := tl.result(); r.FinalizedEarly == nil || r.FinalizedEarly.Rank != 1 {
+		t.Fatalf("after PE 1's end: %+v", r)
+	}
+	// Go: the survivors finalize with PE 1, then exit non-zero; PE 1
+	// exits 0 finalized. No early note: PE 1 is named already.
+	fin := func(rep pestatus.Report) pestatus.Report { rep.Finalized = true; return rep }
+	tl = tally{n: 3}
+	tl.record(End{Rank: 1, Reported: fin(pestatus.Report{})})
+	tl.record(End{Rank: 0, Code: 3, Reported: fin(early(1))})
+	tl.record(End{Rank: 2, Code: 3, Reported: fin(early(1))})
+	if got := tl.result().Summary(); got != "job failed: PE 1 called Finalize while PE 0 waited for it (PE 0 exited with status 3 after Finalize)" {
+		t.Fatalf("Go: Summary %q", got)
+	}
+}

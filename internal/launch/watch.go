@@ -121,7 +121,7 @@ func (j *Job) watch(events <-chan event) Result {
 		}
 	}
 	tr := t.result()
-	res.First, res.GlobalExit, res.LeftEarly = tr.First, tr.GlobalExit, tr.LeftEarly
+	res.First, res.FinalizedEarly, res.GlobalExit, res.LeftEarly = tr.First, tr.FinalizedEarly, tr.GlobalExit, tr.LeftEarly
 	for _, p := range j.procs {
 		res.Ends = append(res.Ends, p.end)
 	}

@@ -1,7 +1,8 @@
 // Package pestatus carries what a PE tells the goshmem launcher that
 // started it about its own run, which exit statuses cannot say: that it
 // completed Finalize with every PE, that it called GlobalExit and with
-// what status, and which PE it first recorded failed. Every PE of a global
+// what status, and which PE it first blamed: one it recorded failed, or
+// one it found had called Finalize while it waited for it in a collective. Every PE of a global
 // exit exits with its status, and a PE that fails because another failed
 // exits non-zero too, so the launcher hears the ends in an order that does
 // not tell who started it; with these reports it can.
@@ -34,6 +35,10 @@ const (
 	lineFinalized  = "finalized"   // Finalize completed with every PE
 	lineGlobalExit = "global-exit" // + " <status>": this PE called GlobalExit
 	linePeerFailed = "peer-failed" // + " <rank>": the first PE this PE recorded failed
+	// + " <rank>": an operation of this PE (a collective, a lock) failed
+	// because PE rank called Finalize while it waited for it, before this
+	// PE blamed any other.
+	linePeerFinalizedEarly = "peer-finalized-early"
 )
 
 // Bounds on what Scan reads from one PE: a PE writes at most three lines,
@@ -57,16 +62,21 @@ type Report struct {
 	ExitStatus int
 	// PeerFailed: the PE recorded PE FailedPE failed before recording any
 	// other failure; a failure of its own afterwards is likely that one's
-	// consequence.
-	PeerFailed bool
-	FailedPE   int
+	// consequence. With FinalizedEarly, PE FailedPE did not fail: it
+	// called Finalize while this PE waited for it (in a collective, or
+	// for a lock it held), which failed the wait here: its mistake,
+	// whatever its own process did after (it may still be in Finalize,
+	// waiting for peers that will not come, or have exited 0).
+	PeerFailed     bool
+	FailedPE       int
+	FinalizedEarly bool
 }
 
 // Writer is a PE's end of its status socket. A nil Writer writes nothing,
 // so a PE that no launcher of goshmem started calls it all the same.
 type Writer struct {
 	fd         int
-	peerFailed atomic.Bool // only the first failure is reported
+	peerFailed atomic.Bool // only the first PE blamed is reported
 }
 
 // Open returns a Writer of the descriptor that getenv's
@@ -105,10 +115,20 @@ func (w *Writer) Finalized() { w.line(lineFinalized) }
 func (w *Writer) GlobalExit(status int) { w.line(lineGlobalExit + " " + strconv.Itoa(status)) }
 
 // PeerFailed reports that this PE recorded PE rank failed; only the first
-// call writes, as later failures are no longer the first this PE knew.
+// call of it or PeerFinalizedEarly writes, as later failures are no
+// longer the first this PE knew.
 func (w *Writer) PeerFailed(rank int) {
 	if w != nil && w.peerFailed.CompareAndSwap(false, true) {
 		w.line(linePeerFailed + " " + strconv.Itoa(rank))
+	}
+}
+
+// PeerFinalizedEarly reports that an operation of this PE failed because
+// PE rank called Finalize while this PE waited for it; it shares
+// PeerFailed's once: the first PE this PE blamed is reported.
+func (w *Writer) PeerFinalizedEarly(rank int) {
+	if w != nil && w.peerFailed.CompareAndSwap(false, true) {
+		w.line(linePeerFinalizedEarly + " " + strconv.Itoa(rank))
 	}
 }
 
@@ -161,7 +181,8 @@ func Scan(r io.Reader, self, npes int, each func(Report)) Report {
 }
 
 // apply adds line to rep and reports whether it changed rep. The first
-// GlobalExit and the first failed peer win: a PE reports each once.
+// GlobalExit and the first peer blamed (failed or finalized early) win: a
+// PE reports each once.
 func (rep *Report) apply(line string, self, npes int) bool {
 	word, arg, _ := strings.Cut(line, " ")
 	switch word {
@@ -178,12 +199,12 @@ func (rep *Report) apply(line string, self, npes int) bool {
 		}
 		rep.GlobalExit, rep.ExitStatus = true, int(status)
 		return true
-	case linePeerFailed:
+	case linePeerFailed, linePeerFinalizedEarly:
 		rank, err := strconv.Atoi(arg)
 		if err != nil || rank < 0 || rank >= npes || rank == self || rep.PeerFailed {
 			return false
 		}
-		rep.PeerFailed, rep.FailedPE = true, rank
+		rep.PeerFailed, rep.FailedPE, rep.FinalizedEarly = true, rank, word == linePeerFinalizedEarly
 		return true
 	}
 	return false

@@ -33,6 +33,33 @@ func TestScan(t *testing.T) {
 	}
 }
 
+// A peer that finalized early is the PE's first blamed peer as a failed
+// one is: the first of the two lines wins, and a bad one is ignored. The
+// Writer writes only the first of PeerFailed and PeerFinalizedEarly.
+func TestScanFinalizedEarly(t *testing.T) {
+	in := "peer-finalized-early 5\npeer-finalized-early 1\npeer-failed 2\npeer-finalized-early 0\n"
+	want := Report{PeerFailed: true, FailedPE: 1, FinalizedEarly: true}
+	if got := Scan(strings.NewReader(in), 0, 3, nil); got != want {
+		t.Fatalf("Scan = %+v, want %+v", got, want)
+	}
+	if got := Scan(strings.NewReader("peer-failed 2\npeer-finalized-early 1\n"), 0, 3, nil); got != (Report{PeerFailed: true, FailedPE: 2}) {
+		t.Fatalf("a failure then an early Finalize: %+v", got)
+	}
+	l, pe, err := Pair()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	w := &Writer{fd: int(pe.Fd())}
+	w.PeerFinalizedEarly(2)
+	w.PeerFailed(1)
+	w.PeerFinalizedEarly(1)
+	pe.Close()
+	if got := Scan(l, 0, 3, nil); got != (Report{PeerFailed: true, FailedPE: 2, FinalizedEarly: true}) {
+		t.Fatalf("Writer: %+v", got)
+	}
+}
+
 // A PE's garbage is bounded: a line over the length bound, or lines past
 // the count bound, end the scan, so the launcher never holds more than a
 // few hundred bytes of it.

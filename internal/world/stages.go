@@ -214,7 +214,8 @@ func (j *joiner) controlStage(context.Context) (func() error, error) {
 		Rank: c.Rank, NPEs: c.NPEs, WorldID: worldID(c.UID), Heap: heap.NewGrowable(j.seg.Reservation(), c.HeapSize), Bell: j.waitBell(),
 		Paths: j.paths, Shared: j.shared, System: j.ctl.sys, Coordinator: coordinatorPID(),
 		Send: j.ctl.send, Logger: j.log, OnGlobalExit: j.onGlobalExit(), OnFailure: j.onFailure, OnPeerLeft: j.ctl.onPeerLeft,
-		Finalized: j.cfg.Status.Finalized, Release: j.release, Leaving: j.leaving, Spin: spin, SocketWriters: socketWriters,
+		OnFinalizedEarly: j.cfg.Status.PeerFinalizedEarly, Finalized: j.cfg.Status.Finalized,
+		Release: j.release, Leaving: j.leaving, Spin: spin, SocketWriters: socketWriters,
 		Grow: j.growOwn, Grown: j.growPeers,
 		Metrics: c.Metrics, PathKinds: j.pathKinds(), Statics: c.Statics,
 	})

@@ -1,7 +1,9 @@
 /* early.c: PE 1 calls shmem_finalize while PE 0 is blocked, in
  * shmem_long_wait_until on a variable nobody sets (argument "wait") or in
  * the active-set shmem_barrier ("aset"): no one is left to end the wait,
- * so it must end with goshmem's message naming the call, not hang. */
+ * so it must end with goshmem's message naming the call, not hang. With
+ * argument "barrier_all" every other PE waits in shmem_barrier_all, which
+ * fails each (default error mode: exit status 1, no finalize). */
 #include <stdio.h>
 #include <string.h>
 #include <shmem.h>
@@ -19,6 +21,8 @@ int main(int argc, char **argv) {
   }
   if (argc > 1 && strcmp(argv[1], "wait") == 0)
     shmem_long_wait_until(never, SHMEM_CMP_NE, 0);
+  else if (argc > 1 && strcmp(argv[1], "barrier_all") == 0)
+    shmem_barrier_all();
   else
     shmem_barrier(0, 0, n, psync);
   printf("FAIL PE %d passed the blocking call\n", me);

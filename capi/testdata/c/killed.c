@@ -4,7 +4,9 @@
  * shmem_barrier: the blocked call must end with goshmem's abort message
  * naming it, not hang. With argument "return" the wait runs under
  * SHMEMX_ERRORS_RETURN: it must return, and the PE prints the recorded
- * error the same way and exits with status 1 itself. */
+ * error the same way and exits with status 1 itself. With argument "lock"
+ * the last PE dies holding a static lock (its word on PE 0) that the
+ * others wait for in shmem_set_lock. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,11 +14,15 @@
 #include <shmemx.h>
 #include <unistd.h>
 
+static long lk = 0;
+
 int main(int argc, char **argv) {
   shmem_init();
   int me = shmem_my_pe(), n = shmem_n_pes();
+  int lock = argc > 1 && strcmp(argv[1], "lock") == 0;
   long *never = shmem_calloc(1, sizeof(long));
   long *out = shmem_calloc(1, sizeof(long));
+  if (lock && me == n - 1) shmem_set_lock(&lk);
   shmem_barrier_all();
   printf("PE %d ready\n", me);
   /* PE n-1 dies only once every other PE has said it left the barrier
@@ -39,7 +45,9 @@ int main(int argc, char **argv) {
       fflush(stdout);
       _exit(1);
     }
-  } else if (argc > 1 && strcmp(argv[1], "aset") == 0)
+  } else if (lock)
+    shmem_set_lock(&lk); /* never acquired: its holder, PE n-1, is gone */
+  else if (argc > 1 && strcmp(argv[1], "aset") == 0)
     shmem_barrier(0, 0, n, psync); /* never completes: PE n-1 is gone */
   else
     shmem_barrier_all(); /* never completes: PE n-1 is gone */

@@ -63,6 +63,10 @@ const (
 	// RoleFinalizeFail: every PE finalizes, then PE EnvWho exits
 	// FailStatus: a failure that cost the others nothing.
 	RoleFinalizeFail = "finfail"
+	// RoleFinalizeEarly: after a barrier PE EnvWho calls Finalize while
+	// the others call BarrierAll, which fails them (ErrPEFailed): they
+	// finalize with it and exit ExitPEFailed, PE EnvWho 0.
+	RoleFinalizeEarly = "finearly"
 	// RoleHello prints "hello r of n" on stdout and "stderr line from r"
 	// on stderr.
 	RoleHello = "hello"

@@ -56,6 +56,14 @@ func runRole(p *shmem.PE, role string) error {
 			os.Exit(lt.FailStatus)
 		}
 		return nil
+	case lt.RoleFinalizeEarly:
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if p.MyPE() == who(p) {
+			return p.Finalize()
+		}
+		return p.BarrierAll()
 	case lt.RoleHello:
 		return hello(p)
 	case lt.RoleStubborn:
