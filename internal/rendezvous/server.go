@@ -75,7 +75,9 @@ type server struct {
 // maxPending bounds unauthenticated connections, so that a flood of idle
 // connections costs the server sockets only up to a limit; beyond it the
 // oldest is closed (admit), so a rank arriving during a flood still gets
-// in.
+// in. One closed before rank 0 answered it is told admit.Busy, so that a
+// rank, or its probe of whether rank 0 lives, knows it was shed; a rank
+// whose connection is cut later retries too (connect).
 func maxPending(npes int) int { return 4*npes + 64 }
 
 // maxRefusals bounds the refused hellos the verdict quotes.
@@ -103,7 +105,8 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 		departures: make(chan departure),
 		done:       make(chan struct{}),
 		pending:    map[net.Conn]*watchConn{},
-		acc:        admit.New(ln, admit.Config{Name: "rendezvous", MaxPending: maxPending(cfg.NPEs), Logger: cfg.Logger}),
+		acc: admit.New(ln, admit.Config{Name: "rendezvous", MaxPending: maxPending(cfg.NPEs), Logger: cfg.Logger,
+			TellEvicted: true}),
 	}
 	tab := newTable(cfg.NPEs)
 	tab.offer(0, uint32(cfg.NPEs), own)
