@@ -44,6 +44,8 @@ type node struct {
 	// the peer's key is not this job's: Form's error says so, since a
 	// process with another secret is otherwise just never seen.
 	undecryptable atomic.Int64
+	// streams is the gossip transport, its inbound streams bounded.
+	streams *streamLimit
 }
 
 func newNode(cfg Config, incarnation int64) *node {
