@@ -105,6 +105,7 @@ type Lane struct {
 	nextID  int
 	conns   map[int]net.Conn
 	routes  []Role
+	via     []int // the relay of a RoleRelay route
 	gone    []bool
 	changed chan struct{} // closed and replaced when gone or done changes
 	done    int           // peers closed by this side
@@ -163,7 +164,7 @@ func (l *Lane) Join(me int, addrs []string) error {
 	l.me, l.addrs = me, addrs
 	l.peers = make([]*actor.PID, n)
 	l.mu.Lock()
-	l.routes, l.gone = make([]Role, n), make([]bool, n)
+	l.routes, l.via, l.gone = make([]Role, n), make([]int, n), make([]bool, n)
 	l.mu.Unlock()
 	for r := range addrs {
 		if r == me {
@@ -205,7 +206,7 @@ func (l *Lane) SetRoutes(routes []Route) {
 func (l *Lane) setRoute(r int, rt Route) {
 	l.mu.Lock()
 	if l.routes[r] == RoleUnknown {
-		l.routes[r] = rt.Role
+		l.routes[r], l.via[r] = rt.Role, rt.Via
 	}
 	l.mu.Unlock()
 	l.root.Send(l.peers[r], evRoute{role: rt.Role, via: rt.Via})

@@ -431,3 +431,49 @@ func TestDialToldBusy(t *testing.T) {
 		})
 	}
 }
+
+// TestForgedSenderDropped: a PE of the job (it has the secret) sends
+// frames naming another PE as their sender, to pass off a PEFailed or a
+// GlobalExit as that PE's. A frame that comes straight from a peer must
+// name that peer; one relayed must come through the relay of this side's
+// route to its sender. Forged frames are dropped, genuine direct and
+// relayed ones delivered, in order.
+func TestForgedSenderDropped(t *testing.T) {
+	noLeaks(t)
+	// 1 and 2 cannot connect: they relay through 0; 3 links to all.
+	reach := [][]bool{{true, true, true, true}, {true, true, false, true}, {true, false, true, true}, {true, true, true, true}}
+	nodes := world(t, 4, false, DefaultTiming(), reach)
+	frame := func(from, to int, m any) *frame {
+		b, err := actors.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &frame{kind: kindMessage, from: from, to: to, target: "sink", payload: b}
+	}
+	type step struct {
+		at, via, from int
+		m             any
+	}
+	for _, s := range []step{
+		{at: 2, via: 3, from: 1, m: &actors.PEFailed{Rank: 0, Reason: "forged: 1 relays through 0"}},
+		{at: 2, via: 3, from: 0, m: &actors.GlobalExit{Rank: 0, Status: 9}},
+		{at: 0, via: 1, from: 2, m: &actors.GlobalExit{Rank: 2, Status: 9}},
+		{at: 3, via: 1, from: 2, m: &actors.PEFailed{Rank: 0, Reason: "forged: 2 links to 3"}},
+		{at: 2, via: 0, from: 1, m: &actors.PEFailed{Rank: 11, Reason: "relayed by 0"}},
+		{at: 2, via: 3, from: 3, m: &actors.PEFailed{Rank: 12, Reason: "direct"}},
+		{at: 0, via: 1, from: 1, m: &actors.PEFailed{Rank: 13, Reason: "direct"}},
+		{at: 3, via: 2, from: 2, m: &actors.PEFailed{Rank: 14, Reason: "direct"}},
+	} {
+		nodes[s.at].lane.deliver(s.via, frame(s.from, s.at, s.m))
+	}
+	// Each node's sink gets exactly its genuine message first: the forged
+	// ones, delivered before it, would have come first.
+	for at, want := range map[int]int{2: 11, 0: 13, 3: 14} {
+		if m, ok := nodes[at].next(t).(*actors.PEFailed); !ok || m.Rank != want {
+			t.Fatalf("PE %d's first message: %#v, want the genuine PEFailed of rank %d", at, m, want)
+		}
+	}
+	if m, ok := nodes[2].next(t).(*actors.PEFailed); !ok || m.Rank != 12 {
+		t.Fatalf("PE 2's second message: %#v", m)
+	}
+}
