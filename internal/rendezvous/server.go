@@ -274,7 +274,9 @@ func (s *server) handle(w *watchConn, admitted func()) {
 	if s.deadline.Before(dl) {
 		dl = s.deadline
 	}
-	if err := secure.Handshake(c, s.cfg.Secret, secure.ServiceRendezvous, true, dl); err != nil {
+	// Admitted once the rank's proof checks out, before rank 0's proof
+	// goes out: a rank whose handshake completes is never shed after it.
+	if err := secure.ServerHandshake(c, s.cfg.Secret, secure.ServiceRendezvous, dl, admitted); err != nil {
 		if errors.Is(err, secure.ErrNotTLS) {
 			// A rank without TLS: say so in its own plaintext, or its
 			// side reads the cut as being turned away and retries for
@@ -285,7 +287,6 @@ func (s *server) handle(w *watchConn, admitted func()) {
 		s.handshakeFailed(w, remote, err)
 		return
 	}
-	admitted()
 	// From here the peer knows the secret: it gets told why it is refused.
 	c.SetReadDeadline(dl)
 	f, err := readFrame(c)

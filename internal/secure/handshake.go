@@ -123,6 +123,20 @@ func proof(secret []byte, role byte, svc Service, client, server *[nonceLen]byte
 // close it. Errors wrap errs.ErrTLS, and also errs.ErrTimeout when the
 // deadline passed, or ErrOtherService when the peer serves another service.
 func Handshake(conn net.Conn, secret []byte, svc Service, server bool, deadline time.Time) error {
+	return handshakeWithin(conn, secret, svc, server, deadline, nil)
+}
+
+// ServerHandshake is Handshake's server side with a hook: verified runs
+// once the client's proof checked out, before this side's proof goes out.
+// A listener that sheds unauthenticated connections under load admits the
+// connection there (internal/admit): a client that completes its handshake
+// then never finds the connection shed after it, which it could not tell
+// from the listener's death or refusal.
+func ServerHandshake(conn net.Conn, secret []byte, svc Service, deadline time.Time, verified func()) error {
+	return handshakeWithin(conn, secret, svc, true, deadline, verified)
+}
+
+func handshakeWithin(conn net.Conn, secret []byte, svc Service, server bool, deadline time.Time, verified func()) error {
 	if len(secret) < MinSecretLen {
 		return errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument,
 			"job secret is %d bytes, need at least %d", len(secret), MinSecretLen)
@@ -133,14 +147,14 @@ func Handshake(conn net.Conn, secret []byte, svc Service, server bool, deadline 
 	if err := conn.SetDeadline(deadline); err != nil {
 		return authErr(err, "set deadline")
 	}
-	err := handshake(conn, secret, svc, server)
+	err := handshake(conn, secret, svc, server, verified)
 	if derr := conn.SetDeadline(time.Time{}); err == nil && derr != nil {
 		err = authErr(derr, "clear deadline")
 	}
 	return err
 }
 
-func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
+func handshake(conn net.Conn, secret []byte, svc Service, server bool, verified func()) error {
 	var binding []byte
 	if tc, ok := conn.(*tls.Conn); ok {
 		if err := tc.Handshake(); err != nil {
@@ -213,6 +227,9 @@ func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
 			// death), which it may retry.
 			_, _ = conn.Write(refusal[:])
 			return authErr(nil, "client does not know the job secret")
+		}
+		if verified != nil {
+			verified()
 		}
 		if _, err := conn.Write(proof(secret, roleServer, svc, client, srv, binding)); err != nil {
 			return authErr(err, "send server proof")

@@ -25,7 +25,7 @@ func (l *Lane) dialPeer(ctx context.Context, rank int) (net.Conn, error) {
 	stop := context.AfterFunc(ctx, func() { raw.Close() })
 	defer stop()
 	head := &headConn{Conn: raw}
-	c, err := l.handshake(head, false, deadline)
+	c, err := l.handshake(head, false, deadline, nil)
 	if err != nil {
 		raw.Close()
 		if admit.IsBusy(head.head[:head.n]) {
@@ -46,8 +46,9 @@ func (l *Lane) dialPeer(ctx context.Context, rank int) (net.Conn, error) {
 }
 
 // handshake runs TLS (when configured) and the job-secret handshake on
-// raw, bounded by deadline.
-func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time) (net.Conn, error) {
+// raw, bounded by deadline. On the server side verified runs once the
+// peer's proof checked out (secure.ServerHandshake).
+func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time, verified func()) (net.Conn, error) {
 	var c net.Conn = raw
 	switch {
 	case server && l.cfg.ServerTLS != nil:
@@ -55,7 +56,13 @@ func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time) (net.Con
 	case !server && l.cfg.ClientTLS != nil:
 		c = tls.Client(raw, l.cfg.ClientTLS)
 	}
-	if err := secure.Handshake(c, l.cfg.Secret, secure.ServiceControl, server, deadline); err != nil {
+	var err error
+	if server {
+		err = secure.ServerHandshake(c, l.cfg.Secret, secure.ServiceControl, deadline, verified)
+	} else {
+		err = secure.Handshake(c, l.cfg.Secret, secure.ServiceControl, false, deadline)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -98,7 +105,10 @@ func (l *Lane) admit(id int, raw net.Conn, admitted func()) {
 	deadline := time.Now().Add(l.cfg.HandshakeTimeout)
 	stop := context.AfterFunc(l.life, func() { raw.Close() })
 	defer stop()
-	c, err := l.handshake(raw, true, deadline)
+	// Admitted once the peer's proof checks out, before this side's proof
+	// goes out: a dialer whose handshake completes is never shed after
+	// it, which it would take for this PE's failure.
+	c, err := l.handshake(raw, true, deadline, admitted)
 	if err != nil {
 		if errors.Is(err, secure.ErrOtherService) {
 			// A goshmem peer of this job's secret dialed this port for
@@ -119,7 +129,6 @@ func (l *Lane) admit(id int, raw net.Conn, admitted func()) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	admitted()
 	// A peer may finish the exchange first and dial before this PE knows
 	// the world; it waits here, authenticated, for Join.
 	select {

@@ -196,7 +196,7 @@ func authenticatedConn(t *testing.T, addr string, clientTLS *tls.Config) net.Con
 		t.Fatal(err)
 	}
 	l := &Lane{cfg: Config{Secret: testSecret, ClientTLS: clientTLS}}
-	c, err := l.handshake(raw, false, time.Now().Add(hangGuard))
+	c, err := l.handshake(raw, false, time.Now().Add(hangGuard), nil)
 	if err != nil {
 		raw.Close()
 		t.Fatal(err)
@@ -234,7 +234,7 @@ func TestStrangersRefused(t *testing.T) {
 				// The wrong job's certificates as well.
 				_, l.cfg.ClientTLS, _ = secureConfigs(t, l.cfg.Secret)
 			}
-			if _, err := l.handshake(raw, false, time.Now().Add(hangGuard)); err == nil {
+			if _, err := l.handshake(raw, false, time.Now().Add(hangGuard), nil); err == nil {
 				_, _ = raw.Write(frame)
 			}
 			expectClosed(t, raw)
