@@ -30,7 +30,7 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t flag, aclshmemx_init_attr_t *attr)
   if (flag == ACLSHMEMX_INIT_WITH_UNIQUEID) {
     if (!attr || !attr->comm_args) return ACLSHMEM_INVALID_PARAM;
     aclshmemx_uniqueid_t *uid = attr->comm_args;
-    if (goshmem_acl_set_uid(uid->internal, attr->my_pe, attr->n_pes, attr->local_mem_size) != 0)
+    if (goshmem_acl_set_uid(uid->internal, sizeof uid->internal, attr->my_pe, attr->n_pes, attr->local_mem_size) != 0)
       return ACLSHMEM_INVALID_PARAM;
   } else if (flag != ACLSHMEMX_INIT_WITH_DEFAULT) {
     return ACLSHMEM_INVALID_PARAM; /* no MPI bootstrap: use the unique ID or a launcher */

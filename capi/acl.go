@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -40,11 +41,19 @@ func goshmem_acl_get_uniqueid(buf *C.char, n C.size_t) C.int {
 	return 0
 }
 
+// goshmem_acl_set_uid takes the unique ID token in uid's n-byte field
+// (aclshmemx_uniqueid_t.internal), read up to its NUL and never past the
+// field: a token without one (corrupted or forged in transit) is refused.
+//
 //export goshmem_acl_set_uid
-func goshmem_acl_set_uid(uid *C.char, rank, npes C.int, heap C.int64_t) C.int {
+func goshmem_acl_set_uid(uid *C.char, n C.size_t, rank, npes C.int, heap C.int64_t) C.int {
 	const op = "aclshmemx_init_attr"
 	defer guard(nil)
-	u, err := shmem.ParseUniqueID(C.GoString(uid))
+	var u shmem.UniqueID
+	tok, err := fieldString(unsafe.Pointer(uid), int(n))
+	if err == nil {
+		u, err = shmem.ParseUniqueID(tok)
+	}
 	if err == nil && (npes < 1 || rank < 0 || rank >= npes) {
 		err = fmt.Errorf("%w: rank %d of %d PEs", shmem.ErrInvalidArgument, rank, npes)
 	}
@@ -56,6 +65,21 @@ func goshmem_acl_set_uid(uid *C.char, rank, npes C.int, heap C.int64_t) C.int {
 	defer setup.Unlock()
 	pre.uid, pre.rank, pre.npes, pre.heap = &u, int(rank), int(npes), int64(heap)
 	return 0
+}
+
+// fieldString reads the NUL-terminated string in the n-byte field at p,
+// never a byte past the field (C.GoString would read on to the next NUL,
+// or fault): a field without a NUL is an error.
+func fieldString(p unsafe.Pointer, n int) (string, error) {
+	if p == nil || n <= 0 {
+		return "", fmt.Errorf("%w: no unique ID", shmem.ErrInvalidArgument)
+	}
+	b := unsafe.Slice((*byte)(p), n)
+	i := bytes.IndexByte(b, 0)
+	if i < 0 {
+		return "", fmt.Errorf("%w: the unique ID token is not NUL-terminated within its %d-byte field (corrupted, or not made by aclshmemx_get_uniqueid)", shmem.ErrInvalidArgument, n)
+	}
+	return string(b[:i]), nil
 }
 
 // goshmem_acl_set_tls configures TLS for the unique-ID start-up and the

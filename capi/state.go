@@ -162,7 +162,7 @@ func (s *state) symOn(addr unsafe.Pointer, n uint64, pe int) (shmem.Sym[uint8], 
 // reach. (The C side runs the collectives on statics itself: pe < 0 is a
 // guard.)
 func notSym(addr unsafe.Pointer, n uint64, pe int) error {
-	why := C.GoString(&C.gs_dwhy[0])
+	why, _ := fieldString(unsafe.Pointer(&C.gs_dwhy[0]), len(C.gs_dwhy)) // vsnprintf ends it with a NUL; read within it all the same
 	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uintptr(C.gs_dsize)
 	if size > 0 && uintptr(addr)-base < size {
 		if uint64(uintptr(addr)-base)+n > uint64(size) {

@@ -41,5 +41,8 @@
 // complete view, which members did not report the leader's table or that
 // the leader sent no seal. It then waits for a join or message already in
 // flight, which memberlist bounds by its TCP timeout (5 s), and leaves no
-// goroutine or socket behind.
+// goroutine or socket behind. The gossip port keeps at most 128 inbound TCP
+// streams open (memberlist's NetTransport wrapped, streams.go); a newer one
+// closes the oldest, so a stranger's flood costs bounded descriptors and
+// goroutines and members still get in.
 package membership

@@ -24,8 +24,21 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 		return nil, err
 	}
 	n := newNode(c, time.Now().UnixNano())
-	ml, err := memberlist.Create(memberlistConfig(c, n))
+	mc := memberlistConfig(c, n)
+	tr, err := newStreamLimit(c.BindAddr, c.BindPort, maxStreams, mc.Logger)
 	if err != nil {
+		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
+			c.BindAddr, c.BindPort, err)
+	}
+	if c.BindPort == 0 {
+		mc.BindPort = tr.GetAutoBindPort()
+		mc.AdvertisePort = mc.BindPort
+	}
+	mc.Transport = tr
+	n.streams = tr
+	ml, err := memberlist.Create(mc)
+	if err != nil {
+		_ = tr.Shutdown()
 		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
 			c.BindAddr, c.BindPort, err)
 	}
@@ -42,6 +55,11 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	}
 	return w, nil
 }
+
+// tcpTimeout is memberlist's TCPTimeout: a stalled (GC, loaded CPU) peer
+// must not fail push-pull at once. It also bounds how long an inbound
+// stream that sends nothing is held. A variable for tests.
+var tcpTimeout = 5 * time.Second
 
 // memberlistConfig maps Config onto memberlist's.
 func memberlistConfig(c Config, n *node) *memberlist.Config {
@@ -62,7 +80,7 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	// more under -race) slowed forming 16 processes from under a second
 	// to tens of seconds; the messages are a few hundred bytes.
 	mc.EnableCompression = false
-	mc.TCPTimeout = 5 * time.Second // a stalled (GC, loaded CPU) peer must not fail push-pull at once
+	mc.TCPTimeout = tcpTimeout
 	mc.Delegate = n
 	mc.Events = n
 	mc.Alive = n

@@ -47,6 +47,8 @@ type node struct {
 	// closing is set before memberlist is shut down: its errors about
 	// the connections it closes are then no failures (slogWriter).
 	closing atomic.Bool
+	// streams is the gossip transport, its inbound streams bounded.
+	streams *streamLimit
 }
 
 func newNode(cfg Config, incarnation int64) *node {

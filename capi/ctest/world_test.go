@@ -280,3 +280,18 @@ func TestClearLockByNonHolder(t *testing.T) {
 		})
 	}
 }
+
+// TestACLUniqueIDUnterminated: a unique ID whose token fills its 500-byte
+// field without a NUL, right before an unmapped page, is refused with
+// ACLSHMEM_INVALID_PARAM and an error saying so; reading it up to a NUL
+// that is not there faulted (SIGSEGV).
+func TestACLUniqueIDUnterminated(t *testing.T) {
+	setup(t)
+	cmd := exec.Command(compile(t, "uid_unterminated"))
+	cmd.Env = cleanEnv()
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "uid refused: aclshmemx_init_attr: ") ||
+		!strings.Contains(string(out), "not NUL-terminated") {
+		t.Fatalf("%v, want the ID refused as unterminated:\n%s", err, out)
+	}
+}

@@ -23,14 +23,20 @@ func control(m any) any {
 
 // NewCoordinator returns the props of the actor that runs an
 // actors.Coordinator: it feeds each Gather (with its sender) and PEFailed
-// to Step and sends the replies.
-func NewCoordinator() *actor.Props {
+// to Step and sends the replies. npes returns the world's size, 0 while it
+// is not known (a process spawns its coordinator before its world is
+// agreed); the coordinator refuses rounds until it is, and rounds whose
+// groups do not fit it.
+func NewCoordinator(npes func() int) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		var c actors.Coordinator
 		return Func(func(ctx actor.Context) {
 			m := control(ctx.Message())
 			if m == nil {
 				return
+			}
+			if c.NPEs == 0 {
+				c.NPEs = npes()
 			}
 			var from any
 			if s := ctx.Sender(); s != nil {

@@ -15,7 +15,7 @@ import (
 func TestCoordinatorActor(t *testing.T) {
 	sys := NewSystem(nil)
 	defer sys.Shutdown()
-	coord := sys.Root.Spawn(NewCoordinator())
+	coord := sys.Root.Spawn(NewCoordinator(func() int { return 2 }))
 	const timeout = time.Minute // a hang guard: the round completes at once
 	decoded := sys.Root.RequestFuture(coord, &actors.Gather{Domain: "d", Seq: 1, Rank: 0, N: 2, Members: []int{0, 1}, Payload: []byte("a")}, timeout)
 	all, err := RunGather(sys.Root, coord, &actors.Gather{Domain: "d", Seq: 1, Rank: 1, N: 2, Members: []int{0, 1}, Payload: []byte("b")}, timeout, "Test", 1)

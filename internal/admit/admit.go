@@ -2,9 +2,9 @@
 // control lanes, the rendezvous) the way a server facing strangers must: an
 // accept error other than a closed listener is retried with backoff instead
 // of ending the listener (one EMFILE must not stop a PE serving for good), at
-// most MaxPending connections may be waiting to authenticate at once (more
-// are closed at once, before a byte is read), and refusals are logged at
-// most once per LogEvery so a flood cannot flood the log too.
+// most MaxPending connections may be waiting to authenticate at once (a
+// newer one closes the oldest, before a byte of it is read), and refusals are
+// logged at most once per LogEvery so a flood cannot flood the log too.
 package admit
 
 import (
@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -30,6 +31,70 @@ type Config struct {
 	LogEvery time.Duration
 	// Logger receives the refusal and accept-error lines; nil discards.
 	Logger *slog.Logger
+	// TellEvicted makes Accept return connections that tell their client
+	// Busy when evicted before the owner wrote to them, so that the
+	// client can tell being turned away from being refused or from the
+	// listener's process ending (netprobe.ListenerGone reads the line as
+	// a live listener). The owner must write only through the returned
+	// connection until it is admitted.
+	TellEvicted bool
+}
+
+// Busy is the line an Acceptor with Config.TellEvicted writes, in
+// plaintext, to a connection it evicts before the listener's owner wrote a
+// byte to it. No goshmem endpoint starts its answer so (a TLS record, the
+// job-secret hello "GSHA..."), so a client recognises it among its first
+// bytes: the listener lives and shed its connection under load; dial again.
+const Busy = "goshmem: busy, retry\n"
+
+// IsBusy reports whether head, the first bytes a client read, is (the
+// start of) Busy.
+func IsBusy(head []byte) bool {
+	n := min(len(head), len(Busy))
+	return n > 0 && string(head[:n]) == Busy[:n]
+}
+
+// busyWrite bounds the write of Busy: a socket nobody wrote to yet has
+// an empty send buffer, so it takes no time unless the system is out of
+// buffers.
+const busyWrite = 100 * time.Millisecond
+
+// tellConn is a connection of an Acceptor with TellEvicted: writes
+// through it mark it spoken, after which an eviction only closes it.
+type tellConn struct {
+	net.Conn
+	st atomic.Uint32 // connSilent, connSpoken or connEvicted
+}
+
+const (
+	connSilent = iota
+	connSpoken
+	connEvicted
+)
+
+func (c *tellConn) Write(b []byte) (int, error) {
+	if c.st.Load() != connSpoken && !c.st.CompareAndSwap(connSilent, connSpoken) {
+		return 0, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: net.ErrClosed}
+	}
+	return c.Conn.Write(b)
+}
+
+// CloseWrite closes the write side, when the connection has one.
+func (c *tellConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
+
+// evict tells the client Busy if nothing was written to it yet, and
+// closes it.
+func (c *tellConn) evict() {
+	if c.st.CompareAndSwap(connSilent, connEvicted) {
+		_ = c.Conn.SetWriteDeadline(time.Now().Add(busyWrite))
+		_, _ = c.Conn.Write([]byte(Busy))
+	}
+	c.Conn.Close()
 }
 
 // Backoff bounds for retried accept errors, as net/http's Server uses: short
@@ -52,6 +117,7 @@ type Acceptor struct {
 	mu      sync.Mutex
 	pending map[uint64]net.Conn // by accept number: the smallest is the oldest
 	next    uint64
+	max     int // MaxPending, raised by Raise
 }
 
 // New returns an Acceptor for ln.
@@ -66,7 +132,16 @@ func New(ln net.Listener, cfg Config) *Acceptor {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Acceptor{ln: ln, cfg: cfg, log: log, lines: Limiter{Every: cfg.LogEvery}, pending: map[uint64]net.Conn{}}
+	return &Acceptor{ln: ln, cfg: cfg, log: log, lines: Limiter{Every: cfg.LogEvery}, pending: map[uint64]net.Conn{}, max: cfg.MaxPending}
+}
+
+// Raise lifts the bound on pending connections to n if it is lower: a
+// listener opened before its world's size is known (the control lane)
+// takes more once it is, as every PE may dial it at once.
+func (a *Acceptor) Raise(n int) {
+	a.mu.Lock()
+	a.max = max(a.max, n)
+	a.mu.Unlock()
 }
 
 // Accept returns the next connection and the function that admits it: call
@@ -89,12 +164,19 @@ func (a *Acceptor) Accept() (c net.Conn, admitted func(), err error) {
 			continue
 		}
 		backoff = 0
+		if a.cfg.TellEvicted {
+			c = &tellConn{Conn: c}
+		}
 		id, evicted := a.track(c)
 		if evicted != nil {
 			// Closing ends the evicted handshake with an error; its
 			// owner's admitted call then finds it gone.
-			evicted.Close()
-			a.refuse("too many connections waiting to authenticate; closed the oldest", "remote", evicted.RemoteAddr().String(), "max_pending", a.cfg.MaxPending)
+			if tc, ok := evicted.(*tellConn); ok {
+				tc.evict()
+			} else {
+				evicted.Close()
+			}
+			a.refuse("too many connections waiting to authenticate; closed the oldest", "remote", evicted.RemoteAddr().String(), "max_pending", a.maxPending())
 		}
 		return c, func() { a.untrack(id) }, nil
 	}
@@ -108,7 +190,7 @@ func (a *Acceptor) track(c net.Conn) (uint64, net.Conn) {
 	id := a.next
 	a.next++
 	a.pending[id] = c
-	if len(a.pending) <= a.cfg.MaxPending {
+	if len(a.pending) <= a.max {
 		return id, nil
 	}
 	oldest := id
@@ -118,6 +200,12 @@ func (a *Acceptor) track(c net.Conn) (uint64, net.Conn) {
 	ev := a.pending[oldest]
 	delete(a.pending, oldest)
 	return id, ev
+}
+
+func (a *Acceptor) maxPending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.max
 }
 
 func (a *Acceptor) untrack(id uint64) {

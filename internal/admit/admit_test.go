@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/goshmem/shmem/internal/netprobe"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -136,5 +138,84 @@ func TestAcceptBoundsPending(t *testing.T) {
 	a4.admitted()
 	ln.Close()
 	for range accepted {
+	}
+}
+
+// With TellEvicted, an evicted connection the owner had not written to is
+// told Busy before it closes, even when its client's bytes lie unread (the
+// close then resets it); one the owner had answered is only closed, so that
+// Busy never lands inside its stream; and the owner's writes to an evicted
+// connection fail. A liveness probe evicted so reads the listener as alive.
+func TestEvictedAreToldBusy(t *testing.T) {
+	ln := listen(t)
+	defer ln.Close()
+	a := New(ln, Config{MaxPending: 1, TellEvicted: true})
+	type acc struct {
+		c        net.Conn
+		admitted func()
+	}
+	accepted := make(chan acc)
+	go func() {
+		for {
+			c, admitted, err := a.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- acc{c, admitted}
+		}
+	}()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		return c
+	}
+	var owned []acc
+	defer func() {
+		for _, o := range owned {
+			o.c.Close()
+			o.admitted()
+		}
+	}()
+	// Silent, with the client's hello unread: told Busy.
+	c1 := dial()
+	defer c1.Close()
+	c1.Write([]byte("GSHA\x02C"))
+	owned = append(owned, <-accepted)
+	// Answered by the owner: only closed.
+	c2 := dial()
+	defer c2.Close()
+	owned = append(owned, <-accepted)
+	if got, _ := io.ReadAll(c1); string(got) != Busy || !IsBusy(got) {
+		t.Fatalf("silent evicted connection read %q, want %q", got, Busy)
+	}
+	if _, err := owned[0].c.Write([]byte("late")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("owner's write to an evicted connection: %v", err)
+	}
+	if _, err := owned[1].c.Write([]byte("GSHA")); err != nil {
+		t.Fatal(err)
+	}
+	c3 := dial()
+	defer c3.Close()
+	owned = append(owned, <-accepted)
+	if got, _ := io.ReadAll(c2); string(got) != "GSHA" {
+		t.Fatalf("answered evicted connection read %q, want only the owner's bytes", got)
+	}
+	// A probe of the listener, evicted by the next connection, finds it
+	// alive: it reads Busy, not an end of stream.
+	gone := make(chan bool, 1)
+	go func() { gone <- netprobe.ListenerGone(ln.Addr().String(), 10*time.Second) }()
+	owned = append(owned, <-accepted) // the probe's connection
+	c4 := dial()
+	defer c4.Close()
+	owned = append(owned, <-accepted)
+	if <-gone {
+		t.Fatal("an evicted probe took the live listener for gone")
+	}
+	if IsBusy(nil) || IsBusy([]byte("GSHA")) || !IsBusy([]byte(Busy[:5])) {
+		t.Fatal("IsBusy")
 	}
 }

@@ -36,7 +36,7 @@ func newFakeWorldWith(t *testing.T, n int, tweak func(*Config)) *fakeWorld {
 	t.Helper()
 	w := &fakeWorld{nw: fakenet.New(n, 4<<20), failures: make([]atomic.Int32, n)}
 	sys := actorsys.NewSystem(nil)
-	coord := sys.Root.Spawn(actorsys.NewCoordinator())
+	coord := sys.Root.Spawn(actorsys.NewCoordinator(func() int { return n }))
 	peers := make([]*actor.PID, n)
 	all := make([]int, n)
 	for r := range peers {

@@ -88,7 +88,7 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	w := &LocalWorld{system: actorsys.NewSystem(cfg.Logger)}
 	// The deadlock detector counts the coordinator's messages: an
 	// agreement under way is progress even while every PE waits in it.
-	props := actorsys.NewCoordinator().Configure(actor.WithReceiverMiddleware(
+	props := actorsys.NewCoordinator(func() int { return cfg.NPEs }).Configure(actor.WithReceiverMiddleware(
 		func(next actor.ReceiverFunc) actor.ReceiverFunc {
 			return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 				w.coordMsgs.Add(1) // odd while a message is handled

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goshmem/shmem/internal/admit"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
 )
@@ -20,12 +21,13 @@ import (
 type watchConn struct {
 	net.Conn
 	got atomic.Int64
-	// end is the first read error, read only by the goroutine that
-	// reads (the handshake's): a silent peer that hung up is a probe.
+	// end is the first read or write error, read only by the goroutine
+	// that reads and writes (the handshake's): a silent peer that hung up
+	// is a probe; a connection that ended so is cut, not refused.
 	end error
 	// head is the first bytes read (the handshake's goroutine only), to
-	// recognise rank 0's plaintext tlsRequired.
-	head  [len(tlsRequired)]byte
+	// recognise rank 0's plaintext tlsRequired and admit.Busy.
+	head  [max(len(tlsRequired), len(admit.Busy))]byte
 	nhead int
 }
 
@@ -45,15 +47,31 @@ func (w *watchConn) Read(b []byte) (int, error) {
 	return n, err
 }
 
+func (w *watchConn) Write(b []byte) (int, error) {
+	n, err := w.Conn.Write(b)
+	if err != nil && w.end == nil {
+		w.end = err
+	}
+	return n, err
+}
+
 // silent reports whether nothing was read from the connection.
 func (w *watchConn) silent() bool { return w.got.Load() == 0 }
 
+// cut reports whether the connection ended by the peer's close or reset,
+// as opposed to the peer saying why it refused (a refusal line, a TLS
+// alert, a wrong proof).
+func (w *watchConn) cut() bool { return w.end != nil && isCut(w.end) }
+
 // connect dials rank 0 and authenticates, and returns the raw connection
-// and the one to speak the exchange on. A connection that rank 0 cuts
-// before sending a byte while its listener lives was turned away at
-// admission (rank 0 sheds unauthenticated connections when strangers hold
-// too many), not refused for its secret: connect dials again, backing off,
-// until ctx ends. Only a cut whose listener is gone is PE 0's failure.
+// and the one to speak the exchange on. Rank 0 refuses a rank in so many
+// words (a wrong secret: secure.ErrRefused; TLS on one side only:
+// tlsRequired; TLS credentials: an alert), which fails at once. A
+// connection that rank 0 merely cuts while its listener lives was turned
+// away at admission (rank 0 sheds the oldest unauthenticated connection
+// when strangers hold too many; admit.Busy says so when rank 0 had not
+// answered yet): connect dials again, backing off, until ctx ends. Only a
+// cut whose listener is gone is PE 0's failure.
 func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Conn, err error) {
 	backoff := firstBackoff
 	var cuts int
@@ -79,6 +97,7 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 			return raw, c, nil
 		}
 		raw.Close()
+		head := w.head[:w.nhead]
 		switch {
 		case ctx.Err() != nil:
 			if cuts > 0 {
@@ -92,23 +111,32 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 			// rank 0. Said at once, not blamed on PE 0.
 			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, fmt.Errorf("%w: %w", errs.ErrBootstrap, err),
 				"%s is not rank 0's rendezvous: another listener of a job with this secret holds the unique ID's port", cfg.Addr)
+		case errors.Is(err, secure.ErrRefused):
+			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, err,
+				"rank 0 at %s refused this rank's job secret (another SHMEM_JOB_SECRET, or a unique ID of another job?)", cfg.Addr)
 		case isTimeout(err) || errors.Is(err, errs.ErrTimeout):
 			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
-		case rank0Gone(cfg.Addr):
-			// Rank 0 refusing this side closes the connection exactly
-			// as its death does; only a dead rank 0's port refuses new
-			// connections.
-			return nil, nil, rank0Failed(cfg, "during the handshake", err)
-		case string(w.head[:w.nhead]) == tlsRequired:
+		case string(head) == tlsRequired:
 			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, fmt.Errorf("%w: %w", errs.ErrTLS, err),
 				"rank 0 at %s uses TLS and this rank does not: the unique ID's TLS setting and this rank's disagree (WithoutTLS, or SMEM_CONF_STORE_TLS_ENABLE=0, on one side only?)", cfg.Addr)
-		case !w.silent():
-			// Rank 0 spoke, then cut: it refused this side's secret
-			// (or TLS credentials).
+		case admit.IsBusy(head):
+			// Shed before rank 0 answered, and told so: rank 0 lives.
+		case w.silent() || w.cut():
+			// Cut, before or after rank 0 answered, without a word of
+			// refusal: shed under load, unless rank 0 died. Rank 0
+			// refusing nothing closes the connection exactly as its
+			// death does; only a dead rank 0's port refuses new
+			// connections (a probe that rank 0 sheds reads admit.Busy).
+			if rank0Gone(cfg.Addr) {
+				return nil, nil, rank0Failed(cfg, "during the handshake", err)
+			}
+		default:
+			// Rank 0 spoke, and what it said refused this side (a TLS
+			// alert, a proof that does not check out).
 			return nil, nil, errs.New("Rendezvous", cfg.Rank, 0, err, "authenticate with rank 0 at %s", cfg.Addr)
 		}
 		cuts, lastCut = cuts+1, err
-		cfg.Logger.Info("rendezvous: rank 0 is alive but closed the connection before the handshake; retrying",
+		cfg.Logger.Info("rendezvous: rank 0 is alive but closed the connection during the handshake; retrying",
 			"rank", cfg.Rank, "addr", cfg.Addr, "attempt", cuts, "retry_in", backoff)
 		t := time.NewTimer(backoff)
 		select {
@@ -125,6 +153,6 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 // until the deadline.
 func turnedAway(ctx context.Context, cfg Config, cuts int, last error) error {
 	return ctxErr(ctx, cfg.Rank, 0,
-		"rank 0 at %s is alive but closed this rank's connection before the handshake %d time(s) within %v (too many connections waiting to authenticate there, or a TLS setting other than rank 0's?); the last: %v",
+		"rank 0 at %s is alive but closed this rank's connection during the handshake %d time(s) within %v (too many connections waiting to authenticate there, or a TLS setting other than rank 0's?); the last: %v",
 		cfg.Addr, cuts, cfg.Timeout, last)
 }

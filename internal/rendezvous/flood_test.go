@@ -88,7 +88,7 @@ func TestIdleFloodDoesNotLockOutRanks(t *testing.T) {
 }
 
 // TestTurnedAwayRankRetries: rank 0, alive, cuts a rank's connection
-// before the handshake (as it sheds connections under a flood). The rank
+// before it answered (as it sheds connections under a flood). The rank
 // dials again and joins, instead of failing with PE 0 failed or ErrTLS.
 func TestTurnedAwayRankRetries(t *testing.T) {
 	formTwo(t, watched(t, 1), func() {})

@@ -75,7 +75,9 @@ type server struct {
 // maxPending bounds unauthenticated connections, so that a flood of idle
 // connections costs the server sockets only up to a limit; beyond it the
 // oldest is closed (admit), so a rank arriving during a flood still gets
-// in.
+// in. One closed before rank 0 answered it is told admit.Busy, so that a
+// rank, or its probe of whether rank 0 lives, knows it was shed; a rank
+// whose connection is cut later retries too (connect).
 func maxPending(npes int) int { return 4*npes + 64 }
 
 // maxRefusals bounds the refused hellos the verdict quotes.
@@ -103,7 +105,8 @@ func serve(ctx context.Context, cfg Config, deadline time.Time, record []byte) (
 		departures: make(chan departure),
 		done:       make(chan struct{}),
 		pending:    map[net.Conn]*watchConn{},
-		acc:        admit.New(ln, admit.Config{Name: "rendezvous", MaxPending: maxPending(cfg.NPEs), Logger: cfg.Logger}),
+		acc: admit.New(ln, admit.Config{Name: "rendezvous", MaxPending: maxPending(cfg.NPEs), Logger: cfg.Logger,
+			TellEvicted: true}),
 	}
 	tab := newTable(cfg.NPEs)
 	tab.offer(0, uint32(cfg.NPEs), own)
@@ -271,7 +274,9 @@ func (s *server) handle(w *watchConn, admitted func()) {
 	if s.deadline.Before(dl) {
 		dl = s.deadline
 	}
-	if err := secure.Handshake(c, s.cfg.Secret, secure.ServiceRendezvous, true, dl); err != nil {
+	// Admitted once the rank's proof checks out, before rank 0's proof
+	// goes out: a rank whose handshake completes is never shed after it.
+	if err := secure.ServerHandshake(c, s.cfg.Secret, secure.ServiceRendezvous, dl, admitted); err != nil {
 		if errors.Is(err, secure.ErrNotTLS) {
 			// A rank without TLS: say so in its own plaintext, or its
 			// side reads the cut as being turned away and retries for
@@ -282,7 +287,6 @@ func (s *server) handle(w *watchConn, admitted func()) {
 		s.handshakeFailed(w, remote, err)
 		return
 	}
-	admitted()
 	// From here the peer knows the secret: it gets told why it is refused.
 	c.SetReadDeadline(dl)
 	f, err := readFrame(c)

@@ -5,6 +5,8 @@
 // processes any other byte.
 //
 // Every failure wraps errs.ErrTLS; a handshake that ran past its deadline
-// also wraps errs.ErrTimeout, and one whose peer serves another service
-// (Service) ErrOtherService.
+// also wraps errs.ErrTimeout, one whose peer serves another service
+// (Service) ErrOtherService, and one whose server refused this side's job
+// secret ErrRefused (a server says so rather than merely closing, so that a
+// client can retry a connection that was only cut).
 package secure

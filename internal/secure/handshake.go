@@ -34,7 +34,8 @@ func NewSecret() ([]byte, error) {
 // Wire format, version 2. The client sends a hello, the server answers with
 // its own, the client sends its proof, and the server answers with its proof
 // only once the client's checked out, so a peer without the secret learns
-// nothing but a closed connection and which goshmem service listens there.
+// nothing but a refusal (a fixed line in the proof's place, then the close)
+// and which goshmem service listens there.
 //
 //	hello: "GSHA" | version (1 byte) | role ('C' or 'S') | service (1 byte) | nonce (32 bytes)
 //	proof: HMAC-SHA256(secret, label | service | client nonce | server nonce | binding)
@@ -122,6 +123,20 @@ func proof(secret []byte, role byte, svc Service, client, server *[nonceLen]byte
 // close it. Errors wrap errs.ErrTLS, and also errs.ErrTimeout when the
 // deadline passed, or ErrOtherService when the peer serves another service.
 func Handshake(conn net.Conn, secret []byte, svc Service, server bool, deadline time.Time) error {
+	return handshakeWithin(conn, secret, svc, server, deadline, nil)
+}
+
+// ServerHandshake is Handshake's server side with a hook: verified runs
+// once the client's proof checked out, before this side's proof goes out.
+// A listener that sheds unauthenticated connections under load admits the
+// connection there (internal/admit): a client that completes its handshake
+// then never finds the connection shed after it, which it could not tell
+// from the listener's death or refusal.
+func ServerHandshake(conn net.Conn, secret []byte, svc Service, deadline time.Time, verified func()) error {
+	return handshakeWithin(conn, secret, svc, true, deadline, verified)
+}
+
+func handshakeWithin(conn net.Conn, secret []byte, svc Service, server bool, deadline time.Time, verified func()) error {
 	if len(secret) < MinSecretLen {
 		return errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument,
 			"job secret is %d bytes, need at least %d", len(secret), MinSecretLen)
@@ -132,14 +147,14 @@ func Handshake(conn net.Conn, secret []byte, svc Service, server bool, deadline 
 	if err := conn.SetDeadline(deadline); err != nil {
 		return authErr(err, "set deadline")
 	}
-	err := handshake(conn, secret, svc, server)
+	err := handshake(conn, secret, svc, server, verified)
 	if derr := conn.SetDeadline(time.Time{}); err == nil && derr != nil {
 		err = authErr(derr, "clear deadline")
 	}
 	return err
 }
 
-func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
+func handshake(conn net.Conn, secret []byte, svc Service, server bool, verified func()) error {
 	var binding []byte
 	if tc, ok := conn.(*tls.Conn); ok {
 		if err := tc.Handshake(); err != nil {
@@ -206,7 +221,15 @@ func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
 			return authErr(err, "read client proof")
 		}
 		if !hmac.Equal(got[:], proof(secret, roleClient, svc, client, srv, binding)) {
+			// Said in so many words, so that the client can tell this
+			// refusal from a connection cut for other reasons (a
+			// listener shedding connections under a flood, a peer's
+			// death), which it may retry.
+			_, _ = conn.Write(refusal[:])
 			return authErr(nil, "client does not know the job secret")
+		}
+		if verified != nil {
+			verified()
 		}
 		if _, err := conn.Write(proof(secret, roleServer, svc, client, srv, binding)); err != nil {
 			return authErr(err, "send server proof")
@@ -217,13 +240,30 @@ func handshake(conn net.Conn, secret []byte, svc Service, server bool) error {
 		return authErr(err, "send client proof")
 	}
 	if _, err := io.ReadFull(conn, got[:]); err != nil {
-		return authErr(err, "read server proof (a server that closes here refused this side's secret)")
+		return authErr(err, "read server proof")
+	}
+	if got == refusal {
+		return errs.New("Handshake", errs.NoPE, errs.NoPE, errRefused,
+			"the server refused this side's proof: it holds another job secret")
 	}
 	if !hmac.Equal(got[:], proof(secret, roleServer, svc, client, srv, binding)) {
 		return authErr(nil, "server does not know the job secret")
 	}
 	return nil
 }
+
+// refusal is what a server writes instead of its proof to a client whose
+// proof is wrong: a client reads it where the proof goes. It reveals only
+// what the close after it would: that the proof was wrong.
+var refusal = [proofLen]byte([]byte("goshmem: the job secret differs\n"))
+
+// ErrRefused marks a handshake whose server said it refused this side's
+// proof (another job secret), as opposed to one whose connection was cut
+// (a peer that died, a listener that shed the connection under load),
+// which a client may retry. It comes wrapped with errs.ErrTLS.
+var ErrRefused = errors.New("the peer refused this side's job secret")
+
+var errRefused = fmt.Errorf("%w: %w", errs.ErrTLS, ErrRefused)
 
 // timeoutTLS wraps both ErrTimeout and ErrTLS.
 var timeoutTLS = fmt.Errorf("%w (%w)", errs.ErrTimeout, errs.ErrTLS)

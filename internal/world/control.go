@@ -43,6 +43,7 @@ type control struct {
 
 	mu      sync.Mutex
 	rank    int
+	npes    int         // the world's size, 0 until join
 	flood   *floodState // nil until the routes are agreed
 	node    dataNodes
 	started bool        // the PE actor runs: detections go to it
@@ -84,11 +85,18 @@ func startControl(ln net.Listener, log *slog.Logger, secret []byte, serverTLS, c
 	// Every process runs a coordinator, though only rank 0's is used: ranks
 	// may be assigned after start-up (gossip), and a PE must never send to
 	// a coordinator that does not exist yet.
-	if c.coord, err = c.sys.Root.SpawnNamed(actorsys.NewCoordinator(), coordinatorName); err != nil {
+	if c.coord, err = c.sys.Root.SpawnNamed(actorsys.NewCoordinator(c.worldSize), coordinatorName); err != nil {
 		_ = c.close(true)
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "spawning the coordinator: %v", err)
 	}
 	return c, nil
+}
+
+// worldSize is the world's size for the coordinator, 0 before join.
+func (c *control) worldSize() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.npes
 }
 
 // coordinatorPID is rank 0's coordinator, from any PE.
@@ -98,7 +106,7 @@ func coordinatorPID() *actor.PID { return lane.PID(0, coordinatorName) }
 // with the links to rank 0 that the route agreement travels on.
 func (c *control) join(rank int, recs []record) error {
 	c.mu.Lock()
-	c.rank = rank
+	c.rank, c.npes = rank, len(recs)
 	c.mu.Unlock()
 	addrs := make([]string, len(recs))
 	for r, rec := range recs {

@@ -57,12 +57,13 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 	}
 	j.gossipWorld = w
 	members := w.Members()
-	recs := make([]record, len(members))
+	raw := make([][]byte, len(members))
 	for r, m := range members {
-		if err := msgpack.Unmarshal(m.Meta, &recs[r]); err != nil {
-			return nil, j.fail(errs.ErrBootstrap, "record of gossip member %s: %v", m.Name, err)
-		}
-		recs[r].Rank = r
+		raw[r] = m.Meta
+	}
+	recs, err := decodeGossipRecords(raw)
+	if err != nil {
+		return nil, j.fail(errs.ErrBootstrap, "gossip members' records: %v", err)
 	}
 	c.Rank = w.Self().Rank
 	return recs, nil

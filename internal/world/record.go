@@ -63,16 +63,37 @@ func checkPeers(rank int, mine record, recs []record) error {
 
 const recordVersion = 1
 
+// decodeRecords decodes the exchange's records: rank i's, at position i.
 func decodeRecords(raw [][]byte) ([]record, error) {
+	return decodeRanked(raw, func(i int) int { return i })
+}
+
+// decodeGossipRecords decodes the records of a gossip world's members, in
+// table order. A member publishes its record before forming assigns ranks,
+// with rank -1; each gets its position in the table as its rank.
+func decodeGossipRecords(raw [][]byte) ([]record, error) {
+	recs, err := decodeRanked(raw, func(int) int { return -1 })
+	if err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		recs[i].Rank = i
+	}
+	return recs, nil
+}
+
+// decodeRanked decodes raw, the record at position i claiming rank
+// rank(i), and refuses one of another version or rank.
+func decodeRanked(raw [][]byte, rank func(i int) int) ([]record, error) {
 	recs := make([]record, len(raw))
 	for i, b := range raw {
-		// The rendezvous authenticated every sender with the job secret
-		// and bounded each record to 64 KiB; msgpack decodes into a
-		// concrete struct only.
+		// The rendezvous and gossip authenticated every sender with the
+		// job secret, and bounded each record (64 KiB; gossip's 512-byte
+		// metadata); msgpack decodes into a concrete struct only.
 		if err := msgpack.Unmarshal(b, &recs[i]); err != nil {
 			return nil, fmt.Errorf("record of rank %d: %v", i, err)
 		}
-		if recs[i].Version != recordVersion || recs[i].Rank != i {
+		if recs[i].Version != recordVersion || recs[i].Rank != rank(i) {
 			return nil, fmt.Errorf("record of rank %d: version %d, rank %d", i, recs[i].Version, recs[i].Rank)
 		}
 	}

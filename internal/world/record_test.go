@@ -71,23 +71,37 @@ func TestCheckPeers(t *testing.T) {
 
 // FuzzDecodeRecords: records come from other processes; whatever their
 // bytes, decoding returns records or an error, never a panic, and a
-// decoded record has the version and rank its position demands.
+// decoded record has the version and rank its position demands: its
+// position for the exchange's, -1 (then its position) for gossip's.
 func FuzzDecodeRecords(f *testing.F) {
 	good, err := msgpack.Marshal(&record{Version: recordVersion, Rank: 0, Host: "h", Control: "127.0.0.1:1",
 		Data: "127.0.0.1:2", HeapSize: 1 << 20, PID: 7, Fabric: []byte{1, 2}, Wire: rdma.WireVersion, Statics: 4096})
 	if err != nil {
 		f.Fatal(err)
 	}
+	gossip, err := msgpack.Marshal(&record{Version: recordVersion, Rank: -1, Host: "h", Control: "127.0.0.1:1"})
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(good)
+	f.Add(gossip)
 	f.Add([]byte{0x80})
 	f.Add([]byte{0xde, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		recs, err := decodeRecords([][]byte{b})
+		if recs, err := decodeRecords([][]byte{b}); err == nil && (recs[0].Version != recordVersion || recs[0].Rank != 0) {
+			t.Fatalf("decoded a record with version %d, rank %d", recs[0].Version, recs[0].Rank)
+		}
+		// A gossip member's record says rank -1; the decoder gives it
+		// its table position.
+		recs, err := decodeGossipRecords([][]byte{b, b})
 		if err != nil {
 			return
 		}
-		if recs[0].Version != recordVersion || recs[0].Rank != 0 {
-			t.Fatalf("decoded a record with version %d, rank %d", recs[0].Version, recs[0].Rank)
+		if recs[1].Version != recordVersion || recs[1].Rank != 1 {
+			t.Fatalf("decoded a gossip record with version %d, rank %d", recs[1].Version, recs[1].Rank)
+		}
+		if one, err := decodeGossipRecords([][]byte{b}); err != nil || one[0].Rank != 0 {
+			t.Fatalf("decoding it alone: %v", err)
 		}
 	})
 }

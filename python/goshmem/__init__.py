@@ -44,10 +44,25 @@ def get_unique_id(tls=True):
     return uid.internal.decode()
 
 
+def _token(unique_id):
+    """The unique ID as the bytes of aclshmemx_uniqueid_t.internal, which
+    C reads up to its NUL: a value that leaves no room for the NUL, or
+    holds one, is refused (ctypes would store 500 bytes without one)."""
+    b = unique_id.encode() if isinstance(unique_id, str) else bytes(unique_id)
+    size = UniqueIdC.internal.size
+    if len(b) >= size or b"\0" in b:
+        raise ValueError("unique ID of %d bytes%s: it must be at most %d bytes and hold no NUL "
+                         "(a value from get_unique_id, handed over unchanged)"
+                         % (len(b), " with a NUL" if b"\0" in b else "", size - 1))
+    return b
+
+
 def init(unique_id=None, rank=None, npes=None, heap_size=64 << 20, tls=True):
     """Joins a world: the one unique_id names as PE rank of npes, or
     without unique_id the one the environment describes (heap_size then
     comes from SHMEM_SYMMETRIC_SIZE). TLS is on unless tls=False."""
+    if unique_id is not None:
+        token = _token(unique_id)
     _set_tls(tls)
     attr = InitAttrC()
     if unique_id is None:
@@ -56,7 +71,7 @@ def init(unique_id=None, rank=None, npes=None, heap_size=64 << 20, tls=True):
     if rank is None or npes is None:
         raise ValueError("init with a unique ID needs rank and npes")
     uid = UniqueIdC(version=1)
-    uid.internal = unique_id.encode() if isinstance(unique_id, str) else bytes(unique_id)
+    uid.internal = token
     check("aclshmemx_set_attr_uniqueid_args(pe %d of %d)" % (rank, npes),
           lib().aclshmemx_set_attr_uniqueid_args(rank, npes, heap_size, ctypes.byref(uid), ctypes.byref(attr)))
     check("aclshmemx_init_attr(pe %d of %d)" % (rank, npes), lib().aclshmemx_init_attr(2, ctypes.byref(attr)))

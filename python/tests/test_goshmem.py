@@ -130,3 +130,13 @@ def test_not_symmetric_is_refused():
     import goshmem
     with pytest.raises(ValueError, match="not in goshmem's symmetric heap"):
         goshmem.put(np.zeros(4), np.ones(4), pe=0)
+
+
+@pytest.mark.parametrize("uid", ["A" * 500, b"A" * 600, "gsu1.x\0y"])
+def test_unique_id_without_room_for_nul_is_refused(uid):
+    """A value that fills aclshmemx_uniqueid_t.internal (500 bytes) leaves
+    no NUL for C to stop at, and one with a NUL would be cut short: both
+    are refused before they reach the library."""
+    import goshmem
+    with pytest.raises(ValueError, match="at most 499 bytes and hold no NUL"):
+        goshmem.init(unique_id=uid, rank=0, npes=2)

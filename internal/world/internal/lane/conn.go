@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/goshmem/shmem/internal/admit"
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/internal/secure"
 )
@@ -23,9 +24,13 @@ func (l *Lane) dialPeer(ctx context.Context, rank int) (net.Conn, error) {
 	}
 	stop := context.AfterFunc(ctx, func() { raw.Close() })
 	defer stop()
-	c, err := l.handshake(raw, false, deadline)
+	head := &headConn{Conn: raw}
+	c, err := l.handshake(head, false, deadline, nil)
 	if err != nil {
 		raw.Close()
+		if admit.IsBusy(head.head[:head.n]) {
+			return nil, fmt.Errorf("PE %d's control listener is busy (too many connections waiting to authenticate there) and turned this one away", rank)
+		}
 		return nil, err
 	}
 	_ = c.SetWriteDeadline(deadline)
@@ -41,8 +46,9 @@ func (l *Lane) dialPeer(ctx context.Context, rank int) (net.Conn, error) {
 }
 
 // handshake runs TLS (when configured) and the job-secret handshake on
-// raw, bounded by deadline.
-func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time) (net.Conn, error) {
+// raw, bounded by deadline. On the server side verified runs once the
+// peer's proof checked out (secure.ServerHandshake).
+func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time, verified func()) (net.Conn, error) {
 	var c net.Conn = raw
 	switch {
 	case server && l.cfg.ServerTLS != nil:
@@ -50,64 +56,47 @@ func (l *Lane) handshake(raw net.Conn, server bool, deadline time.Time) (net.Con
 	case !server && l.cfg.ClientTLS != nil:
 		c = tls.Client(raw, l.cfg.ClientTLS)
 	}
-	if err := secure.Handshake(c, l.cfg.Secret, secure.ServiceControl, server, deadline); err != nil {
+	var err error
+	if server {
+		err = secure.ServerHandshake(c, l.cfg.Secret, secure.ServiceControl, deadline, verified)
+	} else {
+		err = secure.Handshake(c, l.cfg.Secret, secure.ServiceControl, false, deadline)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// acceptLoop serves the listener until Close. An accept error other
-// than the listener's close (EMFILE, ...) pauses and retries: one
-// exhausted moment must not end the lane for good.
+// acceptLoop serves the listener until Close. Accept errors other than
+// the listener's close (EMFILE, ...) are retried by the acceptor: one
+// exhausted moment must not end the lane for good. Beyond the bound of
+// connections in their handshake a newer one closes the oldest (telling it
+// admit.Busy if this side had not spoken yet), so strangers holding idle
+// sockets cannot lock the world's PEs out.
 func (l *Lane) acceptLoop() {
 	defer l.wg.Done()
-	pause := 5 * time.Millisecond
 	for {
-		raw, err := l.cfg.Listener.Accept()
+		raw, admitted, err := l.acc.Accept()
 		if err != nil {
-			if isClosed(err) || l.life.Err() != nil {
-				return
-			}
-			l.log.Warn("control lane: accept failed; retrying", "err", err, "pause", pause)
-			select {
-			case <-l.life.Done():
-				return
-			case <-time.After(pause):
-			}
-			pause = min(2*pause, time.Second)
-			continue
-		}
-		pause = 5 * time.Millisecond
-		select {
-		case l.unauth <- struct{}{}:
-		default:
-			// Too many handshakes under way: refuse without reading.
-			raw.Close()
-			continue
+			return // the listener closed: Close
 		}
 		id := l.track(raw)
 		if id == 0 {
-			<-l.unauth
+			admitted()
 			return
 		}
 		l.wg.Add(1)
-		go l.admit(id, raw)
+		go l.admit(id, raw, admitted)
 	}
 }
 
 // admit authenticates an accepted connection and hands it to the
 // transport actor of the PE its hello names. Nothing is read from the
 // connection before the handshake, and only a hello before the hand-over.
-func (l *Lane) admit(id int, raw net.Conn) {
+func (l *Lane) admit(id int, raw net.Conn, admitted func()) {
 	defer l.wg.Done()
-	slot := true
-	release := func() {
-		if slot {
-			<-l.unauth
-			slot = false
-		}
-	}
-	defer release()
+	defer admitted()
 	fail := func(err error) {
 		l.log.Debug("control lane: refused a connection", "remote", raw.RemoteAddr().String(), "err", err)
 		raw.Close()
@@ -116,7 +105,10 @@ func (l *Lane) admit(id int, raw net.Conn) {
 	deadline := time.Now().Add(l.cfg.HandshakeTimeout)
 	stop := context.AfterFunc(l.life, func() { raw.Close() })
 	defer stop()
-	c, err := l.handshake(raw, true, deadline)
+	// Admitted once the peer's proof checks out, before this side's proof
+	// goes out: a dialer whose handshake completes is never shed after
+	// it, which it would take for this PE's failure.
+	c, err := l.handshake(raw, true, deadline, admitted)
 	if err != nil {
 		if errors.Is(err, secure.ErrOtherService) {
 			// A goshmem peer of this job's secret dialed this port for
@@ -137,7 +129,6 @@ func (l *Lane) admit(id int, raw net.Conn) {
 		return
 	}
 	_ = c.SetReadDeadline(time.Time{})
-	release()
 	// A peer may finish the exchange first and dial before this PE knows
 	// the world; it waits here, authenticated, for Join.
 	select {
@@ -159,6 +150,29 @@ func (l *Lane) admit(id int, raw net.Conn) {
 	}
 	l.mu.Unlock()
 	l.root.Send(l.peers[f.from], acceptedConn{id, c})
+}
+
+// headConn keeps the first bytes read from a dialed connection, to
+// recognise admit.Busy, which the peer's listener writes in plaintext when
+// it sheds connections under load.
+type headConn struct {
+	net.Conn
+	head [len(admit.Busy)]byte
+	n    int
+}
+
+func (h *headConn) Read(b []byte) (int, error) {
+	n, err := h.Conn.Read(b)
+	h.n += copy(h.head[h.n:], b[:n])
+	return n, err
+}
+
+// CloseWrite half-closes the connection (the bye, see actBye).
+func (h *headConn) CloseWrite() error {
+	if cw, ok := h.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
 }
 
 func isClosed(err error) bool { return errors.Is(err, net.ErrClosed) }

@@ -8,7 +8,9 @@
 //     handshake: a connection runs TLS 1.3 (unless the job turned it off)
 //     and then internal/secure's job-secret handshake before a frame is
 //     read, with TLS off too. At most Config.MaxUnauthenticated connections
-//     per listener are in their handshake at once; more are closed unread.
+//     per listener are in their handshake at once; a newer one closes the
+//     oldest (internal/admit), telling it admit.Busy if this side had not
+//     answered it yet, so idle strangers cannot lock the PEs out.
 //   - Every frame is length-prefixed and bounded (MaxFrame), its header is
 //     checked before anything is allocated for it, and its payload decodes
 //     only into the concrete types of package actors (actors.Decode).

@@ -69,6 +69,22 @@ type node struct {
 // actor that records what it gets and answers a Gather with its payload.
 func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*node {
 	t.Helper()
+	return worldWith(t, n, tlsOn, timing, reach, worldOpts{})
+}
+
+// worldOpts adjusts worldWith's world.
+type worldOpts struct {
+	// maxUnauth sets every lane's MaxUnauthenticated (0: the default).
+	maxUnauth int
+	// listen wraps rank r's listener (nil: as opened).
+	listen func(r int, ln net.Listener) net.Listener
+	// beforeJoin runs once every lane serves, before any joins.
+	beforeJoin func(nodes []*node)
+}
+
+// worldWith is world with the adjustments of o.
+func worldWith(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool, o worldOpts) []*node {
+	t.Helper()
 	var serverTLS, clientTLS *tls.Config
 	if tlsOn {
 		s, c, err := secure.JobConfigs(testSecret)
@@ -81,12 +97,16 @@ func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*no
 	addrs := make([]string, n)
 	for r := range nodes {
 		nd := &node{sys: actorsys.NewSystem(nil), got: make(chan any, 1000), lost: make(chan int, 100)}
+		var ln net.Listener
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
+		if o.listen != nil {
+			ln = o.listen(r, ln)
+		}
 		nd.lane, err = New(Config{Listener: ln, ServerTLS: serverTLS, ClientTLS: clientTLS, Secret: testSecret,
-			System: nd.sys, Timing: timing, OnLost: func(p int, why string, _ bool) { t.Logf("PE %d lost PE %d: %s", r, p, why); nd.lost <- p },
+			System: nd.sys, Timing: timing, MaxUnauthenticated: o.maxUnauth, OnLost: func(p int, why string, _ bool) { t.Logf("PE %d lost PE %d: %s", r, p, why); nd.lost <- p },
 			OnLeft: func(p int) { nd.sys.Root.Send(actor.NewPID(nd.sys.Address(), "sink"), peerLeft(p)) }})
 		if err != nil {
 			t.Fatal(err)
@@ -116,6 +136,9 @@ func world(t *testing.T, n int, tlsOn bool, timing Timing, reach [][]bool) []*no
 			nd.sys.Shutdown()
 		}
 	})
+	if o.beforeJoin != nil {
+		o.beforeJoin(nodes)
+	}
 	if reach == nil {
 		reach = make([][]bool, n)
 		for a := range reach {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/goshmem/shmem/internal/admit"
 	"github.com/goshmem/shmem/internal/errs"
 )
 
@@ -36,7 +37,10 @@ type Config struct {
 	// and its hello. Default 10 s.
 	HandshakeTimeout time.Duration
 	// MaxUnauthenticated bounds the accepted connections still in their
-	// handshake; more are closed without a byte read. Default 64.
+	// handshake; a newer one closes the oldest (internal/admit), which is
+	// told admit.Busy if this side had not answered it yet. Default 256,
+	// raised at Join to 4 per PE of the world and 64 more, since every PE
+	// may dial rank 0 at once.
 	MaxUnauthenticated int
 	// OnLost runs when this PE detects that a peer failed: its link ended
 	// without a bye, stayed silent for Timing.Silence, or never came up.
@@ -82,11 +86,14 @@ type Lane struct {
 	log    *slog.Logger
 	root   *actor.RootContext
 	start  time.Time
-	unauth chan struct{}
+	acc    *admit.Acceptor // bounds the connections in their handshake
 	life   context.Context // cancelled at Close: ends dials and handshakes
 	end    context.CancelFunc
 	joined chan struct{} // closed by Join
 	wg     sync.WaitGroup
+	// autoMax: MaxUnauthenticated was not set, so Join raises it with
+	// the world's size.
+	autoMax bool
 
 	// Set by Join, read-only after joined is closed.
 	me    int
@@ -98,6 +105,7 @@ type Lane struct {
 	nextID  int
 	conns   map[int]net.Conn
 	routes  []Role
+	via     []int // the relay of a RoleRelay route
 	gone    []bool
 	changed chan struct{} // closed and replaced when gone or done changes
 	done    int           // peers closed by this side
@@ -115,15 +123,18 @@ func New(cfg Config) (*Lane, error) {
 	if cfg.HandshakeTimeout <= 0 {
 		cfg.HandshakeTimeout = 10 * time.Second
 	}
-	if cfg.MaxUnauthenticated <= 0 {
-		cfg.MaxUnauthenticated = 64
+	fixed := cfg.MaxUnauthenticated > 0
+	if !fixed {
+		cfg.MaxUnauthenticated = 256
 	}
 	l := &Lane{cfg: cfg, log: cfg.Logger, root: cfg.System.Root, start: time.Now(),
-		unauth: make(chan struct{}, cfg.MaxUnauthenticated), joined: make(chan struct{}),
+		joined: make(chan struct{}), autoMax: !fixed,
 		conns: map[int]net.Conn{}, changed: make(chan struct{}), me: -1}
 	if l.log == nil {
 		l.log = slog.New(slog.DiscardHandler)
 	}
+	l.acc = admit.New(cfg.Listener, admit.Config{Name: "control lane", MaxPending: cfg.MaxUnauthenticated,
+		Logger: l.log, TellEvicted: true})
 	l.life, l.end = context.WithCancel(context.Background())
 	cfg.System.ProcessRegistry.RegisterAddressResolver(l.resolve)
 	l.wg.Add(1)
@@ -147,10 +158,13 @@ func (l *Lane) Addr() string { return l.cfg.Listener.Addr().String() }
 // SetRoutes decides the others. Call it once.
 func (l *Lane) Join(me int, addrs []string) error {
 	n := len(addrs)
+	if l.autoMax {
+		l.acc.Raise(4*n + 64)
+	}
 	l.me, l.addrs = me, addrs
 	l.peers = make([]*actor.PID, n)
 	l.mu.Lock()
-	l.routes, l.gone = make([]Role, n), make([]bool, n)
+	l.routes, l.via, l.gone = make([]Role, n), make([]int, n), make([]bool, n)
 	l.mu.Unlock()
 	for r := range addrs {
 		if r == me {
@@ -192,7 +206,7 @@ func (l *Lane) SetRoutes(routes []Route) {
 func (l *Lane) setRoute(r int, rt Route) {
 	l.mu.Lock()
 	if l.routes[r] == RoleUnknown {
-		l.routes[r] = rt.Role
+		l.routes[r], l.via[r] = rt.Role, rt.Via
 	}
 	l.mu.Unlock()
 	l.root.Send(l.peers[r], evRoute{role: rt.Role, via: rt.Via})

@@ -1,15 +1,18 @@
 package lane
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/goshmem/shmem/actors"
+	"github.com/goshmem/shmem/internal/admit"
 )
 
 // TestMessageRoundTrip: a request to an actor on another process gets
@@ -193,7 +196,7 @@ func authenticatedConn(t *testing.T, addr string, clientTLS *tls.Config) net.Con
 		t.Fatal(err)
 	}
 	l := &Lane{cfg: Config{Secret: testSecret, ClientTLS: clientTLS}}
-	c, err := l.handshake(raw, false, time.Now().Add(hangGuard))
+	c, err := l.handshake(raw, false, time.Now().Add(hangGuard), nil)
 	if err != nil {
 		raw.Close()
 		t.Fatal(err)
@@ -231,7 +234,7 @@ func TestStrangersRefused(t *testing.T) {
 				// The wrong job's certificates as well.
 				_, l.cfg.ClientTLS, _ = secureConfigs(t, l.cfg.Secret)
 			}
-			if _, err := l.handshake(raw, false, time.Now().Add(hangGuard)); err == nil {
+			if _, err := l.handshake(raw, false, time.Now().Add(hangGuard), nil); err == nil {
 				_, _ = raw.Write(frame)
 			}
 			expectClosed(t, raw)
@@ -258,13 +261,13 @@ func expectClosed(t *testing.T, c net.Conn) {
 }
 
 // TestUnauthenticatedBounded: thousands of connections that never finish
-// their handshake hold at most MaxUnauthenticated slots (and goroutines);
-// the others are closed unread, and members still get in once the
-// handshakes time out.
+// their handshake hold at most MaxUnauthenticated slots (and goroutines):
+// each newer one closes the oldest, and members still get in.
 func TestUnauthenticatedBounded(t *testing.T) {
 	noLeaks(t)
 	nodes := world(t, 2, false, DefaultTiming(), nil)
 	l := nodes[0].lane
+	bound := l.cfg.MaxUnauthenticated // the default: above Join's 4×2+64
 	baseline := runtime.NumGoroutine()
 	var conns []net.Conn
 	defer func() {
@@ -280,24 +283,28 @@ func TestUnauthenticatedBounded(t *testing.T) {
 		_, _ = c.Write([]byte("GET / HTTP/1.1\r\n"))
 		conns = append(conns, c)
 	}
-	// Every connection beyond the bound is closed by the listener; read
-	// them all until then (the held ones time out at the handshake bound).
+	// Every connection but the newest bound ones is closed by the
+	// listener, told admit.Busy first: read them all until then.
 	closed := 0
-	for _, c := range conns[l.cfg.MaxUnauthenticated:] {
+	for _, c := range conns[:len(conns)-bound] {
 		_ = c.SetReadDeadline(time.Now().Add(hangGuard))
-		_, err := io.Copy(io.Discard, c)
+		got, err := io.ReadAll(c)
 		var ne net.Error
-		if !errors.As(err, &ne) || !ne.Timeout() { // EOF, or a reset: the unread request
-			closed++
+		if errors.As(err, &ne) && ne.Timeout() {
+			continue
 		}
+		if len(got) > 0 && !admit.IsBusy(got) {
+			t.Errorf("a closed stranger read %q", got)
+		}
+		closed++ // EOF, or a reset: the unread request
 	}
-	if want := len(conns) - l.cfg.MaxUnauthenticated; closed != want {
+	if want := len(conns) - bound; closed != want {
 		t.Errorf("%d connections closed, want %d", closed, want)
 	}
-	if held := len(l.unauth); held > l.cfg.MaxUnauthenticated {
-		t.Errorf("%d handshakes held, bound %d", held, l.cfg.MaxUnauthenticated)
+	if held := l.acc.Pending(); held > bound {
+		t.Errorf("%d handshakes held, bound %d", held, bound)
 	}
-	if g := runtime.NumGoroutine() - baseline; g > l.cfg.MaxUnauthenticated+16 {
+	if g := runtime.NumGoroutine() - baseline; g > bound+16 {
 		t.Errorf("%d more goroutines with %d bogus connections", g, len(conns))
 	}
 	for _, c := range conns {
@@ -318,5 +325,155 @@ func TestAbortIsFailure(t *testing.T) {
 	}
 	if p := nodes[0].nextLost(t); p != 1 {
 		t.Fatalf("declared PE %d failed, want 1", p)
+	}
+}
+
+// acceptSignal signals every connection its listener accepts.
+type acceptSignal struct {
+	net.Listener
+	accepted chan struct{}
+}
+
+func (l *acceptSignal) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		select {
+		case l.accepted <- struct{}{}:
+		default: // nobody counts the later ones
+		}
+	}
+	return c, err
+}
+
+// TestIdleStrangersDoNotLockOutPeers: before the world joins, strangers
+// hold more idle connections on rank 0's control port than it keeps in
+// their handshake. Rank 1's dial still gets through, because a newer
+// connection closes the oldest unauthenticated one; the newest being
+// closed unread instead (until the strangers' handshakes time out, after
+// the link's Connect bound) made rank 1 declare rank 0 failed: "it did not
+// connect within 10000 ms" at start-up.
+func TestIdleStrangersDoNotLockOutPeers(t *testing.T) {
+	for _, tlsOn := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tls", false: "plain"}[tlsOn], func(t *testing.T) {
+			noLeaks(t)
+			const bound, strangers = 8, 20
+			watched := &acceptSignal{accepted: make(chan struct{}, strangers+64)}
+			var idle []net.Conn
+			t.Cleanup(func() {
+				for _, c := range idle {
+					c.Close()
+				}
+			})
+			// Connect (3 s) is shorter than the strangers' handshake
+			// bound (10 s): slots they held would outlast rank 1's dials.
+			nodes := worldWith(t, 2, tlsOn, fastTiming, nil, worldOpts{
+				maxUnauth: bound,
+				listen: func(r int, ln net.Listener) net.Listener {
+					if r != 0 {
+						return ln
+					}
+					watched.Listener = ln
+					return watched
+				},
+				beforeJoin: func(nodes []*node) {
+					for range strangers {
+						c, err := net.Dial("tcp", nodes[0].lane.Addr())
+						if err != nil {
+							t.Fatal(err)
+						}
+						idle = append(idle, c)
+					}
+					for range strangers {
+						<-watched.accepted
+					}
+				},
+			})
+			roundTrip(t, nodes, 1, 0)
+			select {
+			case p := <-nodes[1].lost:
+				t.Fatalf("rank 1 declared PE %d failed", p)
+			default:
+			}
+		})
+	}
+}
+
+// TestDialToldBusy: a dial that the peer's listener sheds under load
+// (admit.Busy, in plaintext) fails saying so, with TLS and without,
+// rather than as a TLS or hello error; the link dials again (Retry).
+func TestDialToldBusy(t *testing.T) {
+	for _, tlsOn := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tls", false: "plain"}[tlsOn], func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte(admit.Busy))
+				c.Close()
+			}()
+			l := &Lane{cfg: Config{Secret: testSecret, HandshakeTimeout: hangGuard}, addrs: []string{ln.Addr().String()}}
+			if tlsOn {
+				_, l.cfg.ClientTLS, err = secureConfigs(t, testSecret)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = l.dialPeer(context.Background(), 0)
+			if err == nil || !strings.Contains(err.Error(), "busy") {
+				t.Fatalf("dial told busy: %v", err)
+			}
+		})
+	}
+}
+
+// TestForgedSenderDropped: a PE of the job (it has the secret) sends
+// frames naming another PE as their sender, to pass off a PEFailed or a
+// GlobalExit as that PE's. A frame that comes straight from a peer must
+// name that peer; one relayed must come through the relay of this side's
+// route to its sender. Forged frames are dropped, genuine direct and
+// relayed ones delivered, in order.
+func TestForgedSenderDropped(t *testing.T) {
+	noLeaks(t)
+	// 1 and 2 cannot connect: they relay through 0; 3 links to all.
+	reach := [][]bool{{true, true, true, true}, {true, true, false, true}, {true, false, true, true}, {true, true, true, true}}
+	nodes := world(t, 4, false, DefaultTiming(), reach)
+	frame := func(from, to int, m any) *frame {
+		b, err := actors.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &frame{kind: kindMessage, from: from, to: to, target: "sink", payload: b}
+	}
+	type step struct {
+		at, via, from int
+		m             any
+	}
+	for _, s := range []step{
+		{at: 2, via: 3, from: 1, m: &actors.PEFailed{Rank: 0, Reason: "forged: 1 relays through 0"}},
+		{at: 2, via: 3, from: 0, m: &actors.GlobalExit{Rank: 0, Status: 9}},
+		{at: 0, via: 1, from: 2, m: &actors.GlobalExit{Rank: 2, Status: 9}},
+		{at: 3, via: 1, from: 2, m: &actors.PEFailed{Rank: 0, Reason: "forged: 2 links to 3"}},
+		{at: 2, via: 0, from: 1, m: &actors.PEFailed{Rank: 11, Reason: "relayed by 0"}},
+		{at: 2, via: 3, from: 3, m: &actors.PEFailed{Rank: 12, Reason: "direct"}},
+		{at: 0, via: 1, from: 1, m: &actors.PEFailed{Rank: 13, Reason: "direct"}},
+		{at: 3, via: 2, from: 2, m: &actors.PEFailed{Rank: 14, Reason: "direct"}},
+	} {
+		nodes[s.at].lane.deliver(s.via, frame(s.from, s.at, s.m))
+	}
+	// Each node's sink gets exactly its genuine message first: the forged
+	// ones, delivered before it, would have come first.
+	for at, want := range map[int]int{2: 11, 0: 13, 3: 14} {
+		if m, ok := nodes[at].next(t).(*actors.PEFailed); !ok || m.Rank != want {
+			t.Fatalf("PE %d's first message: %#v, want the genuine PEFailed of rank %d", at, m, want)
+		}
+	}
+	if m, ok := nodes[2].next(t).(*actors.PEFailed); !ok || m.Rank != 12 {
+		t.Fatalf("PE 2's second message: %#v", m)
 	}
 }

@@ -54,6 +54,20 @@ func typeName(m any) string {
 	return "message"
 }
 
+// relaysFrom reports whether a frame from origin may arrive through peer:
+// this side's route to origin relays through peer, or is not set yet.
+func (l *Lane) relaysFrom(peer, origin int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch l.routes[origin] {
+	case RoleRelay:
+		return l.via[origin] == peer
+	case RoleUnknown:
+		return true
+	}
+	return false
+}
+
 func (l *Lane) isClosing() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -62,6 +76,17 @@ func (l *Lane) isClosing() bool {
 
 // deliver handles a message frame that arrived from peer: for this PE it
 // goes to its target actor, decoded; for another PE it is relayed, once.
+//
+// A frame's from must be true, or a PE of the job could send a PEFailed or
+// a GlobalExit in another's name: a frame this PE relays must come from its
+// origin (from == peer), and a frame for this PE must come either straight
+// from its origin or through the PE this side's route to the origin relays
+// through (Routes is symmetric: that relay is the one the origin uses, and
+// it relays only frames of its direct peer). Before the routes are set
+// (start-up) a frame relayed in another PE's name cannot be checked and is
+// taken; the routes between rank 0 and every PE are direct and set at Join,
+// so frames naming rank 0, or sent to it, are checked from the start. A
+// relay is trusted for the frames it relays.
 func (l *Lane) deliver(peer int, f *frame) {
 	if f.to != l.me {
 		if f.from != peer || f.to >= len(l.peers) || f.to == peer {
@@ -73,6 +98,10 @@ func (l *Lane) deliver(peer int, f *frame) {
 	}
 	if f.from >= len(l.peers) || f.from == l.me {
 		l.log.Warn("control lane: dropped a frame from an unknown PE", "from", f.from, "via", peer)
+		return
+	}
+	if f.from != peer && !l.relaysFrom(peer, f.from) {
+		l.log.Warn("control lane: dropped a frame naming another PE as its sender", "from", f.from, "via", peer)
 		return
 	}
 	msg, err := actors.Decode(f.payload)
