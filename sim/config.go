@@ -66,6 +66,16 @@ func (c *config) deadlockGrace() time.Duration {
 	return c.grace
 }
 
+// schedulerGrace is the grace of the simulated network's scheduler
+// (simnet.Config.Grace), the same as the detector's: there a negative
+// one is off.
+func (c *config) schedulerGrace() time.Duration {
+	if c.grace == 0 {
+		return core.DefaultDeadlockGrace
+	}
+	return c.grace
+}
+
 // check returns the options' errors: those wrong in any world, and the
 // PEs and nodes that a world of npes PEs does not have.
 func (c *config) check(npes int) error {

@@ -318,3 +318,110 @@ func TestTwoGoroutinesBlockedAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// awayThenSet: PE 0's main goroutine waits for a flag that a second
+// goroutine of PE 0 sets after it ran its own code (a sleep) for away,
+// calling every every on the way (never if every is 0), while PE 1 waits
+// in a barrier. Between those calls every goroutine the simulator knows
+// of is blocked: only the grace keeps the world from being declared
+// deadlocked.
+func awayThenSet(away, every time.Duration) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		flag, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		tick, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() != 0 {
+			return p.BarrierAll()
+		}
+		errc := make(chan error, 1)
+		go func() {
+			errc <- func() error {
+				start := time.Now()
+				for i := int64(1); every > 0 && time.Since(start)+every < away; i++ {
+					time.Sleep(every)
+					if err := shmem.P(p, tick, i, 1); err != nil {
+						return err
+					}
+				}
+				time.Sleep(away - time.Since(start))
+				return shmem.P(p, flag, 1, 0)
+			}()
+		}()
+		werr := shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+		if err := errors.Join(werr, <-errc); err != nil {
+			return err
+		}
+		return p.BarrierAll()
+	}
+}
+
+// TestGoroutineAwayWithinGrace: a goroutine of a PE that runs its own
+// code for 800 ms while every other goroutine of every PE is blocked does
+// not end the run in ErrDeadlock when the deadlock grace is longer
+// (WithDeadlockGrace), under the simulated network (Eager and Lazy, two
+// seeds) as without it; with the default grace (500 ms) it does, which
+// shows the grace is what lets it pass. The scheduler once waited its own
+// 300 ms whatever WithDeadlockGrace said, and reported a deadlock.
+func TestGoroutineAwayWithinGrace(t *testing.T) {
+	const away = 800 * time.Millisecond
+	long := sim.WithDeadlockGrace(5 * time.Second)
+	type run struct {
+		name     string
+		opts     []sim.Option
+		deadlock bool
+	}
+	runs := []run{
+		{"unseeded", []sim.Option{long}, false}, // no network unless SHMEM_SIM_* say so
+		{"default-grace", []sim.Option{sim.WithDelivery(sim.Lazy), sim.WithSeed(1)}, true},
+	}
+	for seed := int64(1); seed <= 2; seed++ {
+		for _, d := range []sim.Delivery{sim.Eager, sim.Lazy} {
+			name := fmt.Sprintf("%s-seed%d", deliveryName(d), seed)
+			runs = append(runs, run{name, []sim.Option{sim.WithDelivery(d), sim.WithSeed(seed), long}, false})
+		}
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel() // each run sleeps; worlds of separate Runs are independent
+			err := sim.Run(2, awayThenSet(away, 0), r.opts...)
+			switch {
+			case r.deadlock && !errors.Is(err, shmem.ErrDeadlock):
+				t.Fatalf("default grace: got %v, want ErrDeadlock", err)
+			case !r.deadlock && err != nil:
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestGoroutineCallingNowAndThen: a goroutine of a PE that calls every
+// 60 ms from its own code, for three times the grace in all, while every
+// other goroutine is blocked, is not reported as a deadlock: the grace
+// runs from its last call. The real-time detector once ran it from when
+// the others blocked (it sees blocking calls only) and reported one after
+// two graces.
+func TestGoroutineCallingNowAndThen(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	for _, d := range []sim.Delivery{sim.Eager, sim.Lazy} {
+		t.Run(deliveryName(d), func(t *testing.T) {
+			t.Parallel()
+			err := sim.Run(2, awayThenSet(3*grace, 60*time.Millisecond),
+				sim.WithDelivery(d), sim.WithSeed(1), sim.WithDeadlockGrace(grace))
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func deliveryName(d sim.Delivery) string {
+	if d == sim.Lazy {
+		return "lazy"
+	}
+	return "eager"
+}

@@ -82,9 +82,20 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 func WithOpTimeout(d time.Duration) Option { return func(c *config) { c.opTO = d } }
 
 // WithDeadlockGrace sets how long every live PE must stay blocked with
-// nothing changing before Run declares a deadlock (ErrDeadlock). Default
-// (and d == 0) 500 ms; a negative d turns the detector off, and a world
-// that deadlocks then never returns.
+// nothing changing before Run declares a deadlock (ErrDeadlock), under
+// every delivery mode: the simulated network's scheduler (a seed, Lazy
+// delivery, a model) waits it too. Default (and d == 0) 500 ms; a
+// negative d turns the detector off, the scheduler's included, and a
+// world that deadlocks then never returns.
+//
+// Go cannot tell whether a goroutine running its own code (a computation,
+// a sleep, a wait on a channel) will call goshmem again, so a PE whose
+// other goroutines are all blocked counts as blocked while it does: a
+// program whose goroutines stay away from goshmem calls for longer than
+// 500 ms while everything else waits sets a longer grace. The grace runs
+// from such a goroutine's last call under the simulated network; without
+// it the detector sees only the calls that block, and runs it from the
+// last of those.
 func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
 
 // Run runs fn on npes PEs, each in its own goroutine, and returns their
@@ -93,8 +104,9 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // panics is reported failed to the others, so nobody waits for it forever.
 // Worlds of separate Run calls are independent and may run at once.
 //
-// Run always ends: when every PE that is still running is blocked inside
-// goshmem and nothing can change for the grace period (WithDeadlockGrace),
+// Run always ends (unless WithDeadlockGrace turns the detector off): when
+// every PE that is still running is blocked inside goshmem and nothing can
+// change for the grace period (WithDeadlockGrace),
 // every blocked call fails with an error matching ErrDeadlock that lists
 // what each PE is blocked in and on what, and Run returns them. After a
 // GlobalExit, Run returns an error from which shmem.ExitStatus reads the

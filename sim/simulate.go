@@ -103,8 +103,9 @@ func WithDelivery(d Delivery) Option {
 // in an order real time picks), and code that looks at real time. Such a
 // PE's goroutines are still scheduled, each blocked call tracked on its
 // own, so several may block at once; but one that runs its own code for
-// longer than the deadlock grace while every other goroutine of every PE
-// is blocked is reported as a deadlock (README).
+// longer than the deadlock grace (WithDeadlockGrace) after its last call,
+// while every other goroutine of every PE is blocked, is reported as a
+// deadlock (README).
 func WithSeed(seed int64) Option {
 	return func(c *config) { c.net.seed, c.net.seeded = uint64(seed), true }
 }
@@ -178,6 +179,7 @@ func runNet(npes int, fn func(p *shmem.PE) error, c *config, marker func(func(ra
 		Model: c.net.model, NodeOf: c.nodeOf, Trace: c.net.trace,
 		Kill:     func(rank int, reason string) { w.Fail(rank, reason) },
 		Deadlock: func(ended func(int) bool) { w.Deadlock(ended) },
+		Grace:    c.schedulerGrace(),
 		Control:  func() uint64 { return w.Moves() },
 	})
 	if marker != nil {

@@ -26,12 +26,13 @@ const DefaultDeadlockGrace = 500 * time.Millisecond
 // it returns, so "nobody running" really means "nothing in flight"; a
 // simulated network that holds writes (held) says so itself.
 type detector struct {
-	w     *LocalWorld
-	held  WritesHeld // nil without a simulated network that holds writes
-	grace time.Duration
-	gone  []atomic.Bool // by rank: failed (LocalWorld.Fail) or done
-	stop  chan struct{}
-	done  chan struct{}
+	w       *LocalWorld
+	held    WritesHeld // nil without a simulated network that holds writes
+	stirred Stirred    // nil without a simulated network's scheduler
+	grace   time.Duration
+	gone    []atomic.Bool // by rank: failed (LocalWorld.Fail) or done
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 // WritesHeld is a Net that holds writes in flight (the simulator's Lazy
@@ -47,10 +48,24 @@ type WritesHeld interface {
 	WritesInFlight() int
 }
 
-func (w *LocalWorld) startDetector(grace time.Duration, held WritesHeld) {
+// Stirred is a Net that sees the goroutines of a PE that are not blocked
+// while the PE's others are (the simulator's scheduler): one that runs
+// its own code, a computation or a sleep, between goshmem calls. The
+// detector counts a PE blocked while any of its calls is, so without it
+// the grace would run from when the others blocked, and such a goroutine
+// calling now and then (a put every 100 ms, longer than the grace in
+// all) was reported deadlocked; it runs from that goroutine's last call.
+type Stirred interface {
+	// Stirs returns a number that changes whenever a goroutine of a PE
+	// whose other goroutines are all blocked calls goshmem or returns
+	// from a call to its own code.
+	Stirs() uint64
+}
+
+func (w *LocalWorld) startDetector(grace time.Duration, held WritesHeld, stirred Stirred) {
 	// Large worlds take longer to wake on a few cores: 1 ms more per PE.
 	grace += time.Duration(len(w.PEs)) * time.Millisecond
-	d := &detector{w: w, held: held, grace: grace, gone: make([]atomic.Bool, len(w.PEs)), stop: make(chan struct{}), done: make(chan struct{})}
+	d := &detector{w: w, held: held, stirred: stirred, grace: grace, gone: make([]atomic.Bool, len(w.PEs)), stop: make(chan struct{}), done: make(chan struct{})}
 	w.det = d
 	go d.run()
 }
@@ -76,7 +91,7 @@ func (d *detector) run() {
 	// Two buffers, the last snapshot and the next, swapped: the detector
 	// ticks for as long as the world runs, and what it allocates counts
 	// against the PEs' allocation tests.
-	last, next := make([]uint64, len(d.w.PEs)+1), make([]uint64, len(d.w.PEs)+1)
+	last, next := make([]uint64, len(d.w.PEs)+2), make([]uint64, len(d.w.PEs)+2)
 	seen := false // last holds a snapshot
 	var since time.Time
 	asked := false // the blocked PEs were asked to check their peers
@@ -116,12 +131,15 @@ func (d *detector) askChecks() {
 }
 
 // snapshot fills gens with every PE's block generation (and the
-// coordinator's count last), and returns false unless every live PE is
-// blocked (and at least one PE is live).
+// coordinator's count and the network's Stirs last), and returns false
+// unless every live PE is blocked (and at least one PE is live).
 func (d *detector) snapshot(gens []uint64) bool {
 	gens[len(d.w.PEs)] = d.w.coordMsgs.Load()
 	if gens[len(d.w.PEs)]%2 == 1 {
 		return false // the coordinator is at work: an agreement is under way
+	}
+	if d.stirred != nil {
+		gens[len(d.w.PEs)+1] = d.stirred.Stirs()
 	}
 	if d.held != nil && d.held.WritesInFlight() > 0 {
 		return false // a write still to land may end a wait

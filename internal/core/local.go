@@ -179,7 +179,8 @@ func NewLocalWorld(cfg LocalConfig) (*LocalWorld, error) {
 	}
 	if cfg.DeadlockGrace > 0 {
 		held, _ := cfg.Net.(WritesHeld)
-		w.startDetector(cfg.DeadlockGrace, held)
+		stirred, _ := cfg.Net.(Stirred)
+		w.startDetector(cfg.DeadlockGrace, held, stirred)
 	}
 	return w, nil
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/goshmem/shmem/transport"
@@ -60,9 +61,19 @@ type Config struct {
 	Kill func(rank int, reason string)
 	// Deadlock ends the world when no PE can progress (LocalWorld
 	// .Deadlock): every PE still running waits, nothing is in flight and
-	// a round of peer checks changed nothing. ended says which PEs have
-	// ended. Without it the lowest waiting PE dies reporting it.
+	// a round of peer checks changed nothing, and then nothing changed
+	// for Grace. ended says which PEs have ended. Without it the lowest
+	// waiting PE dies reporting it.
 	Deadlock func(ended func(rank int) bool)
+	// Grace is how long the world must stand still as Deadlock says
+	// before it is called (sim.WithDeadlockGrace): the scheduler does not
+	// see a goroutine of a PE that runs its own code (a computation, a
+	// sleep) while the PE's other goroutines are blocked, and that
+	// goroutine has Grace from its last call to call again. The control
+	// plane's goroutines (a GlobalExit's, a failure's notices) may ring a
+	// bell meanwhile too. 0 means DefaultGrace; a negative Grace declares
+	// no deadlock: such a world waits for good.
+	Grace time.Duration
 	// Control, if set, returns a number that changes whenever the
 	// control plane moves (LocalWorld.Moves): a round of peer checks
 	// waits until it stands still (an agreement under way may still
@@ -114,6 +125,11 @@ type Net struct {
 	// from an agreement, ended); checked is its value at the last round
 	// of peer checks, which runs once per still spell (see checkRound).
 	progress, checked uint64
+	// stirs counts the calls of goroutines the scheduler did not count
+	// on (made while the rest of their PE was blocked: unblock) and their
+	// returns to their own code (leave); the real-time deadlock detector
+	// reads it without n.mu (Stirs).
+	stirs atomic.Uint64
 
 	inflight opHeap // writes and NBI gets issued and not landed
 	opSeq    uint64

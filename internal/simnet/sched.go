@@ -209,6 +209,7 @@ func (n *Net) leave(p *pe) {
 		return
 	}
 	n.tracef("leave %d", p.rank)
+	n.stirs.Add(1)
 	p.st = stBlocked
 	n.holder = nil
 	n.schedule()
@@ -246,6 +247,7 @@ func (n *Net) takeTurn(p *pe) bool {
 // unblock makes a blocked p ready for a goroutine of it that calls.
 func (n *Net) unblock(p *pe) {
 	n.tracef("unblock %d", p.rank)
+	n.stirs.Add(1)
 	p.st = stReady
 	n.addReady(p)
 	n.progress++
@@ -343,18 +345,22 @@ func (n *Net) schedule() {
 			// after a grace period of real time they rejoin.
 			if len(n.returned) > 0 {
 				epoch := n.steps
-				n.stall = time.AfterFunc(deadlockGrace, func() { n.rejoinLate(epoch) })
+				n.stall = time.AfterFunc(rejoinGrace, func() { n.rejoinLate(epoch) })
 			}
 			return
 		}
 		for _, p := range n.pes {
 			if p.blockedOnBell() {
-				// Every PE waits. The control plane (GlobalExit, failure
-				// notices) may still ring a bell from its own goroutines:
-				// declare a deadlock only if nothing moves for a grace
-				// period of real time.
-				epoch := n.steps
-				n.stall = time.AfterFunc(deadlockGrace, func() { n.declareDeadlock(epoch) })
+				// Every PE waits. A goroutine of a PE running its own
+				// code may still call (its call would be a step, and this
+				// timer would start again when it returns), and the
+				// control plane (GlobalExit, failure notices) may ring a
+				// bell from its own goroutines: declare a deadlock only
+				// if nothing moves for the grace (Config.Grace).
+				if g := n.grace(); g >= 0 {
+					epoch := n.steps
+					n.stall = time.AfterFunc(g, func() { n.declareDeadlock(epoch) })
+				}
 				return
 			}
 		}
@@ -386,9 +392,29 @@ func (n *Net) rejoinLate(epoch uint64) {
 	n.schedule()
 }
 
-// deadlockGrace is how long a world where every PE waits may stay still
-// before the simulator reports a deadlock.
-const deadlockGrace = 300 * time.Millisecond
+// rejoinGrace is how long the PEs back from their agreements wait for
+// those still outside before they rejoin the schedule without them.
+const rejoinGrace = 300 * time.Millisecond
+
+// DefaultGrace is Config.Grace when it is 0: sim.WithDeadlockGrace's
+// default, the real-time detector's (core.DefaultDeadlockGrace).
+const DefaultGrace = 500 * time.Millisecond
+
+// grace is how long a world where every PE waits may stay still before
+// the simulator reports a deadlock; negative: never.
+func (n *Net) grace() time.Duration {
+	if n.cfg.Grace == 0 {
+		return DefaultGrace
+	}
+	return n.cfg.Grace
+}
+
+// Stirs returns a number that changes whenever a goroutine of a PE whose
+// other goroutines are all blocked calls goshmem or returns from a call
+// to its own code (core.Stirred): such a goroutine is not blocked, and
+// the real-time deadlock detector gives it the grace from its last call,
+// not from when the rest of the world blocked.
+func (n *Net) Stirs() uint64 { return n.stirs.Load() }
 
 // declareDeadlock picks the lowest waiting PE to report a deadlock, unless
 // the world moved since scheduling step epoch.
