@@ -82,14 +82,15 @@ func TestAcceptSurvivesEMFILE(t *testing.T) {
 
 // Beyond MaxPending unadmitted connections, a new one evicts the oldest
 // (closed before a byte is read); admitted connections do not count.
-func TestAcceptBoundsPending(t *testing.T) {
-	ln := listen(t)
-	defer ln.Close()
-	a := New(ln, Config{MaxPending: 2})
-	type acc struct {
-		c        net.Conn
-		admitted func()
-	}
+// acc is a connection Accept returned, with its admitted func.
+type acc struct {
+	c        net.Conn
+	admitted func()
+}
+
+// acceptAll accepts on a until it fails, sending each connection; the
+// channel closes then.
+func acceptAll(a *Acceptor) <-chan acc {
 	accepted := make(chan acc)
 	go func() {
 		for {
@@ -101,11 +102,25 @@ func TestAcceptBoundsPending(t *testing.T) {
 			accepted <- acc{c, admitted}
 		}
 	}()
+	return accepted
+}
+
+func dialTo(t *testing.T, ln net.Listener) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestAcceptBoundsPending(t *testing.T) {
+	ln := listen(t)
+	defer ln.Close()
+	a := New(ln, Config{MaxPending: 2})
+	accepted := acceptAll(a)
 	dial := func() net.Conn {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := dialTo(t, ln)
 		return c
 	}
 	c1 := dial()
@@ -150,26 +165,9 @@ func TestEvictedAreToldBusy(t *testing.T) {
 	ln := listen(t)
 	defer ln.Close()
 	a := New(ln, Config{MaxPending: 1, TellEvicted: true})
-	type acc struct {
-		c        net.Conn
-		admitted func()
-	}
-	accepted := make(chan acc)
-	go func() {
-		for {
-			c, admitted, err := a.Accept()
-			if err != nil {
-				close(accepted)
-				return
-			}
-			accepted <- acc{c, admitted}
-		}
-	}()
+	accepted := acceptAll(a)
 	dial := func() net.Conn {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := dialTo(t, ln)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		return c
 	}
