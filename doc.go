@@ -99,8 +99,12 @@
 //   - GlobalExit ends every PE's calls with an error from which ExitStatus
 //     reads the status (under shmemrun the processes exit with it);
 //   - WithOpTimeout (sim.WithOpTimeout) bounds every blocking call
-//     (ErrTimeout, naming the call and the PEs it waits on); there is no
-//     bound by default;
+//     (ErrTimeout, naming the call, the PEs it waits on and those not
+//     there yet); there is no bound by default. A PE whose barrier or
+//     collective times out gives up the team: the others still in that
+//     operation, or reaching it or a later one, fail at once with
+//     ErrPEFailed naming it ("PE 2 gave up operation 3 (Barrier) of team
+//     world");
 //   - the simulator ends a world in which every running PE is blocked and
 //     nothing can change with ErrDeadlock, listing what each PE is blocked
 //     in; processes log that after WithHangReport (SHMEM_HANG_REPORT), and
@@ -114,5 +118,6 @@
 //
 // Finalize always releases everything, also after a failed collective,
 // and reports what happened to the world: ErrPEFailed naming the PEs that
-// failed during the run, or the GlobalExit that ended it.
+// failed during the run, or the GlobalExit that ended it. Calling it
+// again returns the same result.
 package shmem

@@ -68,10 +68,24 @@ type options struct {
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,
 // collectives, allocation, Finalize) that takes longer than d fail with
-// ErrTimeout, naming the call and the PEs it waits on. Default: no limit,
-// since OpenSHMEM programs may legitimately wait long; failures of PEs
-// and mismatched collectives end waits without it; 0 is that default, and
-// a negative d makes Init fail with ErrInvalidArgument.
+// ErrTimeout, naming the call and the PEs it waits on, and in a team
+// operation or Finalize the PEs not there yet ("PE 1 has not arrived",
+// "PE 1 has not called Finalize"). Default: no limit, since OpenSHMEM
+// programs may legitimately wait long; failures of PEs and mismatched
+// collectives end waits without it; 0 is that default, and a negative d
+// makes Init fail with ErrInvalidArgument.
+//
+// A PE whose barrier, collective or collective allocation times out gives
+// that operation up, and with it the team: its later calls on the team
+// fail at once with ErrTimeout, and every other member still in the
+// operation, or reaching it or a later operation of the team, fails at
+// once with ErrPEFailed naming it ("PE 2 gave up operation 3 (Barrier) of
+// team world"), whether it has a timeout or not. A member that completed
+// the operation before keeps its result: every member had arrived. A PE
+// whose Finalize times out still releases everything and leaves; a
+// second Finalize returns the same error. If it is PE 0, which runs the
+// world's agreements, the others' Finalize (or allocation) then fails
+// with ErrPEFailed naming PE 0, 2 s after it left.
 func WithOpTimeout(d time.Duration) Option { return func(o *options) { o.opTimeout = d } }
 
 // WithHangReport makes every call blocked longer than d log, once, at WARN,

@@ -136,8 +136,11 @@ func (p *PE) GlobalExit(status int) {
 
 // Finalize ends this PE (shmem_finalize): it completes outstanding
 // operations, waits for every PE's Finalize (collective), then releases
-// the heap, mappings, sockets and goroutines. It is idempotent; after it
-// every call fails with ErrFinalized.
+// the heap, mappings, sockets and goroutines. After it every call fails
+// with ErrFinalized, except Finalize itself: OpenSHMEM makes Finalize the
+// last call, and a second one here returns what the first returned (nil
+// again, or the same error: a Finalize that timed out is not turned into
+// a success by calling it twice).
 //
 // Only Finalize matches Finalize: PEs that wait in another collective when
 // this PE calls it fail with ErrPEFailed naming it, and their Finalize

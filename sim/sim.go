@@ -77,8 +77,12 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,
 // collectives, allocation, Finalize) that takes longer than d fail with
-// ErrTimeout, naming the call and the PEs it waits on. Default: no limit
-// (the deadlock detector still ends a world where no PE can progress).
+// ErrTimeout, naming the call and the PEs it waits on (in a team
+// operation or Finalize, the PEs not there yet). Default: no limit (the
+// deadlock detector still ends a world where no PE can progress). A PE
+// whose barrier or collective times out gives up the team, as with
+// shmem.WithOpTimeout: the other members still in that operation, or
+// reaching it or a later one, fail at once with ErrPEFailed naming it.
 func WithOpTimeout(d time.Duration) Option { return func(c *config) { c.opTO = d } }
 
 // WithDeadlockGrace sets how long every live PE must stay blocked with
@@ -213,6 +217,10 @@ func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shm
 				w.Done(rank)
 			}
 		default:
+			// A Finalize fn made itself was fn's to report: a later one
+			// returns the same result (an error fn chose to swallow, its
+			// return of nil says so), which Run does not take back.
+			finished := c.Finished()
 			ferr, a := finalize(p)
 			switch {
 			case a != nil:
@@ -220,7 +228,7 @@ func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shm
 				// run for it: reported as any death is.
 				err = fmt.Errorf("%s: %w", a.Reason, errs.ErrPEFailed)
 				w.Fail(rank, a.Reason)
-			case ferr != nil:
+			case ferr != nil && !finished:
 				err = ferr
 				w.Done(rank)
 			default:

@@ -121,17 +121,17 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 	buf := t.buf.entry
 	t.rt.Fence() // the previous collective's signals land before this one's
 	for k, peer := range t.ahead {
+		sig := t.l.entrySig + uint64(8*k)
 		path, err := t.rt.Path(op, peer)
 		if err != nil {
-			return seq, err
+			return seq, t.orPoisoned(op, sig, err)
 		}
 		binary.LittleEndian.PutUint64(buf[0:], lo)
 		binary.LittleEndian.PutUint64(buf[8:], hi)
 		binary.LittleEndian.PutUint64(buf[16:], bad)
 		data := t.l.entryData + uint64(24*(int(seq&1)*t.l.rounds+k))
-		sig := t.l.entrySig + uint64(8*k)
 		if err := path.PutSignal(data, buf[:], sig, seq, transport.SignalSet); err != nil {
-			return seq, err
+			return seq, t.orPoisoned(op, sig, err)
 		}
 		if err := t.waitWord(op, sig, seq); err != nil {
 			return seq, err

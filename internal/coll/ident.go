@@ -22,6 +22,9 @@ import (
 //   - a peer that called Finalize (its operation word says Finalize at this
 //     number, or its left word in TeamWorld's slot is set) will never come:
 //     ErrPEFailed naming it;
+//   - a peer that gave up this operation or an earlier one (its operation
+//     timeout ended its wait: gaveUpBit) will never come: ErrPEFailed
+//     naming it and the operation it gave up;
 //   - a peer ahead has passed this operation, so it took part in it, and
 //     a peer behind is on its way (unless it left): keep waiting.
 // A member that fails an operation this way keeps its operation word where
@@ -33,10 +36,19 @@ import (
 // not there yet before it reports what it knows.
 const lateWait = 100 * time.Millisecond
 
-// opWord encodes a numbered operation: number<<8 | kind.
+// opWord encodes a numbered operation: number<<8 | kind, with gaveUpBit
+// set once the member gave the operation up (see giveup.go).
 func opWord(o team.Op) uint64 { return o.Seq<<8 | uint64(o.Kind) }
 
-func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v & 0xff)} }
+// gaveUpBit marks an operation word whose member gave that operation up
+// (ErrTimeout): it will run no more operations on the team. Kinds are
+// below it.
+const gaveUpBit = 0x80
+
+func decodeOp(v uint64) team.Op { return team.Op{Seq: v >> 8, Kind: team.Kind(v & 0x7f)} }
+
+// gaveUp reports whether the operation word v says its member gave up.
+func gaveUp(v uint64) bool { return v&gaveUpBit != 0 }
 
 // publish stores the member's current operation where its peers read it.
 func (t *Team) publish(o team.Op) {
@@ -69,9 +81,19 @@ func (t *Team) Waiting() string {
 func (t *Team) CheckPeers(op string) error {
 	me := t.rt.MyPE()
 	mine := decodeOp(t.cur.Load())
+	if mine.Kind != team.KindFinalize && transport.Load64(t.local, t.l.quit) != 0 {
+		// A member gave the team up and said so here (giveup.go): an
+		// agreement of the team, which waits on no poisoned word, learns
+		// it without reading anyone.
+		err := t.whoGaveUp(op)
+		t.broken = err
+		return err
+	}
 	at := make([]team.Kind, len(t.members)) // kind at mine.Seq, 0 elsewhere
 	var gone []int
 	mismatch := false
+	quit := -1 // the first member that gave up this operation or an earlier one
+	var quitOp team.Op
 	for j, w := range t.members {
 		if j == t.me {
 			at[j] = mine.Kind
@@ -82,6 +104,12 @@ func (t *Team) CheckPeers(op string) error {
 			return err
 		}
 		o := decodeOp(v)
+		if gaveUp(v) && o.Seq <= mine.Seq && mine.Kind != team.KindFinalize {
+			if quit < 0 {
+				quit, quitOp = w, o
+			}
+			continue
+		}
 		if o.Seq == mine.Seq {
 			at[j] = o.Kind
 			switch {
@@ -114,6 +142,10 @@ func (t *Team) CheckPeers(op string) error {
 	}
 	var err error
 	switch {
+	case quit >= 0:
+		// Definite: the member wrote it itself, and nothing it does
+		// later changes it.
+		err = t.gaveUpErr(op, quit, quitOp)
 	case mismatch && slices.Contains(at, 0) && (t.early.IsZero() || time.Since(t.early) < lateWait):
 		// Members not there yet may still arrive, and the message is
 		// better with what they called: wait for them a little first.

@@ -57,17 +57,19 @@ func NewPool(base uint64, npes, slots int) *Pool {
 // syncSet), entry signal words and two parities of entry data (three
 // words a round), then a signal word and an acknowledgement word per world
 // PE and a count word per world PE (Collect's sizes), then the member's
-// operation word, its left word (see ident.go), the lock it holds, and
-// the arguments of its current and next collective (see args.go).
+// operation word, its left word (see ident.go), the lock it holds, the
+// member that gave the team up and the operation it gave up (see
+// giveup.go), and the arguments of its current and next collective (see
+// args.go).
 func slotWords(npes int) int {
 	r := SyncWords(npes)
-	return int(syncSets)*r + r + 2*3*r + 3*npes + 3 + 2*argWords
+	return int(syncSets)*r + r + 2*3*r + 3*npes + 5 + 2*argWords
 }
 
 // layout is where a slot's parts live in the heap.
 type layout struct {
-	psync, entrySig, entryData, sig, ack, counts, op, left, held, args, scratch uint64
-	rounds                                                                      int
+	psync, entrySig, entryData, sig, ack, counts, op, left, held, quit, quitOp, args, scratch uint64
+	rounds                                                                                    int
 }
 
 func (p *Pool) layout(slot int) layout {
@@ -82,7 +84,9 @@ func (p *Pool) layout(slot int) layout {
 	l.op = l.counts + uint64(8*p.world)
 	l.left = l.op + 8
 	l.held = l.left + 8
-	l.args = l.held + 8
+	l.quit = l.held + 8
+	l.quitOp = l.quit + 8
+	l.args = l.quitOp + 8
 	l.scratch = l.args + 2*8*argWords
 	return l
 }

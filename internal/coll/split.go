@@ -113,6 +113,9 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 	seq := t.splits
 	all, err := t.rt.AgreeChecked(op, "team/"+t.a.ID(), seq, t.members, t.me, team.SplitPayload(params, t.pool.free()), t)
 	if err != nil {
+		if timedOut(err) {
+			t.giveUp(op, err)
+		}
 		return nil, named(op, err)
 	}
 	lists, berr := build(len(t.members))

@@ -37,13 +37,13 @@ func (t *Team) sync(op string, set syncSet) error {
 	epoch := t.epochs[set]
 	base := t.l.psync + uint64(8*t.l.rounds)*uint64(set)
 	for k, peer := range t.ahead {
+		word := base + uint64(8*k)
 		path, err := t.rt.Path(op, peer)
 		if err != nil {
-			return err
+			return t.orPoisoned(op, word, err)
 		}
-		word := base + uint64(8*k)
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
-			return err
+			return t.orPoisoned(op, word, err)
 		}
 		if err := t.waitWord(op, word, epoch); err != nil {
 			return err

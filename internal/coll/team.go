@@ -167,11 +167,17 @@ func (t *Team) Runtime() Runtime { return t.rt }
 func (t *Team) ID() string { return t.a.ID() }
 
 // Number gives the next number of the team's operations to a team-wide
-// operation of kind k that the PE runs itself (allocation, Finalize on
-// TeamWorld); op names it in errors.
+// operation of kind k that the PE runs itself (allocation on TeamWorld);
+// op names it in errors. It fails as the team's own operations do once a
+// member is lost to the team (it gave an operation up, or this PE learnt
+// that one did or left, or gave up itself): the members' heaps may no
+// longer agree. After a mismatch's verdict they do, and it numbers on.
 func (t *Team) Number(op string, k team.Kind) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.broken != nil && !errors.Is(t.broken, errs.ErrInvalidArgument) {
+		return t.usable(op)
+	}
 	return t.number(op, k)
 }
 
@@ -230,8 +236,11 @@ func (t *Team) usable(op string) error {
 	}
 	if t.broken != nil {
 		sentinel := errs.ErrInvalidArgument
-		if errors.Is(t.broken, errs.ErrPEFailed) {
+		switch {
+		case errors.Is(t.broken, errs.ErrPEFailed):
 			sentinel = errs.ErrPEFailed
+		case errors.Is(t.broken, errs.ErrTimeout):
+			sentinel = errs.ErrTimeout // this PE gave an operation up (giveup.go)
 		}
 		return errs.New(op, t.rt.MyPE(), errs.NoPE, sentinel, "team %s is unusable after an earlier failure (%v)", t.a.ID(), t.broken)
 	}

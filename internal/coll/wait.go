@@ -17,13 +17,23 @@ type waitFor struct {
 func (t *Team) wordReached() bool { return transport.Load64(t.local, t.wait.off) >= t.wait.want }
 
 // waitWord waits until this member's word at off is at least want; t.mu
-// is held.
+// is held. A word poisoned by a member that gave up the team (poisonBit:
+// at least any want) fails the wait, naming that member; a wait that
+// times out gives the operation up (see giveup.go).
 func (t *Team) waitWord(op string, off, want uint64) error {
 	t.wait.off, t.wait.want = off, want
-	if t.wordReached() {
-		return nil
+	if !t.wordReached() {
+		if err := t.rt.WaitBlocked(op, t, off, t.wait.reached); err != nil {
+			if timedOut(err) {
+				t.giveUp(op, err)
+			}
+			return err
+		}
 	}
-	return t.rt.WaitBlocked(op, t, off, t.wait.reached)
+	if transport.Load64(t.local, off)&poisonBit != 0 {
+		return t.poisoned(op)
+	}
+	return nil
 }
 
 // waitFrom waits for member j's signal to reach step of collective seq.

@@ -94,6 +94,13 @@ func actorProps(s *state) *actor.Props {
 			if s.cfg.OnPeerLeft != nil {
 				s.cfg.OnPeerLeft(m.Rank)
 			}
+			if m.Rank == coordinatorPE && m.Rank != s.cfg.Rank {
+				// Its Finalize has ended, agreed or not (it gave up at
+				// its operation timeout): agreements waiting for the
+				// coordinator's answer learn it here (AgreeChecked).
+				s.coordLeft.Store(true)
+				s.changed()
+			}
 		}
 	})
 }
@@ -103,7 +110,9 @@ func actorProps(s *state) *actor.Props {
 // sends it to the actor (PEActor) behind the notices that link carried,
 // so Config.OnPeerLeft runs after the PE recorded the failures they told
 // of: a wait that a departure ends then names the failure, the cause,
-// rather than the PE that finalized because of it.
+// rather than the PE that finalized because of it. The departure of the
+// coordinator's PE (rank 0) ends the agreements still waiting for its
+// answer (AgreeChecked).
 type PeerLeft struct{ Rank int }
 
 // NotifyFailed records that rank has failed, detected by this PE. Backends

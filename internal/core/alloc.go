@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -46,6 +47,13 @@ func (p *PE) HeapOp(op string, req heap.Request) (heap.Result, error) {
 			effects = p.s.heap.Step(heap.Grown{Err: p.growHeap(e.Size)})
 		case heap.Propose:
 			all, err := p.AgreeChecked(op, "heap", e.Seq, p.s.world.Members(), p.MyPE(), e.Payload, p.s.world)
+			if errors.Is(err, errs.ErrTimeout) {
+				// The others may still complete the allocation with this
+				// PE's proposal, which this PE does not apply: TeamWorld
+				// is given up, so that none of them runs another
+				// operation with it (see coll.Team.GiveUp).
+				p.s.world.GiveUp(op, err)
+			}
 			effects = p.s.heap.Step(heap.Agreed{Seq: e.Seq, Payloads: all, Err: err})
 		case heap.Done:
 			if after := p.s.cfg.Heap.Size(); after > before && p.s.cfg.Grown != nil {
@@ -87,7 +95,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 	}
 	defer stop()
 	if b == nil {
-		b = groupWait{domain: domain, members: members}
+		b = groupWait{p: p, domain: domain, members: members}
 	}
 	w := p.startLong(op, b)
 	defer p.endLong(w)
@@ -122,6 +130,13 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 			continue
 		}
 		err := p.waitableUnder(op, w.verdict())
+		if err == nil && p.coordinatorLeft() {
+			// Its answers went out on its links before its goodbye, and
+			// the grace above let them arrive: none is coming.
+			err = errs.New(op, p.MyPE(), coordinatorPE, errs.ErrPEFailed,
+				"PE %d, whose coordinator runs the world's agreements, left the world (its Finalize ended) without answering agreement %s with PEs %s",
+				coordinatorPE, domain, coll.Ranges(members))
+		}
 		var sleep time.Duration
 		if err == nil {
 			sleep, err = w.step()
@@ -169,13 +184,17 @@ const agreeGrace = 2 * time.Second
 const coordinatorPE = 0
 
 // answerGrace says how long AgreeChecked keeps waiting for its answer
-// when the only reason to stop is a recorded peer failure: the rest of
-// the grace, at most left (the agreement's own timeout), and 0 when this
-// PE itself ended, the wait's verdict applies, no peer failed, the
-// coordinator's PE failed, or the grace is over. end holds the grace's
-// end on the wait's clock.
+// when the only reason to stop is a recorded peer failure, or the
+// departure of the coordinator's PE (whose last answers may still be on
+// their way to this PE's receiver): the rest of the grace, at most left
+// (the agreement's own timeout), and 0 when this PE itself ended, the
+// wait's verdict applies, no peer failed and the coordinator's PE is
+// there, the coordinator's PE failed, or the grace is over. end holds the
+// grace's end on the wait's clock. The operation timeout waits for the
+// grace: a PE that gives up Finalize while its coordinator's answer is on
+// its way would be wrong.
 func (p *PE) answerGrace(w *longWait, end *time.Duration, left time.Duration) time.Duration {
-	if p.usable() != nil || w.verdict() != nil || p.s.nFailed.Load() == 0 || p.s.failed.Load(coordinatorPE) != nil {
+	if p.usable() != nil || w.verdict() != nil || (p.s.nFailed.Load() == 0 && !p.coordinatorLeft()) || p.s.failed.Load(coordinatorPE) != nil {
 		return 0
 	}
 	el := w.elapsed()
@@ -185,9 +204,14 @@ func (p *PE) answerGrace(w *longWait, end *time.Duration, left time.Duration) ti
 	return min(*end-el, left)
 }
 
+// coordinatorLeft reports whether the coordinator's PE, another than this
+// one, has left the world (PeerLeft).
+func (p *PE) coordinatorLeft() bool { return p.s.coordLeft.Load() && p.MyPE() != coordinatorPE }
+
 // groupWait is an agreement with no peer check (Finalize's: Finalize
 // matches Finalize whatever the numbers).
 type groupWait struct {
+	p       *PE
 	domain  string
 	members []int
 }
@@ -195,6 +219,31 @@ type groupWait struct {
 func (g groupWait) CheckPeers(string) error { return nil }
 func (g groupWait) Waiting() string {
 	return fmt.Sprintf("agreement %s with PEs %s", g.domain, coll.Ranges(g.members))
+}
+
+// Absent names, for Finalize's agreement, the members that have not
+// called Finalize (their left word is clear); other agreements cannot
+// tell.
+func (g groupWait) Absent(op string) ([]int, string) {
+	if g.domain != finalizeDomain {
+		return nil, ""
+	}
+	var out []int
+	for _, r := range g.members {
+		if r == g.p.MyPE() {
+			continue
+		}
+		if left, err := coll.Left(g.p, op, r); err == nil && !left {
+			out = append(out, r)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil, ""
+	case 1:
+		return out, fmt.Sprintf("PE %d has not called Finalize", out[0])
+	}
+	return out, "PEs " + coll.Ranges(out) + " have not called Finalize"
 }
 
 // growHeap makes the first size bytes of the PE's heap usable through the

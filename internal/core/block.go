@@ -293,7 +293,7 @@ func (w *longWait) step() (time.Duration, error) {
 	}
 	if to := time.Duration(s.blocks.opTO.Load()); to > 0 {
 		if el >= to {
-			return 0, errs.New(w.op, w.p.MyPE(), errs.NoPE, errs.ErrTimeout, "waited %v (the operation timeout) on %s", el.Round(time.Millisecond), w.waiting())
+			return 0, w.timedOut(el)
 		}
 		next = min(next, to-el)
 	}
@@ -306,6 +306,26 @@ func (w *longWait) step() (time.Duration, error) {
 		}
 	}
 	return max(next, time.Millisecond), nil
+}
+
+// absentees is a Blocked that can tell which PEs have not reached what
+// the wait waits for (coll.Team.Absent, groupWait.Absent): the PEs and a
+// phrase saying so, nil and "" when it cannot tell or all did.
+type absentees interface {
+	Absent(op string) ([]int, string)
+}
+
+// timedOut is the error of a wait that the operation timeout ends after
+// el: what it waited on and, where the wait can tell, which PEs had not
+// arrived (the first is the error's target).
+func (w *longWait) timedOut(el time.Duration) error {
+	target, missing := errs.NoPE, ""
+	if a, ok := w.b.(absentees); ok {
+		if pes, say := a.Absent(w.op); len(pes) > 0 {
+			target, missing = pes[0], "; "+say
+		}
+	}
+	return errs.New(w.op, w.p.MyPE(), target, errs.ErrTimeout, "waited %v (the operation timeout) on %s%s", el.Round(time.Millisecond), w.waiting(), missing)
 }
 
 // WaitCheck returns the error with which a wait of this PE on its own

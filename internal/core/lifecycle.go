@@ -168,9 +168,19 @@ func (p *PE) GlobalExit(status int) {
 	}
 }
 
+// finalizeDomain is the agreement round of Finalize.
+const finalizeDomain = "finalize"
+
+// finalizeResult is what a PE's Finalize returned.
+type finalizeResult struct{ err error }
+
 // Finalize completes outstanding operations, waits for every PE
-// (collective), then releases the heap, the paths and the actors. It is
-// idempotent; after it every operation fails with ErrFinalized.
+// (collective), then releases the heap, the paths and the actors. After
+// it every operation fails with ErrFinalized, but Finalize itself: a
+// later call returns what the first returned (nil, or the same error: a
+// Finalize that timed out stays an error however often it is asked), and
+// one made while the first is still under way on another goroutine fails
+// with ErrFinalized.
 //
 // Finalize is matched only by Finalize: a PE that calls it while others
 // wait in a collective makes them fail (ErrPEFailed, "PE 1 called Finalize
@@ -183,10 +193,10 @@ func (p *PE) Finalize() error {
 	if p.isCtx {
 		return errs.New("Finalize", p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "called on a context: use Destroy")
 	}
-	if p.s.finalized.Load() {
-		return nil
-	}
 	const op = "Finalize"
+	if p.s.finalized.Load() {
+		return p.finalizedAgain(op)
+	}
 	var err error
 	// With a PE already failed there is nobody to wait for, and the
 	// agreement below could wait on a coordinator this PE no longer
@@ -203,6 +213,11 @@ func (p *PE) Finalize() error {
 	}
 	p.s.collMu.Lock()
 	defer p.s.collMu.Unlock()
+	if p.s.finalized.Load() {
+		// Another goroutine's Finalize ran meanwhile (it held collMu):
+		// the heap this one would mark is released.
+		return p.finalizedAgain(op)
+	}
 	// Publish the departure first: a peer blocked in an operation this PE
 	// will never run learns it from here (coll.CheckPeers).
 	p.s.world.NumberFinalize()
@@ -214,7 +229,7 @@ func (p *PE) Finalize() error {
 		// PEs' Finalize, and it proves every PE has stopped using its
 		// peers before anyone tears down (a PE tearing down its
 		// connections early would look failed to the others).
-		_, err = p.Agree(op, "finalize", 1, p.s.world.Members(), p.MyPE(), nil)
+		_, err = p.Agree(op, finalizeDomain, 1, p.s.world.Members(), p.MyPE(), nil)
 	}
 	switch {
 	case together && err == nil:
@@ -236,8 +251,12 @@ func (p *PE) Finalize() error {
 		err = &exitError{rank: e.rank, status: e.status}
 	}
 	if !p.s.finalized.CompareAndSwap(false, true) {
-		return err
+		// Another goroutine's Finalize got here first.
+		return p.finalizedAgain(op)
 	}
+	// Recorded whatever happens below, so that no later call can report
+	// success where this one did not (a deferred release that panics).
+	defer func() { p.s.finResult.Store(&finalizeResult{err}) }()
 	p.s.raise()
 	p.s.changed()
 	// A wait another goroutine of this PE is blocked in reads the heap
@@ -255,6 +274,16 @@ func (p *PE) Finalize() error {
 		err = errors.Join(err, rel())
 	}
 	return err
+}
+
+// finalizedAgain is the result of a Finalize after the PE's first: the
+// first's result once it returned, else ErrFinalized (it is still
+// releasing, on another goroutine).
+func (p *PE) finalizedAgain(op string) error {
+	if r := p.s.finResult.Load(); r != nil {
+		return r.err
+	}
+	return errs.New(op, p.MyPE(), errs.NoPE, errs.ErrFinalized, "another call of Finalize on this PE has not returned yet")
 }
 
 // failures returns an error naming every PE that failed, with the one line

@@ -209,6 +209,13 @@ type state struct {
 	// agreed: every PE has reached Finalize (its agreement completed), so
 	// a peer that disappears from now on has left, not failed.
 	agreed atomic.Bool
+	// coordLeft: the PE whose process runs the world's coordinator
+	// (coordinatorPE) has left the world (PeerLeft): no agreement this PE
+	// has not been answered yet will be (see AgreeChecked).
+	coordLeft atomic.Bool
+	// finResult is the outcome of this PE's Finalize once it has
+	// returned, which a later call returns again.
+	finResult atomic.Pointer[finalizeResult]
 	// exited, nFailed and failed publish the PE actor's state to the hot
 	// path; only the actor's effects (apply) write them.
 	exited atomic.Pointer[exitInfo]

@@ -56,6 +56,11 @@ type Scenario struct {
 	// Timeout, if positive, is the WithOpTimeout (sim.WithOpTimeout) the
 	// PEs run with.
 	Timeout int // milliseconds
+	// TimeoutOn, if set, lists the only PEs that run with Timeout. The
+	// simulator gives every PE the same timeout, so it skips such a
+	// scenario (internal/core's tests hold its in-process world to the
+	// same case).
+	TimeoutOn []int
 }
 
 // OneLine returns a complaint when msg, the error a PE got, is not one
@@ -255,7 +260,90 @@ func Scenarios() []Scenario {
 		{Name: "op-timeout", NPEs: 2, Timeout: 300, Body: waitTimesOut,
 			Want: but(0, "Timeout", "nil"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"WaitUntil", "operation timeout"} }},
+		{Name: "barrier-given-up", NPEs: 3, Timeout: 300, Body: givesUp(0, "BarrierAll"),
+			Want: but(0, "Timeout", "PEFailed"), Fin: all("nil"),
+			Say: gaveUpSays(0, "BarrierAll", "Barrier", "PEs 1-2 have not arrived")},
+		{Name: "reduce-given-up", NPEs: 4, Timeout: 300, Body: givesUp(1, "Reduce"),
+			Want: but(1, "Timeout", "PEFailed"), Fin: all("nil"),
+			Say: gaveUpSays(1, "Reduce", "Reduce", "PEs 0, 2-3 have not arrived")},
+		{Name: "barrier-given-up-while-waiting", NPEs: 3, Timeout: 300, TimeoutOn: []int{2}, Body: givesUpWhileWaited,
+			Want: but(2, "Timeout", "PEFailed"), Fin: all("nil"),
+			Say: gaveUpSays(2, "BarrierAll", "Barrier", "PE 1 has not arrived")},
 	}
+}
+
+// gaveUpSays is the Say of a scenario where PE quitter gives up call (an
+// operation of kind): its own error names the call, the timeout and who
+// had not arrived; the others' name the call, the PE and the operation.
+func gaveUpSays(quitter int, call, kind, absent string) func(int) []string {
+	return func(r int) []string {
+		if r == quitter {
+			return []string{call, "operation timeout", absent}
+		}
+		return []string{call, fmt.Sprintf("PE %d gave up operation", quitter), "(" + kind + ")", "cannot complete"}
+	}
+}
+
+// givesUp: PE quitter waits in call (BarrierAll or Reduce over TeamWorld)
+// until its operation timeout ends the wait, while the others are busy in
+// their own code (Test, which does not block) until it tells them, by a
+// put, that it gave up; then they make the same call, late, which can
+// no longer complete: it fails at once, naming the PE that gave up.
+func givesUp(quitter int, call string) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		src, err := shmem.Calloc[int64](p, 2)
+		if err != nil {
+			return err
+		}
+		dst, err := shmem.Calloc[int64](p, 2)
+		if err != nil {
+			return err
+		}
+		flag, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		run := func() error {
+			if call == "Reduce" {
+				return shmem.Reduce(p.TeamWorld(), shmem.OpSum, dst, src)
+			}
+			return p.BarrierAll()
+		}
+		if p.MyPE() != quitter {
+			for !shmem.Test(p, flag, shmem.CmpEQ, 1) {
+			}
+			return run()
+		}
+		err = run()
+		for r := 0; r < p.NPEs(); r++ {
+			if r != quitter {
+				err = errors.Join(err, shmem.P(p, flag, 1, r))
+			}
+		}
+		return errors.Join(err, p.Quiet())
+	}
+}
+
+// givesUpWhileWaited: PE 2, alone with an operation timeout, waits in
+// BarrierAll with PE 0, which has none; PE 1 is busy in its own code until
+// PE 2 tells it that it gave up. PE 0's wait, which no timeout of its own
+// ends and which PE 1 alone could have completed, must end when PE 2
+// gives up; PE 1's late BarrierAll fails at once.
+func givesUpWhileWaited(p *shmem.PE) error {
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	switch p.MyPE() {
+	case 1:
+		for !shmem.Test(p, flag, shmem.CmpEQ, 1) {
+		}
+		return p.BarrierAll()
+	case 2:
+		err := p.BarrierAll()
+		return errors.Join(err, shmem.P(p, flag, 1, 1), p.Quiet())
+	}
+	return p.BarrierAll()
 }
 
 // alltoallRemainder: every PE passes Alltoall a source of 6 elements over

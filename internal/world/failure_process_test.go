@@ -1,6 +1,8 @@
 package world_test
 
 import (
+	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -120,6 +122,54 @@ func checkPE(t *testing.T, sc failcheck.Scenario, r, code int, out string) {
 			if !strings.Contains(msg, f) {
 				t.Errorf("PE %d: %q does not say %q", r, msg, f)
 			}
+		}
+	}
+}
+
+// TestGiveUpAndLeave: one PE, alone with an operation timeout, gives up
+// BarrierAll and then Finalize (the others are busy in their own code) and
+// ends its process; only then do the others call BarrierAll and Finalize.
+// On shared memory and over TCP, their BarrierAll fails at once with
+// ErrPEFailed naming it (it used to hang on shared memory, or return nil);
+// their Finalize completes when the PE that left was not the coordinator's
+// (rank 0), and fails naming PE 0 when it was (it used to wait for the
+// coordinator's answer for 10 minutes).
+func TestGiveUpAndLeave(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worlds of processes")
+	}
+	for _, net := range []struct{ name, env string }{{"shm", ""}, {"tcp", "SHMEM_TRANSPORT=tcp"}} {
+		for _, who := range []int{2, 0} {
+			t.Run(fmt.Sprintf("%s/PE%d", net.name, who), func(t *testing.T) {
+				mark := filepath.Join(t.TempDir(), "left")
+				env := []string{lt.EnvWho + "=" + strconv.Itoa(who), lt.EnvMark + "=" + mark}
+				if net.env != "" {
+					env = append(env, net.env)
+				}
+				codes, outs := worldOfEnv(t, peBinary, 3, lt.RoleGiveUp, func(int) []string { return env })
+				gaveUp := fmt.Sprintf("PE %d gave up operation", who)
+				for r := 0; r < 3; r++ {
+					m := resultLine.FindStringSubmatch(outs[r])
+					if codes[r] != 0 || m == nil {
+						t.Errorf("PE %d exited %d without a result; output:\n%s", r, codes[r], outs[r])
+						continue
+					}
+					msg, _ := strconv.Unquote(m[3])
+					body, fin := failcheck.Class(m[1]), failcheck.Class(m[2])
+					switch {
+					case r == who:
+						if body != "Timeout" || fin != "Timeout" {
+							t.Errorf("PE %d (gives up): BarrierAll %s, Finalize %s, want Timeout for both; output:\n%s", r, body, fin, outs[r])
+						}
+					case body != "PEFailed" || !strings.Contains(msg, gaveUp):
+						t.Errorf("PE %d: BarrierAll %s (%s), want PEFailed saying %q", r, body, msg, gaveUp)
+					case who != 0 && fin != "nil":
+						t.Errorf("PE %d: Finalize %s, want nil; output:\n%s", r, fin, outs[r])
+					case who == 0 && (fin != "PEFailed" || !strings.Contains(outs[r], "PE 0, whose coordinator runs the world's agreements, left")):
+						t.Errorf("PE %d: Finalize %s, want PEFailed naming the coordinator's PE 0; output:\n%s", r, fin, outs[r])
+					}
+				}
+			})
 		}
 	}
 }

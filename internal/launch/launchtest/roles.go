@@ -1,5 +1,7 @@
 package launchtest
 
+import "time"
+
 // The variables the test PE program reads, beside the launch's own.
 const (
 	// EnvRole names the role when the program has no argument.
@@ -23,6 +25,9 @@ const (
 	// EnvFaultLoop names RoleFault's loop: FaultBarrier (default) or
 	// FaultAlloc.
 	EnvFaultLoop = "TEST_FAULT_LOOP"
+	// EnvMark is a file path: RoleGiveUp's PE EnvWho creates it once it
+	// has left the world, and the others wait for it.
+	EnvMark = "TEST_MARK"
 	// EnvCheckLeaks=1 makes a PE that finalized check that no goroutine
 	// or socket outlived Finalize (gossip probes get their bound).
 	EnvCheckLeaks = "TEST_CHECK_LEAKS"
@@ -99,11 +104,22 @@ const (
 	// SHMEM_SYMMETRIC_SIZE; the world needs SHMEM_SYMMETRIC_SIZE_MAX at
 	// 16 times that.
 	RoleGrow = "grow"
+	// RoleGiveUp: PE EnvWho, alone with an operation timeout
+	// (GiveUpTimeout), waits in BarrierAll and then in Finalize while the
+	// others are busy in their own code, so that both time out; it then
+	// prints "RESULT body=<class> fin=<class> err=<quoted error>", creates
+	// the file EnvMark and exits. The others wait for the file (the PE
+	// has left the world by then), call BarrierAll and Finalize, and
+	// print their RESULT line the same way.
+	RoleGiveUp = "giveup"
 	// RoleAllocs prints "ALLOCS <call>=<n>" for each barrier and
 	// collective it runs, n its allocations per call
 	// (testing.AllocsPerRun), then "ALLOCS DONE".
 	RoleAllocs = "allocs"
 )
+
+// GiveUpTimeout is RoleGiveUp's operation timeout.
+const GiveUpTimeout = 300 * time.Millisecond
 
 // AllocsLine starts each line RoleAllocs prints.
 const AllocsLine = "ALLOCS "

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,7 +65,9 @@ func run(role string) int {
 	if code == lt.ExitError {
 		return code
 	}
-	if ferr := p.Finalize(); ferr != nil {
+	// A role that finalizes itself has reported its Finalize: a second
+	// call returns the same result again.
+	if ferr := p.Finalize(); ferr != nil && !finalizesItself(role) {
 		fmt.Printf("FINALIZE: %v\n", ferr)
 		switch {
 		case err == nil:
@@ -90,6 +93,12 @@ func run(role string) int {
 	return code
 }
 
+// finalizesItself reports whether role calls Finalize and prints what it
+// returned (a failure scenario, RoleGiveUp).
+func finalizesItself(role string) bool {
+	return strings.HasPrefix(role, lt.RoleScenario) || role == lt.RoleGiveUp
+}
+
 // options are Init's options from the test variables, and the operation
 // timeout of a failure scenario (role) that has one. Without
 // SHMEM_SYMMETRIC_SIZE the heap is 8 MiB, so PEs fit a small /dev/shm.
@@ -98,12 +107,16 @@ func options(role string) ([]shmem.Option, error) {
 	if os.Getenv("SHMEM_SYMMETRIC_SIZE") == "" {
 		opts = append(opts, shmem.WithHeapSize(8<<20))
 	}
+	rank, _ := strconv.Atoi(os.Getenv("SHMEM_RANK"))
 	if name, ok := strings.CutPrefix(role, lt.RoleScenario); ok {
 		for _, sc := range failcheck.Scenarios() {
-			if sc.Name == name && sc.Timeout > 0 {
+			if sc.Name == name && sc.Timeout > 0 && (sc.TimeoutOn == nil || slices.Contains(sc.TimeoutOn, rank)) {
 				opts = append(opts, shmem.WithOpTimeout(time.Duration(sc.Timeout)*time.Millisecond))
 			}
 		}
+	}
+	if role == lt.RoleGiveUp && rank == whoOf(os.Getenv("SHMEM_NPES")) {
+		opts = append(opts, shmem.WithOpTimeout(lt.GiveUpTimeout))
 	}
 	if v := os.Getenv(lt.EnvInitTimeout); v != "" {
 		d, err := time.ParseDuration(v)
@@ -136,11 +149,15 @@ func options(role string) ([]shmem.Option, error) {
 }
 
 // who is the rank a role singles out: TEST_WHO, default the last PE.
-func who(p *shmem.PE) int {
+func who(p *shmem.PE) int { return whoOf(strconv.Itoa(p.NPEs())) }
+
+// whoOf is who before Init, in a world of npes PEs (SHMEM_NPES).
+func whoOf(npes string) int {
 	if v, err := strconv.Atoi(os.Getenv(lt.EnvWho)); err == nil {
 		return v
 	}
-	return p.NPEs() - 1
+	n, _ := strconv.Atoi(npes)
+	return n - 1
 }
 
 // ready prints the READY line.

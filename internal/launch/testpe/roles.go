@@ -28,6 +28,8 @@ func runRole(p *shmem.PE, role string) error {
 		return spmdcheck.Run(p)
 	case lt.RoleBarriers:
 		return barriers(p, 300)
+	case lt.RoleGiveUp:
+		return giveUp(p)
 	case lt.RoleDie:
 		return die(p)
 	case lt.RoleWait:

@@ -6,9 +6,11 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/failcheck"
+	lt "github.com/goshmem/shmem/internal/launch/launchtest"
 )
 
 // scenario runs the failure scenario name (internal/failcheck) on p and
@@ -37,6 +39,43 @@ func scenario(p *shmem.PE, name string) error {
 		return nil
 	}
 	return fmt.Errorf("no scenario %q", name)
+}
+
+// giveUp is RoleGiveUp: PE who, whose operations time out, gives up
+// BarrierAll and Finalize while the others wait for its departure (the
+// file EnvMark, which it creates after its Finalize, which released
+// everything and ended its links); then they call BarrierAll and
+// Finalize. Every PE prints its RESULT line as a scenario does. SIGTERM
+// is ignored for the same reason.
+func giveUp(p *shmem.PE) error {
+	signal.Ignore(syscall.SIGTERM)
+	mark := os.Getenv(lt.EnvMark)
+	if mark == "" {
+		return fmt.Errorf("%s is not set", lt.EnvMark)
+	}
+	if p.MyPE() != who(p) {
+		// Busy in its own code, not in goshmem, until the PE has left.
+		for {
+			if _, err := os.Stat(mark); err == nil {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	err := p.BarrierAll()
+	fin := p.Finalize()
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	fmt.Printf("RESULT body=%s fin=%s err=%s\n", failcheck.ClassOf(err), failcheck.ClassOf(fin), strconv.Quote(msg))
+	if fin != nil {
+		fmt.Printf("FINALIZE %s\n", strconv.Quote(fin.Error()))
+	}
+	if p.MyPE() == who(p) {
+		return os.WriteFile(mark, nil, 0o600)
+	}
+	return nil
 }
 
 func runBody(p *shmem.PE, body func(*shmem.PE) error) error {
