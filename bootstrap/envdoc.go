@@ -22,7 +22,7 @@ const EnvTable = `| Variable | Read by | Meaning |
 | ` + "`SHMEM_UID_FILE`" + ` | Init | file through which PE 0 hands the unique ID to the others |
 | ` + "`SHMEM_JOB_SECRET`" + ` | Init | job secret, passed through to the rendezvous |
 | ` + "`SHMEM_LAUNCHER_PID`" + ` | Init | pid of the goshmem launcher (shmemrun) that started this PE: Init arms a parent-death signal and fails if that launcher is no longer an ancestor |
-| ` + "`SHMEM_STATUS_FD`" + ` | Init | descriptor of the socket on which this PE tells the goshmem launcher (shmemrun) that it finalized, called GlobalExit, or saw another PE fail, so that the launcher names the PE that ended the job; set by the launcher |
+| ` + "`SHMEM_STATUS_FD`" + ` | Init | descriptor of the socket on which this PE tells the goshmem launcher (shmemrun) that it finalized, called GlobalExit, saw another PE fail, or had an operation failed by another PE's early Finalize, so that the launcher names the PE that ended the job; set by the launcher |
 | ` + "`SLURM_PROCID`" + `, ` + "`SLURM_NTASKS`" + `, ` + "`SLURM_LOCALID`" + ` | Init | rank, size, local rank under Slurm (2nd priority) |
 | ` + "`OMPI_COMM_WORLD_RANK`" + `, ` + "`OMPI_COMM_WORLD_SIZE`" + `, ` + "`OMPI_COMM_WORLD_LOCAL_RANK`" + `, ` + "`OMPI_COMM_WORLD_LOCAL_SIZE`" + ` | Init | rank, size, local rank and size under Open MPI (3rd) |
 | ` + "`PMI_RANK`" + `, ` + "`PMI_SIZE`" + ` | Init | rank and size under a PMI launcher (4th) |
