@@ -27,7 +27,7 @@ const heapSize = 8 << 20
 
 func newFakeWorld(t *testing.T, n int) *fakeWorld {
 	t.Helper()
-	w := &fakeWorld{nw: fakenet.New(n, heapSize)}
+	w := &fakeWorld{nw: fakenet.New(n, heapSize), coord: actors.Coordinator{NPEs: n}}
 	slots := PoolSlots(n, heapSize)
 	for r := 0; r < n; r++ {
 		w.rts = append(w.rts, &fakeRT{w: w, me: r, paths: w.nw.Paths(r), pool: NewPool(0, n, slots)})
