@@ -1,6 +1,7 @@
 package actorsys
 
 import (
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -97,7 +98,10 @@ func StartGather(root *actor.RootContext, coord *actor.PID, g *actors.Gather, ar
 func Result(reply *actors.GatherReply, n int, op string, me int) ([][]byte, error) {
 	if reply.Err != "" {
 		if reply.Failed >= 0 {
-			return nil, errs.New(op, me, reply.Failed, errs.ErrPEFailed, "%s", reply.Err)
+			// The reply states the sentinel the error will carry: once is
+			// enough ("PE failed: lost the control link ...: PE failed").
+			why := strings.TrimPrefix(reply.Err, errs.ErrPEFailed.Error()+": ")
+			return nil, errs.New(op, me, reply.Failed, errs.ErrPEFailed, "%s", why)
 		}
 		return nil, errs.New(op, me, errs.NoPE, errs.ErrInvalidArgument, "%s", reply.Err)
 	}

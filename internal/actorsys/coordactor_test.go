@@ -2,6 +2,7 @@ package actorsys
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +42,9 @@ func TestCoordinatorActor(t *testing.T) {
 	var e *errs.Error
 	if !errors.Is(err, errs.ErrPEFailed) || !errors.As(err, &e) || e.Target != 1 {
 		t.Fatalf("aborted round: %v, want ErrPEFailed naming PE 1", err)
+	}
+	// The reply's "PE failed: <reason>" is said once in the error.
+	if msg := err.Error(); strings.Count(msg, "PE failed") != 1 || !strings.Contains(msg, "test") {
+		t.Fatalf("aborted round: %q, want the reason and the sentinel once", msg)
 	}
 }
