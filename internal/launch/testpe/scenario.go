@@ -28,14 +28,7 @@ func scenario(p *shmem.PE, name string) error {
 		}
 		err := runBody(p, sc.Body)
 		fin := p.Finalize()
-		msg := ""
-		if err != nil {
-			msg = err.Error()
-		}
-		fmt.Printf("RESULT body=%s fin=%s err=%s\n", failcheck.ClassOf(err), failcheck.ClassOf(fin), strconv.Quote(msg))
-		if fin != nil {
-			fmt.Printf("FINALIZE %s\n", strconv.Quote(fin.Error()))
-		}
+		printResult(err, fin)
 		return nil
 	}
 	return fmt.Errorf("no scenario %q", name)
@@ -64,14 +57,7 @@ func giveUp(p *shmem.PE) error {
 	}
 	err := p.BarrierAll()
 	fin := p.Finalize()
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	fmt.Printf("RESULT body=%s fin=%s err=%s\n", failcheck.ClassOf(err), failcheck.ClassOf(fin), strconv.Quote(msg))
-	if fin != nil {
-		fmt.Printf("FINALIZE %s\n", strconv.Quote(fin.Error()))
-	}
+	printResult(err, fin)
 	if p.MyPE() == who(p) {
 		return os.WriteFile(mark, nil, 0o600)
 	}
@@ -88,4 +74,17 @@ func runBody(p *shmem.PE, body func(*shmem.PE) error) error {
 		}
 	}()
 	return body(p)
+}
+
+// printResult prints the RESULT line of a body's error and Finalize's
+// (and Finalize's text), which the failure tests parse.
+func printResult(err, fin error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	fmt.Printf("RESULT body=%s fin=%s err=%s\n", failcheck.ClassOf(err), failcheck.ClassOf(fin), strconv.Quote(msg))
+	if fin != nil {
+		fmt.Printf("FINALIZE %s\n", strconv.Quote(fin.Error()))
+	}
 }
