@@ -90,6 +90,9 @@ type Config struct {
 	// seconds apart. Once all are running, 16 processes on loopback form
 	// in ~0.2 s, and in 0.2-4 s under -race on a busy 2-core host.
 	FormTimeout time.Duration
+
+	// tcpTimeout replaces defaultTCPTimeout when not zero: tests only.
+	tcpTimeout time.Duration
 }
 
 // DefaultConfig returns a Config with RankHint -1 and the defaults above

@@ -1,6 +1,7 @@
 package membership
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"net"
@@ -56,10 +57,10 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	return w, nil
 }
 
-// tcpTimeout is memberlist's TCPTimeout: a stalled (GC, loaded CPU) peer
-// must not fail push-pull at once. It also bounds how long an inbound
-// stream that sends nothing is held. A variable for tests.
-var tcpTimeout = 5 * time.Second
+// defaultTCPTimeout is memberlist's TCPTimeout: a stalled (GC, loaded
+// CPU) peer must not fail push-pull at once. It also bounds how long an
+// inbound stream that sends nothing is held.
+const defaultTCPTimeout = 5 * time.Second
 
 // memberlistConfig maps Config onto memberlist's.
 func memberlistConfig(c Config, n *node) *memberlist.Config {
@@ -80,7 +81,7 @@ func memberlistConfig(c Config, n *node) *memberlist.Config {
 	// more under -race) slowed forming 16 processes from under a second
 	// to tens of seconds; the messages are a few hundred bytes.
 	mc.EnableCompression = false
-	mc.TCPTimeout = tcpTimeout
+	mc.TCPTimeout = cmp.Or(c.tcpTimeout, defaultTCPTimeout)
 	mc.Delegate = n
 	mc.Events = n
 	mc.Alive = n

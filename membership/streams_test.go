@@ -16,11 +16,12 @@ import (
 // TCPTimeout, here made longer than the test (a flood drove a PE to 14,866
 // descriptors).
 func TestGossipStreamsBounded(t *testing.T) {
-	defer func(d time.Duration) { tcpTimeout = d }(tcpTimeout)
-	tcpTimeout = 10 * time.Minute
 	const flood = 1000
 	log, _ := quietLogger()
 	cfgs := job(t, 3, 3, log)
+	for i := range cfgs {
+		cfgs[i].tcpTimeout = 10 * time.Minute
+	}
 	type formed struct {
 		ws   []*World
 		errs []error
