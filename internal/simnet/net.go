@@ -131,6 +131,10 @@ type Net struct {
 	// reads it without n.mu (Stirs).
 	stirs atomic.Uint64
 
+	// quieting counts the PEs in Quiet that yielded for their writes to
+	// come due (quiet): they are ready but have nothing to do.
+	quieting int
+
 	inflight opHeap // writes and NBI gets issued and not landed
 	opSeq    uint64
 

@@ -262,9 +262,10 @@ func (n *Net) apply(o *op) {
 
 // quiet completes every operation p has in flight: its writes land in
 // the order of their arrival (a fence's order included), and in Lazy mode
-// the other PEs run between landings, as they would while a real Quiet
-// waits for acks, so one of them may see a later write before an earlier
-// one; sched says that p holds the baton, without which it may not yield
+// each lands when it comes due while the other PEs run on, as they would
+// while a real Quiet waits for acks, so one of them may see a later write
+// before an earlier one, or act on a flag before the data this Quiet
+// completes has landed elsewhere; sched says that p holds the baton, without which it may not yield
 // (it would hand over a baton another PE holds). Then NBI gets hand over
 // what they read.
 func (n *Net) quiet(p *pe, sched bool) {
@@ -277,6 +278,24 @@ func (n *Net) quiet(p *pe, sched bool) {
 		}
 		if w == nil {
 			break
+		}
+		if sched && n.cfg.Model == nil && w.arrive > float64(n.steps) && n.holder == p && p.st == stRunning {
+			// Its earliest write is not due yet: the others run on until
+			// it is (schedule lands it then), as they would while a real
+			// Quiet waits for acks. With nobody else to run but PEs
+			// waiting so, time skips to the next landing of any PE's
+			// write instead: one yield a step would only hand the baton
+			// round them.
+			// The PEs in ready past those waiting here too are the
+			// others that have work to do.
+			if len(n.ready) > n.quieting {
+				n.quieting++
+				n.yield(p)
+				n.quieting--
+			} else {
+				n.landFirst(n.inflight.ops[0])
+			}
+			continue
 		}
 		n.land(n.first(w))
 		// A yield returns with the baton, or once p ended: then p runs
