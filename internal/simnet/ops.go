@@ -260,15 +260,22 @@ func (n *Net) apply(o *op) {
 	n.ring(t, o.arrive)
 }
 
+// quietTurns is how many turns per PE of the world a Quiet in Lazy mode
+// lets the others take while it waits for its writes to come due, before
+// it lands the rest at once.
+const quietTurns = 4
+
 // quiet completes every operation p has in flight: its writes land in
 // the order of their arrival (a fence's order included), and in Lazy mode
 // each lands when it comes due while the other PEs run on, as they would
 // while a real Quiet waits for acks, so one of them may see a later write
 // before an earlier one, or act on a flag before the data this Quiet
-// completes has landed elsewhere; sched says that p holds the baton, without which it may not yield
-// (it would hand over a baton another PE holds). Then NBI gets hand over
+// completes has landed elsewhere (for quietTurns turns per PE at most);
+// sched says that p holds the baton, without which it may not yield (it
+// would hand over a baton another PE holds). Then NBI gets hand over
 // what they read.
 func (n *Net) quiet(p *pe, sched bool) {
+	wait := quietTurns * len(n.pes)
 	for {
 		var w *op
 		for _, q := range p.out {
@@ -279,16 +286,17 @@ func (n *Net) quiet(p *pe, sched bool) {
 		if w == nil {
 			break
 		}
-		if sched && n.cfg.Model == nil && w.arrive > float64(n.steps) && n.holder == p && p.st == stRunning {
+		if wait > 0 && sched && n.cfg.Model == nil && w.arrive > float64(n.steps) && n.holder == p && p.st == stRunning {
 			// Its earliest write is not due yet: the others run on until
 			// it is (schedule lands it then), as they would while a real
-			// Quiet waits for acks. With nobody else to run but PEs
-			// waiting so, time skips to the next landing of any PE's
-			// write instead: one yield a step would only hand the baton
-			// round them.
-			// The PEs in ready past those waiting here too are the
-			// others that have work to do.
+			// Quiet waits for acks, for quietTurns turns per PE at most:
+			// PEs spinning on a lock would otherwise take a turn for
+			// every step of a slow write's delay. With nobody else to run
+			// but PEs waiting so (the ready PEs past those), time skips
+			// to the next landing of any PE's write instead: a yield a
+			// step would only hand the baton round them.
 			if len(n.ready) > n.quieting {
+				wait--
 				n.quieting++
 				n.yield(p)
 				n.quieting--
