@@ -114,8 +114,11 @@ func WithSeed(seed int64) Option {
 // its data paths: puts, gets, atomics, Fence, Quiet, and those that
 // collectives make): its next call does not return, its writes in flight
 // are lost, and the other PEs see ErrPEFailed as from a failure detector.
-// A pe outside the world or a negative afterOps makes Run fail with
-// ErrInvalidArgument.
+// A PE that makes afterOps calls or fewer, Finalize's own included, is
+// not killed, and the run goes as without the option: a sweep over
+// afterOps from 0 kills the PE at every point of its program until the
+// first count at which Run succeeds. A pe outside the world or a negative
+// afterOps makes Run fail with ErrInvalidArgument.
 func WithFailure(pe, afterOps int) Option {
 	return func(c *config) {
 		if afterOps < 0 {
