@@ -28,7 +28,10 @@ const (
 	// Lazy holds them in flight and lands each at a moment the OpenSHMEM
 	// 1.5 memory model allows, chosen by the seeded scheduler: writes to
 	// one PE land in any order unless a Fence separates them; Quiet,
-	// barriers and the completion rules of each call force them; a
+	// barriers and the completion rules of each call force them (a Quiet
+	// lets the other PEs run while its writes come due, so a Fence used
+	// to order writes to different PEs, where a Quiet is needed, fails
+	// too); a
 	// put-with-signal's data lands with or before its signal; a GetNBI's
 	// buffer is written only by Quiet; a blocking Get or fetching atomic
 	// may or may not see the caller's own earlier writes to that PE (the
