@@ -31,9 +31,9 @@ const (
 	// barriers and the completion rules of each call force them (a Quiet
 	// lets the other PEs run while its writes come due, so a Fence used
 	// to order writes to different PEs, where a Quiet is needed, fails
-	// too); a
-	// put-with-signal's data lands with or before its signal; a GetNBI's
-	// buffer is written only by Quiet; a blocking Get or fetching atomic
+	// too); each context (CreateCtx) is ordered and completed by its own
+	// Fence and Quiet only; a put-with-signal's data lands with or before
+	// its signal; a GetNBI's buffer is written only by Quiet; a blocking Get or fetching atomic
 	// may or may not see the caller's own earlier writes to that PE (the
 	// spec orders neither after them without a Quiet). A program that
 	// forgets a Fence or Quiet fails here as it would over TCP or RDMA,

@@ -213,7 +213,7 @@ func (n *Net) Path(from, to int, mappable bool) transport.Path {
 		if p.paths == nil {
 			p.paths = map[int32]*path{}
 		}
-		pa = &path{p: p, to: int32(to), size: uint64(len(n.pes[to].mem)), mappable: mappable}
+		pa = &path{p: p, to: int32(to), size: uint64(len(n.pes[to].mem)), mappable: mappable, eng: &p.eng}
 		p.paths[int32(to)] = pa
 	}
 	return pa
