@@ -78,8 +78,9 @@ func TestInitAlone(t *testing.T) {
 func TestInitCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := shmem.Init(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Init with a canceled context: %v", err)
+	// Init documents both: every error of the package matches a sentinel.
+	if _, err := shmem.Init(ctx); !errors.Is(err, context.Canceled) || !errors.Is(err, shmem.ErrBootstrap) {
+		t.Fatalf("Init with a canceled context: %v, want context.Canceled and ErrBootstrap", err)
 	}
 }
 
