@@ -44,5 +44,7 @@
 // goroutine or socket behind. The gossip port keeps at most 128 inbound TCP
 // streams open (memberlist's NetTransport wrapped, streams.go); a newer one
 // closes the oldest, so a stranger's flood costs bounded descriptors and
-// goroutines and members still get in.
+// goroutines and members still get in. Each stream ends after what a
+// push-pull of the world's state can need (streambytes.go), since
+// memberlist buffers up to 20 MB a stream before it authenticates it.
 package membership

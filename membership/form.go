@@ -26,7 +26,7 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	}
 	n := newNode(c, time.Now().UnixNano())
 	mc := memberlistConfig(c, n)
-	tr, err := newStreamLimit(c.BindAddr, c.BindPort, maxStreams, mc.Logger)
+	tr, err := newStreamLimit(c.BindAddr, c.BindPort, maxStreams, streamBytes(c.NPEs), mc.Logger)
 	if err != nil {
 		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
 			c.BindAddr, c.BindPort, err)
