@@ -39,7 +39,10 @@
 // Bounds: Form gives up at FormTimeout (or when ctx ends) with an error that
 // names how many processes it saw and which ranks are missing, or, with a
 // complete view, which members did not report the leader's table or that
-// the leader sent no seal. It then waits for a join or message already in
+// the leader sent no seal; and what it knows of the cause: the processes
+// it refused (another world size, version or job, or a full world) with
+// their addresses, table members gossip reports dead, and, when no join
+// ever succeeded, the seeds and memberlist's last join error. It then waits for a join or message already in
 // flight, which memberlist bounds by its TCP timeout (5 s), and leaves no
 // goroutine or socket behind. The gossip port keeps at most 128 inbound TCP
 // streams open (memberlist's NetTransport wrapped, streams.go); a newer one

@@ -152,6 +152,12 @@ func (n *node) publish(ml *memberlist.Memberlist) {
 
 // otherSeeds drops this process's own address from the seed list.
 func (n *node) otherSeeds() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.otherSeedsLocked()
+}
+
+func (n *node) otherSeedsLocked() []string {
 	out := make([]string, 0, len(n.cfg.Seeds))
 	for _, s := range n.cfg.Seeds {
 		host, port, _ := net.SplitHostPort(s) // validated in resolve
@@ -181,11 +187,13 @@ func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []
 		}
 		wait := n.cfg.JoinInterval
 		if target, ok := n.joinTarget(seeds); ok {
-			if _, err := ml.Join([]string{target}); err != nil {
+			_, err := ml.Join([]string{target})
+			if err != nil {
 				n.cfg.Logger.Debug("membership: join failed, retrying", "node", n.self.Name, "err", err)
 			} else {
 				joinedOnce = true
 			}
+			n.noteJoin(err)
 		}
 		if !joinedOnce {
 			wait /= 5

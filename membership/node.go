@@ -39,7 +39,11 @@ type node struct {
 	leavers  map[string]bool // table members that announced a graceful departure (kindLeaving)
 	failures chan int
 	closed   bool
-	rejected map[string]string // name -> last logged reason
+	rejected map[string]refusal // name -> the last refusal logged
+	// joinedOnce and joinErr say whether a join ever succeeded and why
+	// the last one failed: Form's error names seeds nobody could reach.
+	joinedOnce bool
+	joinErr    string
 	// undecryptable counts gossip messages and joins that failed because
 	// the peer's key is not this job's: Form's error says so, since a
 	// process with another secret is otherwise just never seen.
@@ -61,7 +65,7 @@ func newNode(cfg Config, incarnation int64) *node {
 		reports:  make(map[string]report),
 		leavers:  make(map[string]bool),
 		failures: make(chan int, cfg.NPEs),
-		rejected: make(map[string]string),
+		rejected: make(map[string]refusal),
 	}
 	n.self = candidate{Name: cfg.Name, Hdr: header{
 		Hint: cfg.RankHint, NPEs: cfg.NPEs, Incarnation: incarnation,
@@ -115,11 +119,11 @@ func (n *node) viewLocked() []candidate {
 
 // logRejectLocked logs a refusal once per name and reason.
 func (n *node) logRejectLocked(name, addr string, err error) {
-	if n.rejected[name] == err.Error() {
+	if n.rejected[name].reason == err.Error() {
 		return
 	}
 	if _, ok := n.rejected[name]; ok || len(n.rejected) < maxRejectLog {
-		n.rejected[name] = err.Error()
+		n.rejected[name] = refusal{reason: err.Error(), addr: addr}
 	}
 	n.cfg.Logger.Warn("membership: refused process", "job", n.cfg.JobID, "node", n.self.Name,
 		"peer", name, "addr", addr, "reason", err.Error())

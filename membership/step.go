@@ -172,8 +172,8 @@ func (n *node) formError(cause error) error {
 		if ranks, known := missingRanks(view, n.cfg.NPEs); known {
 			missing = fmt.Sprintf("missing ranks %v", ranks)
 		}
-		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s%s",
-			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing, n.keyNote())
+		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s%s%s%s",
+			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing, n.refusedNoteLocked(), n.joinNoteLocked(), n.keyNote())
 	}
 	table := n.history[n.current]
 	if table == nil { // a complete view is evaluated before the loop waits
@@ -185,8 +185,8 @@ func (n *node) formError(cause error) error {
 			state = ", which gossip reports dead"
 		}
 		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-			"job %q: saw all %d processes and reported the table to its leader, rank 0 (%s at %s%s), which sent no seal%s",
-			n.cfg.JobID, n.cfg.NPEs, table[0].Name, table[0].Addr, state, n.keyNote())
+			"job %q: saw all %d processes and reported the table to its leader, rank 0 (%s at %s%s), which sent no seal%s%s%s",
+			n.cfg.JobID, n.cfg.NPEs, table[0].Name, table[0].Addr, state, n.deadNoteLocked(table), n.refusedNoteLocked(), n.keyNote())
 	}
 	var silent, other []string
 	for r, c := range table[1:] {
@@ -211,8 +211,8 @@ func (n *node) formError(cause error) error {
 		parts = append(parts, "another table reported by "+strings.Join(other, ", "))
 	}
 	return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-		"job %q: saw all %d processes, but as leader could not seal: %s%s",
-		n.cfg.JobID, n.cfg.NPEs, strings.Join(parts, "; "), n.keyNote())
+		"job %q: saw all %d processes, but as leader could not seal: %s%s%s",
+		n.cfg.JobID, n.cfg.NPEs, strings.Join(parts, "; "), n.refusedNoteLocked(), n.keyNote())
 }
 
 // keyNote is what Form's error adds when messages came that this job's key
