@@ -3,6 +3,7 @@ package membership
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"time"
@@ -28,8 +29,9 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	mc := memberlistConfig(c, n)
 	tr, err := newStreamLimit(c.BindAddr, c.BindPort, maxStreams, streamBytes(c.NPEs), mc.Logger)
 	if err != nil {
-		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
-			c.BindAddr, c.BindPort, err)
+		// The cause stays wrapped: a port taken is syscall.EADDRINUSE.
+		return nil, errs.New("Form", errs.NoPE, errs.NoPE, fmt.Errorf("%w: %w", err, errs.ErrBootstrap),
+			"starting gossip on %s:%d", c.BindAddr, c.BindPort)
 	}
 	if c.BindPort == 0 {
 		mc.BindPort = tr.GetAutoBindPort()

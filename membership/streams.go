@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/hashicorp/memberlist"
 )
@@ -56,6 +57,11 @@ func newStreamLimit(addr string, port, max int, maxBytes int64, logger *log.Logg
 		}
 	}
 	if err != nil {
+		if strings.Contains(err.Error(), "address already in use") {
+			// memberlist formats the bind error away: keep it testable,
+			// so that a caller trying ports can move on (errors.Is).
+			err = fmt.Errorf("%v (%w)", err, syscall.EADDRINUSE)
+		}
 		return nil, fmt.Errorf("could not set up network transport: %w", err)
 	}
 	t := &streamLimit{NetTransport: nt, max: max, maxBytes: maxBytes, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{}}

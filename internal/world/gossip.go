@@ -51,7 +51,7 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 	cfg.NPEs, cfg.RankHint = c.NPEs, g.RankHint
 	cfg.BindAddr, cfg.BindPort, cfg.AdvertiseAddr = host, port, host
 	cfg.Seeds, cfg.Meta, cfg.Logger, cfg.FormTimeout = g.Seeds, meta, j.log, c.Timeout
-	w, err := membership.Form(ctx, cfg)
+	w, err := j.formInRange(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
