@@ -304,8 +304,10 @@ func TestConfigRejected(t *testing.T) {
 		"hint":         func(c *Config) { c.RankHint = 2 },
 		"bind":         func(c *Config) { c.BindAddr = "localhost" },
 		"unspecified":  func(c *Config) { c.BindAddr, c.AdvertiseAddr = "0.0.0.0", "" },
-		"seed":         func(c *Config) { c.Seeds = []string{"127.0.0.1"} },
-		"probe":        func(c *Config) { c.ProbeTimeout = c.ProbeInterval },
+		// Told to the others, 0.0.0.0 made each dial itself.
+		"advertise any": func(c *Config) { c.BindAddr, c.AdvertiseAddr = "0.0.0.0", "0.0.0.0" },
+		"seed":          func(c *Config) { c.Seeds = []string{"127.0.0.1"} },
+		"probe":         func(c *Config) { c.ProbeTimeout = c.ProbeInterval },
 	} {
 		c := base
 		spoil(&c)
