@@ -210,7 +210,7 @@ func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []
 func (n *node) joinTarget(seeds []string) (string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.peers)+1 >= n.cfg.NPEs {
+	if len(n.liveLocked()) >= n.cfg.NPEs {
 		return "", false
 	}
 	for _, r := range n.reports { // map order: a random reporter

@@ -101,7 +101,7 @@ func (n *node) admitLocked(name string, h *header) error {
 		return nil
 	}
 	c := candidate{Name: name, Hdr: *h}
-	if k := countEarlier(n.viewLocked(), &c); k >= n.cfg.NPEs {
+	if k := countEarlier(n.liveLocked(), &c); k >= n.cfg.NPEs {
 		return fmt.Errorf("the world is full: %d of %d PEs started before it", k, n.cfg.NPEs)
 	}
 	return nil
@@ -115,6 +115,34 @@ func (n *node) viewLocked() []candidate {
 		v = append(v, c)
 	}
 	return v
+}
+
+// liveLocked is self plus the admitted peers memberlist does not report
+// dead or gone.
+func (n *node) liveLocked() []candidate {
+	v := make([]candidate, 0, len(n.peers)+1)
+	v = append(v, n.self)
+	for name, c := range n.peers {
+		if !n.down[name] {
+			v = append(v, c)
+		}
+	}
+	return v
+}
+
+// candidatesLocked is the view a table is chosen from: the live processes
+// when they are npes or more, else every process seen. A peer reported
+// dead stays a candidate while nobody can take its place, since on a
+// loaded host memberlist declares live processes dead that refute moments
+// later; but it gives way to a live one (a process restarted in place of
+// one killed before the table was sealed), which would otherwise be
+// refused as one too many while the dead one held its place in every
+// table, and no table could seal.
+func (n *node) candidatesLocked() []candidate {
+	if live := n.liveLocked(); len(live) >= n.cfg.NPEs {
+		return live
+	}
+	return n.viewLocked()
 }
 
 // logRejectLocked logs a refusal once per name and reason.

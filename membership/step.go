@@ -57,13 +57,12 @@ func (n *node) step(resend bool) stepResult {
 		n.sealLocked(t)
 		return stepResult{publish: true, done: true}
 	}
-	view := n.viewLocked()
-	if k := countEarlier(view, &n.self); k >= n.cfg.NPEs {
+	if k := countEarlier(n.liveLocked(), &n.self); k >= n.cfg.NPEs {
 		return stepResult{err: errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
 			"job %q: refused: %d processes started earlier, so this one would be PE %d, and the world has %d PEs (ranks 0..%d) (%v)",
 			n.cfg.JobID, k, k, n.cfg.NPEs, n.cfg.NPEs-1, errWorldFull)}
 	}
-	members := selectMembers(view, n.cfg.NPEs)
+	members := selectMembers(n.candidatesLocked(), n.cfg.NPEs)
 	if members == nil {
 		return stepResult{}
 	}
@@ -177,7 +176,7 @@ func (n *node) formError(cause error) error {
 	}
 	table := n.history[n.current]
 	if table == nil { // a complete view is evaluated before the loop waits
-		table = assignRanks(selectMembers(view, n.cfg.NPEs))
+		table = assignRanks(selectMembers(n.candidatesLocked(), n.cfg.NPEs))
 	}
 	if table[0].Name != n.self.Name {
 		state := ""
