@@ -116,6 +116,9 @@ type fakeRT struct {
 	// waitHook, if set, runs when a wait on the word at off blocks; an
 	// error it returns ends the wait (an operation timeout, say).
 	waitHook func(op string, off uint64) error
+	// agreeHook, if set, gets what an agreement's round gave this PE and
+	// returns what AgreeChecked returns (a reply that came too late, say).
+	agreeHook func(op string, all [][]byte, err error) ([][]byte, error)
 }
 
 func (f *fakeRT) MyPE() int { return f.me }
@@ -186,5 +189,9 @@ func (f *fakeRT) AgreeChecked(op, domain string, seq uint64, members []int, me i
 	}
 	ch := make(chan *actors.GatherReply, 1)
 	f.w.deliver(f.w.step(ch, &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}))
-	return actorsys.Result(<-ch, len(members), op, f.me)
+	all, err := actorsys.Result(<-ch, len(members), op, f.me)
+	if f.agreeHook != nil {
+		return f.agreeHook(op, all, err)
+	}
+	return all, err
 }
