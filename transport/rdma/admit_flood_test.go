@@ -22,8 +22,8 @@ type evictionLog struct {
 }
 
 func (h evictionLog) Enabled(context.Context, slog.Level) bool { return true }
-func (h evictionLog) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h evictionLog) WithGroup(string) slog.Handler           { return h }
+func (h evictionLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h evictionLog) WithGroup(string) slog.Handler            { return h }
 func (h evictionLog) Handle(_ context.Context, r slog.Record) error {
 	if strings.Contains(r.Message, "closed the oldest") {
 		h.once.Do(func() { close(h.evicted) })
