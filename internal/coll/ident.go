@@ -124,16 +124,21 @@ func (t *Team) CheckPeers(op string) error {
 			}
 			continue
 		}
-		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
-			continue // it passed this operation, so it took part in it
-		}
-		if lo, ok, err := t.leftOut(op, w); err != nil {
+		// A member that gave up the parent's split never made this team,
+		// whatever its word in this slot says (the slot is free on it, and
+		// may hold another team's words since): asked of the member when
+		// it looks behind, of this PE's own quit words alone when it looks
+		// ahead (no read of a member that took part).
+		if lo, ok, err := t.leftOut(op, w, o.Seq < mine.Seq); err != nil {
 			return err
-		} else if ok {
+		} else if ok && mine.Kind != team.KindFinalize {
 			if quit < 0 {
 				quit, quitOp, quitIn = w, lo, t.parent
 			}
 			continue
+		}
+		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
+			continue // it passed this operation, so it took part in it
 		}
 		if v == 0 && mine.Kind == team.KindDestroy {
 			// A zeroed word is a released slot: the peer completed the

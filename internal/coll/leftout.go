@@ -18,15 +18,15 @@ import (
 // operation fails naming it, instead of waiting for it until it
 // finalizes, or (Destroy) taking its zeroed word for a completed Destroy.
 
-// leftOut reports whether world PE w, a member of t behind this member's
+// leftOut reports whether world PE w, a member of t not at this member's
 // operation, gave up t's parent at or before the split that made t, and
 // which operation of the parent it gave up: from this member's own quit
-// words in the parent's slot if they name w, else from w's operation word
-// there (the parent's slot stays taken on w: a given-up team is never
-// released). A parent this member destroyed was not given up (its
-// Destroy's sync completed with every member), and its slot may hold
-// another team's words since. op names the caller.
-func (t *Team) leftOut(op string, w int) (team.Op, bool, error) {
+// words in the parent's slot if they name w, else, when read, from w's
+// operation word there (the parent's slot stays taken on w: a given-up
+// team is never released). A parent this member destroyed was not given
+// up (its Destroy's sync completed with every member), and its slot may
+// hold another team's words since. op names the caller.
+func (t *Team) leftOut(op string, w int, read bool) (team.Op, bool, error) {
 	p := t.parent
 	if p == nil || p.gone.Load() {
 		return team.Op{}, false, nil
@@ -35,6 +35,9 @@ func (t *Team) leftOut(op string, w int) (team.Op, bool, error) {
 		if o := decodeOp(transport.Load64(t.local, p.l.quitOp)); o.Seq <= t.splitOp {
 			return o, true, nil
 		}
+	}
+	if !read {
+		return team.Op{}, false, nil
 	}
 	v, err := t.peek(op, w, p.l.op)
 	if err != nil {
