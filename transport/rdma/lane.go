@@ -197,9 +197,12 @@ func (l *lane) connect(op string, deadline time.Time) (shed bool, err error) {
 	head := &headConn{Conn: conn} // the handshake's reads, for admit.Busy
 	failed := func(what string, err error) (bool, error) {
 		if l.shed(head, err) {
+			why := "turned this PE away as busy (too many connections waiting to authenticate there)"
+			if !head.busy() {
+				why = "cut the handshake and still accepts (shed under a flood of connections, or refused without a word)"
+			}
 			return !l.deadNow(), l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTimeout,
-				"%s with %s: its data listener turned this PE away as busy (too many connections waiting to authenticate there) until the %v bound: %v",
-				what, l.addr, n.cfg.OpTimeout, err))
+				"%s with %s: its data listener %s until the %v bound: %v", what, l.addr, why, n.cfg.OpTimeout, err))
 		}
 		return false, l.dropRaw(raw, op, l.handshakeErr(op, what, err))
 	}
