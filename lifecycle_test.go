@@ -59,6 +59,9 @@ func TestInitAlone(t *testing.T) {
 	if were[0] == (span{}) && mapped([]uintptr{uintptr(unsafe.Pointer(&addr))})[0] {
 		t.Fatalf("heap at %#x is not in /proc/self/maps", addr)
 	}
+	if were[0] != (span{}) && !stillMapped([]uintptr{addr}, were)[0] {
+		t.Fatalf("heap at %#x holds no pages before Finalize: the check after it would prove nothing", addr)
+	}
 	if err := p.Finalize(); err != nil {
 		t.Fatal(err)
 	}
