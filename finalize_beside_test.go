@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -32,20 +33,25 @@ func hammer(p *shmem.PE, s shmem.Sym[int64], pe int) (wait func() error) {
 					started.Done()
 				}
 				var err error
+				var call string
 				switch (w + i) % 3 {
 				case 0:
-					err = shmem.Put(p, s, buf, pe)
+					call, err = "Put", shmem.Put(p, s, buf, pe)
 				case 1:
-					err = shmem.Get(p, buf, s, pe)
+					call, err = "Get", shmem.Get(p, buf, s, pe)
 				default:
-					err = shmem.AtomicAdd(p, s, 1, pe)
+					call, err = "AtomicAdd", shmem.AtomicAdd(p, s, 1, pe)
 				}
 				if err != nil {
 					if i < 64 {
 						started.Done()
 					}
-					if !errors.Is(err, shmem.ErrFinalized) && !errors.Is(err, shmem.ErrPEFailed) {
+					switch {
+					case !errors.Is(err, shmem.ErrFinalized) && !errors.Is(err, shmem.ErrPEFailed):
 						errc <- fmt.Errorf("call %d of a goroutine beside Finalize: %w", i, err)
+					case !strings.HasPrefix(err.Error(), "shmem: "+call+" "):
+						// A transport's own name (AtomicPost) is not the call's.
+						errc <- fmt.Errorf("%s beside Finalize: %q does not name the call", call, err)
 					}
 					return
 				}
@@ -98,6 +104,18 @@ func TestFinalizeBesideCalls(t *testing.T) {
 	t.Run("shared-memory", func(t *testing.T) {
 		for range besideRounds / 3 {
 			staticsWorld(t, 2, 64, nil, func(p *shmem.PE, _ []byte) error {
+				s, err := shmem.Calloc[int64](p, 8)
+				if err != nil {
+					return err
+				}
+				wait := hammer(p, s, 1-p.MyPE())
+				return errors.Join(p.Finalize(), wait())
+			})
+		}
+	})
+	t.Run("tcp", func(t *testing.T) {
+		for range besideRounds / 3 {
+			staticsWorld(t, 2, 64, []shmem.Option{shmem.WithNetworkOnly()}, func(p *shmem.PE, _ []byte) error {
 				s, err := shmem.Calloc[int64](p, 8)
 				if err != nil {
 					return err

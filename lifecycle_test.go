@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -213,6 +214,7 @@ func TestContexts(t *testing.T) {
 }
 
 func TestGlobalExit(t *testing.T) {
+	bad := make([]error, 4)
 	err := sim.Run(4, func(p *shmem.PE) error {
 		flag, err := shmem.Calloc[int64](p, 1)
 		if status, ok := shmem.ExitStatus(err); ok && status == 7 {
@@ -232,8 +234,18 @@ func TestGlobalExit(t *testing.T) {
 		if err := shmem.Put(p, flag, []int64{1}, 0); !errors.Is(err, shmem.ErrFinalized) {
 			return fmt.Errorf("PE %d: put after GlobalExit: %v", p.MyPE(), err)
 		}
+		// Finalize's error names the call and both PEs, as any other's.
+		err = p.Finalize()
+		if status, ok := shmem.ExitStatus(err); !ok || status != 7 || !errors.Is(err, shmem.ErrFinalized) ||
+			!strings.HasPrefix(err.Error(), fmt.Sprintf("shmem: Finalize (PE %d -> PE 2): world ended by GlobalExit(7) on PE 2", p.MyPE())) {
+			// Run's error is the exit's whatever fn returns: kept apart.
+			bad[p.MyPE()] = fmt.Errorf("PE %d: Finalize after GlobalExit: %v", p.MyPE(), err)
+		}
 		return nil
 	})
+	if err := errors.Join(bad...); err != nil {
+		t.Fatal(err)
+	}
 	// The world ended by GlobalExit: Run says so, every time.
 	if status, ok := shmem.ExitStatus(err); !ok || status != 7 {
 		t.Fatalf("Run returned %v, want an error carrying exit status 7", err)
