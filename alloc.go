@@ -109,7 +109,10 @@ func objectStart[T Elem](p *PE, s Sym[T]) uint64 {
 }
 
 // Ptr returns a load/store view of pe's part of s when pe's memory is
-// mapped into this process (shmem_ptr), and false otherwise.
+// mapped into this process (shmem_ptr), and false otherwise. The view is
+// valid as long as a slice from Sym.Local is: touching it after Free of s,
+// or after Finalize, reads or writes memory goshmem no longer owns or
+// crashes the process.
 func Ptr[T Elem](p *PE, s Sym[T], pe int) ([]T, bool) {
 	path, off, err := s.target(p, "Ptr", pe, 0, s.n)
 	if err != nil {

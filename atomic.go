@@ -33,10 +33,10 @@ func amo[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicOp, v
 	if c := p.c.Counts().Count(core.OpAtomicFetch, pe, int(w)); c != nil {
 		var old uint64
 		err = c.Time(func() (err error) { old, err = path.Atomic(op, int(w), off, toBits(v), toBits(cond)); return err })
-		return fromBits[T](old), err
+		return fromBits[T](old), named(name, p, err)
 	}
 	old, err := path.Atomic(op, int(w), off, toBits(v), toBits(cond))
-	return fromBits[T](old), err
+	return fromBits[T](old), named(name, p, err)
 }
 
 // amoPost performs one non-fetching atomic; it completes by the next Quiet.
@@ -56,9 +56,9 @@ func amoPost[T AtomicValue](p *PE, name string, dst Sym[T], op transport.AtomicO
 		return errs.New(name, p.MyPE(), pe, errs.ErrInvalidArgument, "misaligned %d-byte atomic at offset %d", w, off)
 	}
 	if c := p.c.Counts().Count(core.OpAtomicPost, pe, int(w)); c != nil {
-		return c.Time(func() error { return path.AtomicPost(op, int(w), off, toBits(v)) })
+		return named(name, p, c.Time(func() error { return path.AtomicPost(op, int(w), off, toBits(v)) }))
 	}
-	return path.AtomicPost(op, int(w), off, toBits(v))
+	return named(name, p, path.AtomicPost(op, int(w), off, toBits(v)))
 }
 
 // word reports whether an element of T at off is an aligned 8-byte word,

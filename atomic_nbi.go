@@ -29,9 +29,9 @@ func amoNBI[T AtomicValue](p *PE, name string, fetch *T, dst Sym[T], op transpor
 	}
 	// Counted as a fetching atomic, timed to its return.
 	if c := p.c.Counts().Count(core.OpAtomicFetch, pe, int(w)); c != nil {
-		return c.Time(func() error { return fetchNBI(path, op, int(w), off, v, cond, fetch) })
+		return named(name, p, c.Time(func() error { return fetchNBI(path, op, int(w), off, v, cond, fetch) }))
 	}
-	return fetchNBI(path, op, int(w), off, v, cond, fetch)
+	return named(name, p, fetchNBI(path, op, int(w), off, v, cond, fetch))
 }
 
 // fetchNBI issues the atomic through path, non-blocking where the path

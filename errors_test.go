@@ -247,6 +247,44 @@ func TestOtherWorld(t *testing.T) {
 	}
 }
 
+// TestOtherWorldTeam passes a team of one world to TranslatePE on a team
+// of another, running at the same time: a PE number of one world means
+// nothing in the other, so the answer is -1 either way (not the number the
+// rank happens to have there).
+func TestOtherWorldTeam(t *testing.T) {
+	foreign := make(chan *shmem.Team, 1)
+	done := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- runErr(2, func(p *shmem.PE) error {
+			if p.MyPE() == 0 {
+				foreign <- p.TeamWorld()
+			}
+			<-done
+			return nil
+		})
+	}()
+	run(t, 2, func(p *shmem.PE) error {
+		if p.MyPE() != 0 {
+			return nil
+		}
+		defer close(done)
+		f, w := <-foreign, p.TeamWorld()
+		for pe := range 2 {
+			if got := f.TranslatePE(pe, w); got != -1 {
+				return fmt.Errorf("TranslatePE(%d) from another world's team = %d, want -1", pe, got)
+			}
+			if got := w.TranslatePE(pe, f); got != -1 {
+				return fmt.Errorf("TranslatePE(%d) into another world's team = %d, want -1", pe, got)
+			}
+		}
+		return want(p, "TranslatePE within the world", w.TranslatePE(1, p.TeamShared()), 1)
+	})
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestNoPanicOnRandomInput throws random PEs, ranges, counts, strides and
 // Syms (live, sliced, zero, freed) at the API. sim.Run turns a panic into
 // an error, so passing means none panicked; every call either succeeds or

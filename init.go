@@ -45,7 +45,9 @@ func Init(ctx context.Context, opts ...Option) (*PE, error) {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, errs.New("Init", errs.NoPE, errs.NoPE, err, "start-up abandoned")
+		// ErrBootstrap as well as ctx's error, as a start-up ended later is.
+		return nil, errs.New("Init", errs.NoPE, errs.NoPE, fmt.Errorf("%w: %w", errs.ErrBootstrap, err),
+			"start-up abandoned before it began: the context was already done")
 	}
 	if o.seeds != nil {
 		return joinGossip(ctx, o)

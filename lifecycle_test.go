@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -59,6 +60,9 @@ func TestInitAlone(t *testing.T) {
 	if were[0] == (span{}) && mapped([]uintptr{uintptr(unsafe.Pointer(&addr))})[0] {
 		t.Fatalf("heap at %#x is not in /proc/self/maps", addr)
 	}
+	if were[0] != (span{}) && !stillMapped([]uintptr{addr}, were)[0] {
+		t.Fatalf("heap at %#x holds no pages before Finalize: the check after it would prove nothing", addr)
+	}
 	if err := p.Finalize(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +82,9 @@ func TestInitAlone(t *testing.T) {
 func TestInitCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := shmem.Init(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("Init with a canceled context: %v", err)
+	// Init documents both: every error of the package matches a sentinel.
+	if _, err := shmem.Init(ctx); !errors.Is(err, context.Canceled) || !errors.Is(err, shmem.ErrBootstrap) {
+		t.Fatalf("Init with a canceled context: %v, want context.Canceled and ErrBootstrap", err)
 	}
 }
 
@@ -209,6 +214,7 @@ func TestContexts(t *testing.T) {
 }
 
 func TestGlobalExit(t *testing.T) {
+	bad := make([]error, 4)
 	err := sim.Run(4, func(p *shmem.PE) error {
 		flag, err := shmem.Calloc[int64](p, 1)
 		if status, ok := shmem.ExitStatus(err); ok && status == 7 {
@@ -228,8 +234,18 @@ func TestGlobalExit(t *testing.T) {
 		if err := shmem.Put(p, flag, []int64{1}, 0); !errors.Is(err, shmem.ErrFinalized) {
 			return fmt.Errorf("PE %d: put after GlobalExit: %v", p.MyPE(), err)
 		}
+		// Finalize's error names the call and both PEs, as any other's.
+		err = p.Finalize()
+		if status, ok := shmem.ExitStatus(err); !ok || status != 7 || !errors.Is(err, shmem.ErrFinalized) ||
+			!strings.HasPrefix(err.Error(), fmt.Sprintf("shmem: Finalize (PE %d -> PE 2): world ended by GlobalExit(7) on PE 2", p.MyPE())) {
+			// Run's error is the exit's whatever fn returns: kept apart.
+			bad[p.MyPE()] = fmt.Errorf("PE %d: Finalize after GlobalExit: %v", p.MyPE(), err)
+		}
 		return nil
 	})
+	if err := errors.Join(bad...); err != nil {
+		t.Fatal(err)
+	}
 	// The world ended by GlobalExit: Run says so, every time.
 	if status, ok := shmem.ExitStatus(err); !ok || status != 7 {
 		t.Fatalf("Run returned %v, want an error carrying exit status 7", err)

@@ -29,27 +29,29 @@ func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 
 // put is Put the checked way, for every case but the mapped one.
 func put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
-	path, off, err := dst.target(p, "Put", pe, 0, len(src))
+	const op = "Put"
+	path, off, err := dst.target(p, op, pe, 0, len(src))
 	if err != nil || len(src) == 0 {
 		return err
 	}
 	if c := p.c.Counts().Count(core.OpPut, pe, len(src)*int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return path.Put(off, asBytes(src)) })
+		return named(op, p, c.Time(func() error { return path.Put(off, asBytes(src)) }))
 	}
-	return path.Put(off, asBytes(src))
+	return named(op, p, path.Put(off, asBytes(src)))
 }
 
 // PutNBI starts a put (shmem_put_nbi); src may be reused at once, and the
 // put is complete after Quiet.
 func PutNBI[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
-	path, off, err := dst.target(p, "PutNBI", pe, 0, len(src))
+	const op = "PutNBI"
+	path, off, err := dst.target(p, op, pe, 0, len(src))
 	if err != nil || len(src) == 0 {
 		return err
 	}
 	if c := p.c.Counts().Count(core.OpPut, pe, len(src)*int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return path.Put(off, asBytes(src)) })
+		return named(op, p, c.Time(func() error { return path.Put(off, asBytes(src)) }))
 	}
-	return path.Put(off, asBytes(src))
+	return named(op, p, path.Put(off, asBytes(src)))
 }
 
 // Get copies src's elements [0, len(dst)) on PE pe into dst (shmem_get).
@@ -71,27 +73,29 @@ func Get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
 
 // get is Get the checked way.
 func get[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
-	path, off, err := src.target(p, "Get", pe, 0, len(dst))
+	const op = "Get"
+	path, off, err := src.target(p, op, pe, 0, len(dst))
 	if err != nil || len(dst) == 0 {
 		return err
 	}
 	if c := p.c.Counts().Count(core.OpGet, pe, len(dst)*int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return path.Get(asBytes(dst), off) })
+		return named(op, p, c.Time(func() error { return path.Get(asBytes(dst), off) }))
 	}
-	return path.Get(asBytes(dst), off)
+	return named(op, p, path.Get(asBytes(dst), off))
 }
 
 // GetNBI starts a get (shmem_get_nbi); dst holds the data after Quiet.
 func GetNBI[T Elem](p *PE, dst []T, src Sym[T], pe int) error {
-	path, off, err := src.target(p, "GetNBI", pe, 0, len(dst))
+	const op = "GetNBI"
+	path, off, err := src.target(p, op, pe, 0, len(dst))
 	if err != nil || len(dst) == 0 {
 		return err
 	}
 	// Timed to its return, not to the Quiet that completes it.
 	if c := p.c.Counts().Count(core.OpGetNBI, pe, len(dst)*int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return path.GetNBI(asBytes(dst), off) })
+		return named(op, p, c.Time(func() error { return path.GetNBI(asBytes(dst), off) }))
 	}
-	return path.GetNBI(asBytes(dst), off)
+	return named(op, p, path.GetNBI(asBytes(dst), off))
 }
 
 // P writes v into dst's element 0 on PE pe (shmem_p).
@@ -112,14 +116,15 @@ func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 
 // pChecked is P the checked way.
 func pChecked[T Elem](p *PE, dst Sym[T], v T, pe int) error {
-	path, off, err := dst.target(p, "P", pe, 0, 1)
+	const op = "P"
+	path, off, err := dst.target(p, op, pe, 0, 1)
 	if err != nil {
 		return err
 	}
 	if c := p.c.Counts().Count(core.OpPut, pe, int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return putOne(path, off, v) })
+		return named(op, p, c.Time(func() error { return putOne(path, off, v) }))
 	}
-	return putOne(path, off, v)
+	return named(op, p, putOne(path, off, v))
 }
 
 // putOne writes v at off through path.
@@ -148,15 +153,17 @@ func G[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
 
 // gChecked is G the checked way.
 func gChecked[T Elem](p *PE, src Sym[T], pe int) (v T, err error) {
-	path, off, err := src.target(p, "G", pe, 0, 1)
+	const op = "G"
+	path, off, err := src.target(p, op, pe, 0, 1)
 	if err != nil {
 		return v, err
 	}
 	if c := p.c.Counts().Count(core.OpGet, pe, int(elemSize[T]())); c != nil {
 		err = c.Time(func() (err error) { v, err = getOne[T](path, off); return err })
-		return v, err
+		return v, named(op, p, err)
 	}
-	return getOne[T](path, off)
+	v, err = getOne[T](path, off)
+	return v, named(op, p, err)
 }
 
 // getOne reads the element at off through path.
@@ -182,9 +189,9 @@ func IPut[T Elem](p *PE, dst Sym[T], src []T, dstStride, srcStride, n, pe int) e
 		return err
 	}
 	if c := p.c.Counts().Count(core.OpPut, pe, n*int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return iput(path, off, src, dstStride, srcStride, n) })
+		return named(op, p, c.Time(func() error { return iput(path, off, src, dstStride, srcStride, n) }))
 	}
-	return iput(path, off, src, dstStride, srcStride, n)
+	return named(op, p, iput(path, off, src, dstStride, srcStride, n))
 }
 
 // iput puts n strided elements through path, dst's at off.
@@ -210,9 +217,9 @@ func IGet[T Elem](p *PE, dst []T, src Sym[T], dstStride, srcStride, n, pe int) e
 		return err
 	}
 	if c := p.c.Counts().Count(core.OpGet, pe, n*int(elemSize[T]())); c != nil {
-		return c.Time(func() error { return iget(path, off, dst, dstStride, srcStride, n) })
+		return named(op, p, c.Time(func() error { return iget(path, off, dst, dstStride, srcStride, n) }))
 	}
-	return iget(path, off, dst, dstStride, srcStride, n)
+	return named(op, p, iget(path, off, dst, dstStride, srcStride, n))
 }
 
 // iget gets n strided elements through path, src's at off.
@@ -270,9 +277,9 @@ func putSignal[T Elem](p *PE, name string, dst Sym[T], src []T, sig Sym[uint64],
 	}
 	// The data and the 8-byte signal word.
 	if c := p.c.Counts().Count(core.OpPutSignal, pe, len(src)*int(elemSize[T]())+8); c != nil {
-		return c.Time(func() error { return path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op)) })
+		return named(name, p, c.Time(func() error { return path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op)) }))
 	}
-	return path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op))
+	return named(name, p, path.PutSignal(off, asBytes(src), sigOff, value, transport.SignalOp(op)))
 }
 
 // SignalFetch returns the value of the caller's own sig element 0
@@ -305,4 +312,15 @@ func SignalWaitUntil(p *PE, sig Sym[uint64], cmp Cmp, v uint64) (uint64, error) 
 		return compare(seen, cmp, v)
 	})
 	return seen, err
+}
+
+// named returns a path's error as the failure of the caller's op: the
+// transports name their own operations (AtomicPost for AtomicAdd, Put for
+// P or IPut), which the caller did not call. Off the error path it is a
+// nil test, inlined.
+func named(op string, p *PE, err error) error {
+	if err != nil {
+		return errs.As(op, p.c.MyPE(), err)
+	}
+	return nil
 }

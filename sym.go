@@ -48,6 +48,12 @@ func (s Sym[T]) Slice(i, j int) Sym[T] {
 // Local returns the calling PE's own part of s, backed by its heap: reads
 // and writes are plain memory accesses. It returns nil for a Sym that is not
 // live in p's world.
+//
+// The slice is not checked on use, so it is valid only while s is live and
+// the PE runs: after Free or Realloc of s it aliases whatever is allocated
+// there next, and Finalize (in the simulator, also the end of sim.Run)
+// unmaps the heap, so touching it afterwards crashes the process with a
+// fault that recover does not catch. Keep it no longer than s.
 func (s Sym[T]) Local(p *PE) []T {
 	if _, err := s.checkLocal(p, "Local", 0, s.n); err != nil || s.n == 0 {
 		return nil

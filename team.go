@@ -54,10 +54,11 @@ func (t *Team) NPEs() int {
 }
 
 // TranslatePE returns the number in dst of this team's PE pe, or -1 when
-// pe is out of range, not a member of dst, or either team is nil or
-// destroyed (shmem_team_translate_pe).
+// pe is out of range, not a member of dst, either team is nil or
+// destroyed, or dst is a team of another world (shmem_team_translate_pe).
 func (t *Team) TranslatePE(pe int, dst *Team) int {
-	if t.invalid() || dst.invalid() {
+	// Teams of two worlds share no PEs, whatever their ranks' numbers.
+	if t.invalid() || dst.invalid() || t.p.c.WorldID() != dst.p.c.WorldID() {
 		return -1
 	}
 	return t.t.TranslatePE(pe, dst.t)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/goshmem/shmem/internal/retire"
 )
 
 // Region is heap memory mapped outside the Go heap, so that the garbage
@@ -30,12 +32,15 @@ func NewRegion(size int) (*Region, error) {
 // Bytes returns the whole region.
 func (r *Region) Bytes() []byte { return r.mem }
 
-// Close unmaps the region; using Bytes afterwards faults. Idempotent.
+// Close releases the region (retire.Mapping): its pages go at once, and a
+// placeholder holds its addresses for retire.Quarantine, so that a late
+// write lands there instead of faulting. Using Bytes afterwards touches
+// memory that is no longer the heap. Idempotent.
 func (r *Region) Close() error {
 	if r.mem == nil {
 		return nil
 	}
-	err := unix.Munmap(r.mem)
+	err := retire.Mapping(r.mem)
 	r.mem = nil
 	return err
 }

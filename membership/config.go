@@ -45,7 +45,8 @@ type Config struct {
 	BindPort int
 	// AdvertiseAddr is the IP peers use to reach this process. Default:
 	// BindAddr; required when BindAddr is unspecified (0.0.0.0, ::), since
-	// memberlist would otherwise guess an interface.
+	// memberlist would otherwise guess an interface, and never unspecified
+	// itself.
 	AdvertiseAddr string
 	// Seeds are "host:port" gossip addresses of some other processes of the
 	// job; any one that is alive suffices. Empty only when NPEs is 1 or
@@ -187,6 +188,8 @@ func (c Config) resolve() (Config, error) {
 		return bad("AdvertiseAddr is required when BindAddr is %s", c.BindAddr)
 	case net.ParseIP(c.AdvertiseAddr) == nil:
 		return bad("AdvertiseAddr %q is not an IP address", c.AdvertiseAddr)
+	case net.ParseIP(c.AdvertiseAddr).IsUnspecified():
+		return bad("AdvertiseAddr %s is no address to reach this process at: the others would dial themselves", c.AdvertiseAddr)
 	case c.ProbeTimeout >= c.ProbeInterval:
 		return bad("ProbeTimeout %v must be below ProbeInterval %v", c.ProbeTimeout, c.ProbeInterval)
 	}

@@ -17,7 +17,9 @@
 //
 // Agreement ("sealing"): once a process sees npes candidates it computes the
 // rank table (the npes earliest-started, ranked by hint or name) and its
-// hash. The table's rank 0 is its leader. Every other member reports its
+// hash. A candidate memberlist reports dead keeps its place (it may refute)
+// only while fewer than npes live ones are seen: a process restarted in
+// place of one killed before sealing takes that place. The table's rank 0 is its leader. Every other member reports its
 // hash to the leader directly (a memberlist user message over TCP), and the
 // leader seals when every member's latest report carries its own hash, then
 // sends the seal to each member directly. A member seals on the seal message
@@ -39,10 +41,15 @@
 // Bounds: Form gives up at FormTimeout (or when ctx ends) with an error that
 // names how many processes it saw and which ranks are missing, or, with a
 // complete view, which members did not report the leader's table or that
-// the leader sent no seal. It then waits for a join or message already in
+// the leader sent no seal; and what it knows of the cause: the processes
+// it refused (another world size, version or job, or a full world) with
+// their addresses, table members gossip reports dead, and, when no join
+// ever succeeded, the seeds and memberlist's last join error. It then waits for a join or message already in
 // flight, which memberlist bounds by its TCP timeout (5 s), and leaves no
 // goroutine or socket behind. The gossip port keeps at most 128 inbound TCP
 // streams open (memberlist's NetTransport wrapped, streams.go); a newer one
 // closes the oldest, so a stranger's flood costs bounded descriptors and
-// goroutines and members still get in.
+// goroutines and members still get in. Each stream ends after what a
+// push-pull of the world's state can need (streambytes.go), since
+// memberlist buffers up to 20 MB a stream before it authenticates it.
 package membership

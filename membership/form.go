@@ -3,6 +3,7 @@ package membership
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"time"
@@ -26,10 +27,11 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	}
 	n := newNode(c, time.Now().UnixNano())
 	mc := memberlistConfig(c, n)
-	tr, err := newStreamLimit(c.BindAddr, c.BindPort, maxStreams, mc.Logger)
+	tr, err := newStreamLimit(c.BindAddr, c.BindPort, maxStreams, streamBytes(c.NPEs), mc.Logger)
 	if err != nil {
-		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
-			c.BindAddr, c.BindPort, err)
+		// The cause stays wrapped: a port taken is syscall.EADDRINUSE.
+		return nil, errs.New("Form", errs.NoPE, errs.NoPE, fmt.Errorf("%w: %w", err, errs.ErrBootstrap),
+			"starting gossip on %s:%d", c.BindAddr, c.BindPort)
 	}
 	if c.BindPort == 0 {
 		mc.BindPort = tr.GetAutoBindPort()
@@ -152,6 +154,12 @@ func (n *node) publish(ml *memberlist.Memberlist) {
 
 // otherSeeds drops this process's own address from the seed list.
 func (n *node) otherSeeds() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.otherSeedsLocked()
+}
+
+func (n *node) otherSeedsLocked() []string {
 	out := make([]string, 0, len(n.cfg.Seeds))
 	for _, s := range n.cfg.Seeds {
 		host, port, _ := net.SplitHostPort(s) // validated in resolve
@@ -181,11 +189,13 @@ func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []
 		}
 		wait := n.cfg.JoinInterval
 		if target, ok := n.joinTarget(seeds); ok {
-			if _, err := ml.Join([]string{target}); err != nil {
+			_, err := ml.Join([]string{target})
+			if err != nil {
 				n.cfg.Logger.Debug("membership: join failed, retrying", "node", n.self.Name, "err", err)
 			} else {
 				joinedOnce = true
 			}
+			n.noteJoin(err)
 		}
 		if !joinedOnce {
 			wait /= 5
@@ -200,7 +210,7 @@ func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []
 func (n *node) joinTarget(seeds []string) (string, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.peers)+1 >= n.cfg.NPEs {
+	if len(n.liveLocked()) >= n.cfg.NPEs {
 		return "", false
 	}
 	for _, r := range n.reports { // map order: a random reporter

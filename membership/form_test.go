@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -302,8 +304,10 @@ func TestConfigRejected(t *testing.T) {
 		"hint":         func(c *Config) { c.RankHint = 2 },
 		"bind":         func(c *Config) { c.BindAddr = "localhost" },
 		"unspecified":  func(c *Config) { c.BindAddr, c.AdvertiseAddr = "0.0.0.0", "" },
-		"seed":         func(c *Config) { c.Seeds = []string{"127.0.0.1"} },
-		"probe":        func(c *Config) { c.ProbeTimeout = c.ProbeInterval },
+		// Told to the others, 0.0.0.0 made each dial itself.
+		"advertise any": func(c *Config) { c.BindAddr, c.AdvertiseAddr = "0.0.0.0", "0.0.0.0" },
+		"seed":          func(c *Config) { c.Seeds = []string{"127.0.0.1"} },
+		"probe":         func(c *Config) { c.ProbeTimeout = c.ProbeInterval },
 	} {
 		c := base
 		spoil(&c)
@@ -373,5 +377,26 @@ func TestGracefulDeparturesInALargerWorld(t *testing.T) {
 			}
 		}
 		w.n.mu.Unlock()
+	}
+}
+
+// TestFormPortTakenIsEADDRINUSE: Form on a port another process holds
+// fails at once with ErrBootstrap wrapping syscall.EADDRINUSE, which a
+// caller trying the ports of a range (SHMEM_PORT_RANGE) moves past.
+func TestFormPortTakenIsEADDRINUSE(t *testing.T) {
+	t.Parallel()
+	log, _ := quietLogger()
+	cfg := job(t, 1, 2, log)[0]
+	ln, err := net.Listen("tcp", cfg.Seeds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Form(context.Background(), cfg)
+	if !errors.Is(err, errs.ErrBootstrap) || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("got %v, want ErrBootstrap and EADDRINUSE", err)
+	}
+	if !strings.Contains(err.Error(), "starting gossip on "+cfg.Seeds[0]+": ") {
+		t.Fatalf("%q does not name the address", err)
 	}
 }

@@ -39,7 +39,11 @@ type node struct {
 	leavers  map[string]bool // table members that announced a graceful departure (kindLeaving)
 	failures chan int
 	closed   bool
-	rejected map[string]string // name -> last logged reason
+	rejected map[string]refusal // name -> the last refusal logged
+	// joinedOnce and joinErr say whether a join ever succeeded and why
+	// the last one failed: Form's error names seeds nobody could reach.
+	joinedOnce bool
+	joinErr    string
 	// undecryptable counts gossip messages and joins that failed because
 	// the peer's key is not this job's: Form's error says so, since a
 	// process with another secret is otherwise just never seen.
@@ -61,7 +65,7 @@ func newNode(cfg Config, incarnation int64) *node {
 		reports:  make(map[string]report),
 		leavers:  make(map[string]bool),
 		failures: make(chan int, cfg.NPEs),
-		rejected: make(map[string]string),
+		rejected: make(map[string]refusal),
 	}
 	n.self = candidate{Name: cfg.Name, Hdr: header{
 		Hint: cfg.RankHint, NPEs: cfg.NPEs, Incarnation: incarnation,
@@ -97,7 +101,7 @@ func (n *node) admitLocked(name string, h *header) error {
 		return nil
 	}
 	c := candidate{Name: name, Hdr: *h}
-	if k := countEarlier(n.viewLocked(), &c); k >= n.cfg.NPEs {
+	if k := countEarlier(n.liveLocked(), &c); k >= n.cfg.NPEs {
 		return fmt.Errorf("the world is full: %d of %d PEs started before it", k, n.cfg.NPEs)
 	}
 	return nil
@@ -113,13 +117,41 @@ func (n *node) viewLocked() []candidate {
 	return v
 }
 
+// liveLocked is self plus the admitted peers memberlist does not report
+// dead or gone.
+func (n *node) liveLocked() []candidate {
+	v := make([]candidate, 0, len(n.peers)+1)
+	v = append(v, n.self)
+	for name, c := range n.peers {
+		if !n.down[name] {
+			v = append(v, c)
+		}
+	}
+	return v
+}
+
+// candidatesLocked is the view a table is chosen from: the live processes
+// when they are npes or more, else every process seen. A peer reported
+// dead stays a candidate while nobody can take its place, since on a
+// loaded host memberlist declares live processes dead that refute moments
+// later; but it gives way to a live one (a process restarted in place of
+// one killed before the table was sealed), which would otherwise be
+// refused as one too many while the dead one held its place in every
+// table, and no table could seal.
+func (n *node) candidatesLocked() []candidate {
+	if live := n.liveLocked(); len(live) >= n.cfg.NPEs {
+		return live
+	}
+	return n.viewLocked()
+}
+
 // logRejectLocked logs a refusal once per name and reason.
 func (n *node) logRejectLocked(name, addr string, err error) {
-	if n.rejected[name] == err.Error() {
+	if n.rejected[name].reason == err.Error() {
 		return
 	}
 	if _, ok := n.rejected[name]; ok || len(n.rejected) < maxRejectLog {
-		n.rejected[name] = err.Error()
+		n.rejected[name] = refusal{reason: err.Error(), addr: addr}
 	}
 	n.cfg.Logger.Warn("membership: refused process", "job", n.cfg.JobID, "node", n.self.Name,
 		"peer", name, "addr", addr, "reason", err.Error())

@@ -57,13 +57,12 @@ func (n *node) step(resend bool) stepResult {
 		n.sealLocked(t)
 		return stepResult{publish: true, done: true}
 	}
-	view := n.viewLocked()
-	if k := countEarlier(view, &n.self); k >= n.cfg.NPEs {
+	if k := countEarlier(n.liveLocked(), &n.self); k >= n.cfg.NPEs {
 		return stepResult{err: errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
 			"job %q: refused: %d processes started earlier, so this one would be PE %d, and the world has %d PEs (ranks 0..%d) (%v)",
 			n.cfg.JobID, k, k, n.cfg.NPEs, n.cfg.NPEs-1, errWorldFull)}
 	}
-	members := selectMembers(view, n.cfg.NPEs)
+	members := selectMembers(n.candidatesLocked(), n.cfg.NPEs)
 	if members == nil {
 		return stepResult{}
 	}
@@ -172,12 +171,12 @@ func (n *node) formError(cause error) error {
 		if ranks, known := missingRanks(view, n.cfg.NPEs); known {
 			missing = fmt.Sprintf("missing ranks %v", ranks)
 		}
-		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s%s",
-			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing, n.keyNote())
+		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel, "job %q: saw %d of %d processes (%s); %s%s%s%s",
+			n.cfg.JobID, len(view), n.cfg.NPEs, names(view), missing, n.refusedNoteLocked(), n.joinNoteLocked(), n.keyNote())
 	}
 	table := n.history[n.current]
 	if table == nil { // a complete view is evaluated before the loop waits
-		table = assignRanks(selectMembers(view, n.cfg.NPEs))
+		table = assignRanks(selectMembers(n.candidatesLocked(), n.cfg.NPEs))
 	}
 	if table[0].Name != n.self.Name {
 		state := ""
@@ -185,8 +184,8 @@ func (n *node) formError(cause error) error {
 			state = ", which gossip reports dead"
 		}
 		return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-			"job %q: saw all %d processes and reported the table to its leader, rank 0 (%s at %s%s), which sent no seal%s",
-			n.cfg.JobID, n.cfg.NPEs, table[0].Name, table[0].Addr, state, n.keyNote())
+			"job %q: saw all %d processes and reported the table to its leader, rank 0 (%s at %s%s), which sent no seal%s%s%s",
+			n.cfg.JobID, n.cfg.NPEs, table[0].Name, table[0].Addr, state, n.deadNoteLocked(table), n.refusedNoteLocked(), n.keyNote())
 	}
 	var silent, other []string
 	for r, c := range table[1:] {
@@ -211,8 +210,8 @@ func (n *node) formError(cause error) error {
 		parts = append(parts, "another table reported by "+strings.Join(other, ", "))
 	}
 	return errs.New("Form", errs.NoPE, errs.NoPE, sentinel,
-		"job %q: saw all %d processes, but as leader could not seal: %s%s",
-		n.cfg.JobID, n.cfg.NPEs, strings.Join(parts, "; "), n.keyNote())
+		"job %q: saw all %d processes, but as leader could not seal: %s%s%s",
+		n.cfg.JobID, n.cfg.NPEs, strings.Join(parts, "; "), n.refusedNoteLocked(), n.keyNote())
 }
 
 // keyNote is what Form's error adds when messages came that this job's key

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/hashicorp/memberlist"
 )
@@ -25,11 +26,12 @@ const maxStreams = 128
 // members out: their streams are the newest when they come.
 type streamLimit struct {
 	*memberlist.NetTransport
-	max     int
-	streams chan net.Conn
-	done    chan struct{}
-	stop    sync.Once
-	wg      sync.WaitGroup
+	max      int
+	maxBytes int64 // per stream, either way (streamBytes)
+	streams  chan net.Conn
+	done     chan struct{}
+	stop     sync.Once
+	wg       sync.WaitGroup
 
 	mu   sync.Mutex
 	open map[uint64]*limitedConn // by arrival: the smallest is the oldest
@@ -39,8 +41,9 @@ type streamLimit struct {
 
 // newStreamLimit opens memberlist's NetTransport on addr:port (port 0 picks
 // a free one, retrying a port taken between the TCP and UDP binds, as
-// memberlist.Create does for its own) with its streams bounded by max.
-func newStreamLimit(addr string, port, max int, logger *log.Logger) (*streamLimit, error) {
+// memberlist.Create does for its own) with its inbound streams bounded by
+// max, and every stream's bytes by maxBytes.
+func newStreamLimit(addr string, port, max int, maxBytes int64, logger *log.Logger) (*streamLimit, error) {
 	tries := 1
 	if port == 0 {
 		tries = 10
@@ -54,9 +57,14 @@ func newStreamLimit(addr string, port, max int, logger *log.Logger) (*streamLimi
 		}
 	}
 	if err != nil {
+		if strings.Contains(err.Error(), "address already in use") {
+			// memberlist formats the bind error away: keep it testable,
+			// so that a caller trying ports can move on (errors.Is).
+			err = fmt.Errorf("%v (%w)", err, syscall.EADDRINUSE)
+		}
 		return nil, fmt.Errorf("could not set up network transport: %w", err)
 	}
-	t := &streamLimit{NetTransport: nt, max: max, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{}}
+	t := &streamLimit{NetTransport: nt, max: max, maxBytes: maxBytes, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{}}
 	t.wg.Add(1)
 	go t.forward()
 	return t, nil
@@ -88,7 +96,7 @@ func (t *streamLimit) forward() {
 // one too many.
 func (t *streamLimit) track(c net.Conn) *limitedConn {
 	t.mu.Lock()
-	lc := &limitedConn{Conn: c, t: t, id: t.next}
+	lc := &limitedConn{Conn: newCapped(c, t.maxBytes), t: t, id: t.next}
 	t.next++
 	t.open[lc.id] = lc
 	var oldest *limitedConn

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/internal/failcheck"
@@ -85,6 +86,8 @@ func TestOptionsRefuseBadArguments(t *testing.T) {
 		{2, sim.WithNodeOf(func(int) int { return -1 }), []string{"sim.WithNodeOf", "node -1 for PE 0"}},
 		{2, sim.WithNodes(0), []string{"sim.WithNodes", "0 PEs per node"}},
 		{2, sim.WithDelivery(sim.Delivery(9)), []string{"sim.WithDelivery", "delivery 9"}},
+		{2, sim.WithOpTimeout(-time.Second), []string{"sim.WithOpTimeout", "-1s"}},
+		{2, sim.WithTimeout(-time.Second), []string{"sim.WithTimeout", "-1s"}},
 	}
 	for _, c := range cases {
 		var ran atomic.Int32

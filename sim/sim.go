@@ -72,8 +72,17 @@ func WithNodeOf(f func(rank int) int) Option { return func(c *config) { c.nodeOf
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
 
 // WithTimeout bounds each control-plane agreement (allocation, team
-// creation). Default 10 minutes.
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+// creation). Default 10 minutes. A negative d makes Run fail with
+// ErrInvalidArgument.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.refuse("WithTimeout", "%v: want a duration >= 0", d)
+			return
+		}
+		c.timeout = d
+	}
+}
 
 // WithOpTimeout makes every blocking call (waits, locks, barriers,
 // collectives, allocation, Finalize) that takes longer than d fail with
@@ -83,7 +92,19 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 // whose barrier or collective times out gives up the team, as with
 // shmem.WithOpTimeout: the other members still in that operation, or
 // reaching it or a later one, fail at once with ErrPEFailed naming it.
-func WithOpTimeout(d time.Duration) Option { return func(c *config) { c.opTO = d } }
+//
+// 0 is that default; a negative d makes Run fail with ErrInvalidArgument,
+// as shmem.WithOpTimeout makes Init fail: a test that asked for a bound
+// must not run without one.
+func WithOpTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.refuse("WithOpTimeout", "%v: want 0 (no limit) or a positive duration", d)
+			return
+		}
+		c.opTO = d
+	}
+}
 
 // WithDeadlockGrace sets how long every live PE must stay blocked with
 // nothing changing before Run declares a deadlock (ErrDeadlock), under

@@ -73,10 +73,39 @@ const (
 )
 
 func (c *tellConn) Write(b []byte) (int, error) {
-	if c.st.Load() != connSpoken && !c.st.CompareAndSwap(connSilent, connSpoken) {
+	if !c.speak() {
 		return 0, &net.OpError{Op: "write", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: net.ErrClosed}
 	}
 	return c.Conn.Write(b)
+}
+
+// speak marks c spoken; false if it was evicted first.
+func (c *tellConn) speak() bool {
+	return c.st.Load() == connSpoken || c.st.CompareAndSwap(connSilent, connSpoken)
+}
+
+// Speak tells the Acceptor that its owner is about to write to c, a
+// connection Accept returned, other than through c (through the socket
+// under it, Raw): from then on an eviction only closes c. It reports
+// false when c was evicted first (its client was told Busy), and then the
+// owner must not write. A connection of an Acceptor without TellEvicted
+// is always spoken. Owners that write only through c need not call it.
+func Speak(c net.Conn) bool {
+	if tc, ok := c.(*tellConn); ok {
+		return tc.speak()
+	}
+	return true
+}
+
+// Raw returns the connection under c, a connection Accept returned, as
+// the listener accepted it (a *net.TCPConn from a TCP listener): an owner
+// that needs the socket itself (system calls on its descriptor) uses it,
+// calling Speak before its first write until c is admitted.
+func Raw(c net.Conn) net.Conn {
+	if tc, ok := c.(*tellConn); ok {
+		return tc.Conn
+	}
+	return c
 }
 
 // CloseWrite closes the write side, when the connection has one.

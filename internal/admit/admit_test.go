@@ -217,3 +217,53 @@ func TestEvictedAreToldBusy(t *testing.T) {
 		t.Fatal("IsBusy")
 	}
 }
+
+// TestSpeakThroughRaw: an owner that writes through the socket under a
+// connection (Raw) and says so first (Speak) gets what an owner writing
+// through the connection gets: once it spoke, an eviction only closes the
+// connection; once evicted (the client told Busy), Speak refuses.
+func TestSpeakThroughRaw(t *testing.T) {
+	ln := listen(t)
+	defer ln.Close()
+	a := New(ln, Config{MaxPending: 1, TellEvicted: true})
+	accepted := acceptAll(a)
+	var owned []acc
+	defer func() {
+		for _, o := range owned {
+			o.c.Close()
+			o.admitted()
+		}
+	}()
+	c1 := dialTo(t, ln)
+	defer c1.Close()
+	c1.SetReadDeadline(time.Now().Add(10 * time.Second))
+	owned = append(owned, <-accepted)
+	if _, ok := Raw(owned[0].c).(*net.TCPConn); !ok {
+		t.Fatalf("Raw gave %T, want the *net.TCPConn", Raw(owned[0].c))
+	}
+	if !Speak(owned[0].c) {
+		t.Fatal("Speak refused a connection nobody evicted")
+	}
+	if _, err := Raw(owned[0].c).Write([]byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	c2 := dialTo(t, ln)
+	defer c2.Close()
+	c2.SetReadDeadline(time.Now().Add(10 * time.Second))
+	owned = append(owned, <-accepted) // evicts c1's, spoken
+	if got, _ := io.ReadAll(c1); string(got) != "hi" {
+		t.Fatalf("spoken evicted connection read %q, want only the owner's bytes", got)
+	}
+	c3 := dialTo(t, ln)
+	defer c3.Close()
+	owned = append(owned, <-accepted) // evicts c2's, silent: told Busy
+	if got, _ := io.ReadAll(c2); !IsBusy(got) {
+		t.Fatalf("silent evicted connection read %q, want %q", got, Busy)
+	}
+	if Speak(owned[1].c) {
+		t.Error("Speak accepted an evicted connection")
+	}
+	if !Speak(c3) || Raw(c3) != c3 {
+		t.Error("Speak or Raw changed a connection no telling acceptor returned")
+	}
+}

@@ -20,10 +20,10 @@ func (t *Team) FCollect(a Args, dstOff, srcOff uint64, nbytes int) error {
 }
 
 // fcollect is FCollect, its errors as its steps returned them (see named).
-func (t *Team) fcollect(a Args, dstOff, srcOff uint64, nbytes int) error {
+func (t *Team) fcollect(a Args, dstOff, srcOff uint64, nbytes int) (err error) {
 	const op = "FCollect"
 	seq, end, err := t.lockedBegin(op, &a)
-	defer end.unlock()
+	defer end.unlock(&err)
 	if err != nil || nbytes == 0 {
 		return err
 	}
@@ -48,10 +48,10 @@ func (t *Team) Collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbyte
 }
 
 // collect is Collect, its errors as its steps returned them (see named).
-func (t *Team) collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbytes int) error {
+func (t *Team) collect(a Args, dstOff uint64, dstBytes int, srcOff uint64, nbytes int) (err error) {
 	const op = "Collect"
 	seq, end, err := t.lockedBegin(op, &a)
-	defer end.unlock()
+	defer end.unlock(&err)
 	if err != nil {
 		return err
 	}

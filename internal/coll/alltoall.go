@@ -16,10 +16,10 @@ func (t *Team) Alltoall(a Args, dstOff, srcOff uint64, nbytes int) error {
 }
 
 // alltoall is Alltoall, its errors as its steps returned them (see named).
-func (t *Team) alltoall(a Args, dstOff, srcOff uint64, nbytes int) error {
+func (t *Team) alltoall(a Args, dstOff, srcOff uint64, nbytes int) (err error) {
 	const op = "Alltoall"
 	seq, end, err := t.lockedBegin(op, &a)
-	defer end.unlock()
+	defer end.unlock(&err)
 	if err != nil || nbytes == 0 {
 		return err
 	}
@@ -58,10 +58,10 @@ func (t *Team) Alltoalls(a Args, dstOff, srcOff uint64) error {
 }
 
 // alltoalls is Alltoalls, its errors as its steps returned them (see named).
-func (t *Team) alltoalls(a Args, dstOff, srcOff uint64) error {
+func (t *Team) alltoalls(a Args, dstOff, srcOff uint64) (err error) {
 	const op = "Alltoalls"
 	seq, end, err := t.lockedBegin(op, &a)
-	defer end.unlock()
+	defer end.unlock(&err)
 	if err != nil || a.Count == 0 {
 		return err
 	}

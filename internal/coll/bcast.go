@@ -14,10 +14,10 @@ func (t *Team) Broadcast(a Args, dstOff, srcOff uint64, nbytes int) error {
 }
 
 // broadcast is Broadcast, its errors as its steps returned them (see named).
-func (t *Team) broadcast(a Args, dstOff, srcOff uint64, nbytes int) error {
+func (t *Team) broadcast(a Args, dstOff, srcOff uint64, nbytes int) (err error) {
 	const op = "Broadcast"
 	seq, end, err := t.lockedBegin(op, &a)
-	defer end.unlock()
+	defer end.unlock(&err)
 	if err != nil || nbytes == 0 {
 		return err
 	}

@@ -155,7 +155,8 @@ func (t *Team) begin(op string, a *Args) (uint64, error) {
 }
 
 // lockedBegin locks t, checks it is usable and runs begin; the caller
-// defers the returned opEnd's unlock whatever the error.
+// defers the returned opEnd's unlock, with its error result, whatever the
+// error.
 func (t *Team) lockedBegin(op string, a *Args) (uint64, opEnd, error) {
 	if t == nil {
 		return 0, opEnd{}, t.usable(op)
@@ -180,10 +181,16 @@ type opEnd struct {
 	timed bool // the operation's timing started
 }
 
-// unlock stops the operation's timing, if it started, and unlocks the team.
-func (e opEnd) unlock() {
+// unlock stops the operation's timing, if it started, and unlocks the
+// team. A collective about to return success (*err nil) on a member of a
+// team that another member gave up fails instead, naming that member
+// (see giveup.go): its last steps waited on other peers, or on none.
+func (e opEnd) unlock(err *error) {
 	if e.t == nil {
 		return
+	}
+	if *err == nil && e.t.quitSaid() {
+		*err = e.t.poisoned(e.op)
 	}
 	if e.timed {
 		e.t.timeOp(e.op, true)

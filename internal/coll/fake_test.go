@@ -113,6 +113,12 @@ type fakeRT struct {
 	// checkAgree makes AgreeChecked run the caller's peer check once
 	// before it gathers, as a real agreement that waits long does.
 	checkAgree bool
+	// waitHook, if set, runs when a wait on the word at off blocks; an
+	// error it returns ends the wait (an operation timeout, say).
+	waitHook func(op string, off uint64) error
+	// agreeHook, if set, gets what an agreement's round gave this PE and
+	// returns what AgreeChecked returns (a reply that came too late, say).
+	agreeHook func(op string, all [][]byte, err error) ([][]byte, error)
 }
 
 func (f *fakeRT) MyPE() int { return f.me }
@@ -131,7 +137,12 @@ func (f *fakeRT) Local() []byte { return f.w.nw.Heap(f.me) }
 
 // WaitLocal sleeps on the PE's bell between checks and fails once any PE
 // has failed, as the real runtime does.
-func (f *fakeRT) WaitBlocked(op string, blk Blocked, _ uint64, cond func() bool) error {
+func (f *fakeRT) WaitBlocked(op string, blk Blocked, off uint64, cond func() bool) error {
+	if f.waitHook != nil {
+		if err := f.waitHook(op, off); err != nil {
+			return err
+		}
+	}
 	b := f.w.nw.Bell(f.me)
 	for i := 0; ; i++ {
 		if cond() {
@@ -178,5 +189,9 @@ func (f *fakeRT) AgreeChecked(op, domain string, seq uint64, members []int, me i
 	}
 	ch := make(chan *actors.GatherReply, 1)
 	f.w.deliver(f.w.step(ch, &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}))
-	return actorsys.Result(<-ch, len(members), op, f.me)
+	all, err := actorsys.Result(<-ch, len(members), op, f.me)
+	if f.agreeHook != nil {
+		return f.agreeHook(op, all, err)
+	}
+	return all, err
 }

@@ -32,11 +32,19 @@ import (
 //     member that reaches any later operation of the team, or this one
 //     late, fails at its first wait: no barrier or collective on the team
 //     completes from then on.
-// A member that completed the operation before the poison reached it
-// keeps its result, which is right: it had heard from every member (in a
-// barrier, each one had arrived), and its next operation on the team
-// fails. Which members are in time for that is a race nothing can close,
-// since the timeout may fire just after the member's last signal went out.
+// The poisoned words reach the members that wait on this member, or are
+// in an entry or a barrier. A member in a collective's data steps waits
+// only on a few peers (a broadcast's root on none), so every wait also
+// looks at the quit words when it ends (waitWord), and every collective
+// before it returns success (opEnd.unlock): a member that learnt of the
+// give-up before it completed fails too, and one whose wait for a peer
+// that failed so never ends is woken by its peer check (CheckPeers reads
+// the quit words first).
+// A member that completed the operation before the quit words reached it
+// keeps its result: in a barrier each member had arrived, and its next
+// operation on the team fails. Which members are in time for that is a
+// race nothing can close, since the timeout may fire just after the
+// member's last signal went out.
 
 // poisonBit marks a word of a team's slot as poisoned by a member that
 // gave up (see above). No counter or signal value reaches it, and a word
@@ -135,6 +143,11 @@ func (t *Team) whoGaveUp(op string) error {
 	}
 	return t.gaveUpErr(op, int(q-1), decodeOp(transport.Load64(t.local, t.l.quitOp)))
 }
+
+// quitSaid reports whether a member that gave up the team has said so in
+// this member's quit words (see poison): the team's operations can no
+// longer complete for every member, so none completes on this one.
+func (t *Team) quitSaid() bool { return transport.Load64(t.local, t.l.quit) != 0 }
 
 // orPoisoned returns, for a team operation's step that failed with err
 // reaching a peer, the poison's verdict instead when the word this member

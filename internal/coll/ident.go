@@ -25,6 +25,9 @@ import (
 //   - a peer that gave up this operation or an earlier one (its operation
 //     timeout ended its wait: gaveUpBit) will never come: ErrPEFailed
 //     naming it and the operation it gave up;
+//   - a peer behind that gave up the parent team at or before the split
+//     that made this one never made it: ErrPEFailed naming it and the
+//     operation it gave up (see leftout.go);
 //   - a peer ahead has passed this operation, so it took part in it, and
 //     a peer behind is on its way (unless it left): keep waiting.
 // A member that fails an operation this way keeps its operation word where
@@ -94,6 +97,7 @@ func (t *Team) CheckPeers(op string) error {
 	mismatch := false
 	quit := -1 // the first member that gave up this operation or an earlier one
 	var quitOp team.Op
+	var quitIn *Team // nil: this team; else the parent, whose split quit gave up
 	for j, w := range t.members {
 		if j == t.me {
 			at[j] = mine.Kind
@@ -120,6 +124,19 @@ func (t *Team) CheckPeers(op string) error {
 			}
 			continue
 		}
+		// A member that gave up the parent's split never made this team,
+		// whatever its word in this slot says (the slot is free on it, and
+		// may hold another team's words since): asked of the member when
+		// it looks behind, of this PE's own quit words alone when it looks
+		// ahead (no read of a member that took part).
+		if lo, ok, err := t.leftOut(op, w, o.Seq < mine.Seq); err != nil {
+			return err
+		} else if ok && mine.Kind != team.KindFinalize {
+			if quit < 0 {
+				quit, quitOp, quitIn = w, lo, t.parent
+			}
+			continue
+		}
 		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
 			continue // it passed this operation, so it took part in it
 		}
@@ -142,6 +159,8 @@ func (t *Team) CheckPeers(op string) error {
 	}
 	var err error
 	switch {
+	case quit >= 0 && quitIn != nil:
+		err = t.leftOutErr(op, quit, quitOp)
 	case quit >= 0:
 		// Definite: the member wrote it itself, and nothing it does
 		// later changes it.

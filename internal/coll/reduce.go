@@ -34,10 +34,10 @@ func (t *Team) Reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) error
 }
 
 // reduce is Reduce, its errors as its steps returned them (see named).
-func (t *Team) reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) error {
+func (t *Team) reduce(a Args, dstOff, srcOff uint64, nbytes int, f Kernel) (err error) {
 	const op = "Reduce"
 	seq, end, err := t.lockedBegin(op, &a)
-	defer end.unlock()
+	defer end.unlock(&err)
 	if err != nil || nbytes == 0 {
 		return err
 	}

@@ -118,6 +118,12 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 		}
 		return nil, named(op, err)
 	}
+	if t.quitSaid() {
+		// A member gave the team up, this split perhaps (the round
+		// completed, but too late for its operation timeout): it made no
+		// team, so no member makes one without it.
+		return nil, t.poisoned(op)
+	}
 	lists, berr := build(len(t.members))
 	var slots []int
 	for _, e := range t.a.Step(team.SplitAgreed{Op: op, Params: params, Payloads: all, Lists: lists, BuildErr: berr, Slots: t.pool.Slots()}) {
@@ -145,6 +151,7 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 			return nil, errs.New(op, t.rt.MyPE(), errs.NoPE, errs.ErrOutOfMemory, "team slot %d was taken meanwhile", slots[i])
 		}
 		out[i] = newTeam(t.rt, t.a.ID()+"/"+strconv.FormatUint(seq, 10)+"."+strconv.Itoa(i), world, slots[i], false)
+		out[i].parent, out[i].splitOp = t, decodeOp(t.cur.Load()).Seq
 	}
 	return out, nil
 }

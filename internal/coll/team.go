@@ -75,6 +75,12 @@ type Team struct {
 	root    bool    // TeamWorld or TeamShared: never destroyed
 	timer   OpTimer // rt when it times team operations, else nil (timerOf)
 	local   []byte  // rt.Local(), the same slice for the PE's life (Runtime.Local): no operation calls the interface for it
+	// parent is the team this one was split from (nil for TeamWorld and
+	// TeamShared) and splitOp the number of that split among the
+	// parent's operations: a member that gave the parent up at or before
+	// it never made this team (see leftout.go).
+	parent  *Team
+	splitOp uint64
 	// ahead is the world rank of the member 2^k places ahead of this one,
 	// the peer of dissemination round k (sync, begin): a barrier divides
 	// nothing.

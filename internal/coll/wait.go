@@ -18,8 +18,11 @@ func (t *Team) wordReached() bool { return transport.Load64(t.local, t.wait.off)
 
 // waitWord waits until this member's word at off is at least want; t.mu
 // is held. A word poisoned by a member that gave up the team (poisonBit:
-// at least any want) fails the wait, naming that member; a wait that
-// times out gives the operation up (see giveup.go).
+// at least any want) fails the wait, naming that member, and so does any
+// wait that ends once a member has said here that it gave up (its quit
+// word): a collective's data steps wait on a few peers only, which may
+// not include that member, and must not complete an operation it did not
+// finish. A wait that times out gives the operation up (see giveup.go).
 func (t *Team) waitWord(op string, off, want uint64) error {
 	t.wait.off, t.wait.want = off, want
 	if !t.wordReached() {
@@ -30,7 +33,7 @@ func (t *Team) waitWord(op string, off, want uint64) error {
 			return err
 		}
 	}
-	if transport.Load64(t.local, off)&poisonBit != 0 {
+	if transport.Load64(t.local, off)&poisonBit != 0 || t.quitSaid() {
 		return t.poisoned(op)
 	}
 	return nil

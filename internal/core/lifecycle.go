@@ -248,7 +248,9 @@ func (p *PE) Finalize() error {
 		}
 	}
 	if e := p.s.exited.Load(); e != nil {
-		err = &exitError{rank: e.rank, status: e.status}
+		// Named as the call and the PEs every other error is; ExitStatus
+		// and ErrFinalized still find the exit through the wrapping.
+		err = errs.New(op, p.MyPE(), e.rank, &exitError{rank: e.rank, status: e.status}, "")
 	}
 	if !p.s.finalized.CompareAndSwap(false, true) {
 		// Another goroutine's Finalize got here first.

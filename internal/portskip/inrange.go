@@ -38,10 +38,10 @@ func InRange[T any](op string, pe int, rng, where string, lo, hi int, skip []int
 		}
 		last = err
 	}
-	// Each PE listens twice (control and data) and rank 0 once more (the
-	// rendezvous), so a range narrower than that fails here whatever
-	// else the host runs.
-	const need = "each PE of a host needs 2 ports of it, rank 0 one more"
+	// Each PE listens twice (control and data), and rank 0 once more (the
+	// rendezvous) or, in a gossip world, each PE (its gossip port), so a
+	// range narrower than that fails here whatever else the host runs.
+	const need = "each PE of a host needs 2 ports of it, 3 in a gossip world, rank 0 one more with a unique ID"
 	if last == nil {
 		return zero, errs.New(op, pe, errs.NoPE, errs.ErrBootstrap,
 			"every port of %s is already used by this PE's other listeners %s: widen the range (%s)", rng, where, need)

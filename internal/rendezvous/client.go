@@ -32,7 +32,8 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 	defer stop()
 	stopped := func(err error, what string) error {
 		if ctx.Err() != nil {
-			return ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s: %s did not finish within %v", cfg.Addr, what, cfg.Timeout)
+			return ctxErr(ctx, cfg.Rank, 0, fmt.Sprintf("rank 0 at %s: start-up was cancelled during %s", cfg.Addr, what),
+				"rank 0 at %s: %s did not finish within %v", cfg.Addr, what, cfg.Timeout)
 		}
 		return fail(errs.ErrBootstrap, "rank 0 at %s: %s: %v", cfg.Addr, what, err)
 	}
@@ -59,7 +60,8 @@ func join(parent context.Context, cfg Config, deadline time.Time, record []byte)
 	defer stopVerdict()
 	waiting := func(err error, got int) error {
 		if parent.Err() != nil || time.Now().After(verdict) || isTimeout(err) {
-			return ctxErr(parent, cfg.Rank, 0, "rank 0 at %s sent no table and no verdict within %v of this rank's hello: rank 0 is stuck or its host unreachable", cfg.Addr, cfg.Timeout+replyTimeout)
+			return ctxErr(parent, cfg.Rank, 0, fmt.Sprintf("rank 0 at %s had sent no table and no verdict when start-up was cancelled", cfg.Addr),
+				"rank 0 at %s sent no table and no verdict within %v of this rank's hello: rank 0 is stuck or its host unreachable", cfg.Addr, cfg.Timeout+replyTimeout)
 		}
 		if isCut(err) {
 			// Rank 0 answers every registered rank before it closes

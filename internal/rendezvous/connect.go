@@ -81,7 +81,8 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 			if cuts > 0 {
 				return nil, nil, turnedAway(ctx, cfg, cuts, lastCut)
 			}
-			return nil, nil, ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
+			return nil, nil, ctxErr(ctx, cfg.Rank, 0, fmt.Sprintf("rank 0 at %s had not answered when start-up was cancelled (last error: %v)", cfg.Addr, err),
+				"rank 0 at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
 		}
 		w := &watchConn{Conn: raw}
 		c = w
@@ -103,7 +104,8 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 			if cuts > 0 {
 				return nil, nil, turnedAway(ctx, cfg, cuts, lastCut)
 			}
-			return nil, nil, ctxErr(ctx, cfg.Rank, 0, "rank 0 at %s: authentication did not finish within %v", cfg.Addr, cfg.Timeout)
+			return nil, nil, ctxErr(ctx, cfg.Rank, 0, fmt.Sprintf("rank 0 at %s: start-up was cancelled during authentication", cfg.Addr),
+				"rank 0 at %s: authentication did not finish within %v", cfg.Addr, cfg.Timeout)
 		case errors.Is(err, secure.ErrOtherService):
 			// Another endpoint of a job with this secret holds rank 0's
 			// port: rank 0 cannot bind it while it does, and whatever
@@ -153,6 +155,7 @@ func connect(ctx context.Context, cfg Config, deadline time.Time) (raw, c net.Co
 // until the deadline.
 func turnedAway(ctx context.Context, cfg Config, cuts int, last error) error {
 	return ctxErr(ctx, cfg.Rank, 0,
+		fmt.Sprintf("rank 0 at %s is alive but had closed this rank's connection during the handshake %d time(s) when start-up was cancelled; the last: %v", cfg.Addr, cuts, last),
 		"rank 0 at %s is alive but closed this rank's connection during the handshake %d time(s) within %v (too many connections waiting to authenticate there, or a TLS setting other than rank 0's?); the last: %v",
 		cfg.Addr, cuts, cfg.Timeout, last)
 }

@@ -144,11 +144,14 @@ func validate(cfg *Config, record []byte) error {
 	return nil
 }
 
-// ctxErr explains why the exchange stopped: the caller's cancellation, or
-// the deadline (what says which PEs or address to blame is in detail).
-func ctxErr(ctx context.Context, rank, target int, detail string, args ...any) error {
+// ctxErr explains why the exchange stopped: the caller's cancellation,
+// with canceled (what was under way, already formatted), or the deadline,
+// with detail formatted with args (what says which PEs or address to blame
+// is in both). A cancelled start-up is not described as a wait that ran
+// its whole timeout: it may have been cut short after milliseconds.
+func ctxErr(ctx context.Context, rank, target int, canceled, detail string, args ...any) error {
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return errs.New("Rendezvous", rank, target, fmt.Errorf("%w: %w", errs.ErrBootstrap, err), detail, args...)
+		return errs.New("Rendezvous", rank, target, fmt.Errorf("%w: %w", errs.ErrBootstrap, err), "%s", canceled)
 	}
 	return errs.New("Rendezvous", rank, target, bootstrapTimeout, detail, args...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"fmt"
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
@@ -37,7 +38,8 @@ func Probe(ctx context.Context, cfg Config) (ProbeResult, error) {
 	defer cancel()
 	raw, err := dial(ctx, cfg.Addr)
 	if err != nil {
-		return ProbeResult{}, ctxErr(ctx, errs.NoPE, 0, "rank 0's rendezvous at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
+		return ProbeResult{}, ctxErr(ctx, errs.NoPE, 0, fmt.Sprintf("rank 0's rendezvous at %s had not answered when the probe was cancelled (last error: %v)", cfg.Addr, err),
+			"rank 0's rendezvous at %s did not answer within %v (last error: %v)", cfg.Addr, cfg.Timeout, err)
 	}
 	defer raw.Close()
 	stop := context.AfterFunc(ctx, func() { raw.Close() })

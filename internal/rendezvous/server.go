@@ -146,9 +146,9 @@ func (s *server) loop(tab *table) ([][]byte, error) {
 					"PE %d failed: its connection to the rendezvous at %s closed before every rank arrived (%v)", d.rank, s.addr, d.cause)
 			}
 		case <-timer.C:
-			err = ctxErr(s.ctx, 0, errs.NoPE, "%s never arrived at %s within %v%s", rankList(tab.missing()), s.addr, s.cfg.Timeout, s.authNote())
+			err = ctxErr(s.ctx, 0, errs.NoPE, rankList(tab.missing())+" had not arrived", "%s never arrived at %s within %v%s", rankList(tab.missing()), s.addr, s.cfg.Timeout, s.authNote())
 		case <-s.ctx.Done():
-			err = ctxErr(s.ctx, 0, errs.NoPE, "%s had not arrived", rankList(tab.missing()))
+			err = ctxErr(s.ctx, 0, errs.NoPE, rankList(tab.missing())+" had not arrived", "%s had not arrived", rankList(tab.missing()))
 		}
 	}
 	var reply []byte

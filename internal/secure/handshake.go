@@ -136,6 +136,26 @@ func ServerHandshake(conn net.Conn, secret []byte, svc Service, deadline time.Ti
 	return handshakeWithin(conn, secret, svc, true, deadline, verified)
 }
 
+// VerifiedHook returns the admission hook that c, a connection a
+// listener accepted, carries for ServerHandshake's verified: a method
+// Verified() of c or of a connection under it (tls.Conn's NetConn, and
+// the like), nil when none has one. A listener whose owner runs the
+// job-secret handshake through a callback it does not write (rdma's
+// Config.Authenticate) passes its admission that way.
+func VerifiedHook(c net.Conn) func() {
+	for range 8 { // a few layers at most; a loop of NetConns ends too
+		if v, ok := c.(interface{ Verified() }); ok {
+			return v.Verified
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return nil
+		}
+		c = u.NetConn()
+	}
+	return nil
+}
+
 func handshakeWithin(conn net.Conn, secret []byte, svc Service, server bool, deadline time.Time, verified func()) error {
 	if len(secret) < MinSecretLen {
 		return errs.New("Handshake", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument,

@@ -2,6 +2,7 @@ package world
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 
@@ -33,13 +34,9 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 	if bind == "" {
 		bind = net.JoinHostPort(mine.hostOf(), "0")
 	}
-	host, portStr, err := net.SplitHostPort(bind)
+	host, advertise, port, err := gossipAddrs(bind, mine.hostOf())
 	if err != nil {
-		return nil, j.fail(errs.ErrInvalidArgument, "gossip address %q: %v", bind, err)
-	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil {
-		return nil, j.fail(errs.ErrInvalidArgument, "gossip port %q", portStr)
+		return nil, j.fail(errs.ErrInvalidArgument, "%v", err)
 	}
 	mine.Rank = -1
 	meta, err := msgpack.Marshal(&mine)
@@ -49,9 +46,9 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 	cfg := membership.DefaultConfig()
 	cfg.JobID, cfg.Version, cfg.Secret = j.job, gossipVersion, c.UID.Secret[:]
 	cfg.NPEs, cfg.RankHint = c.NPEs, g.RankHint
-	cfg.BindAddr, cfg.BindPort, cfg.AdvertiseAddr = host, port, host
+	cfg.BindAddr, cfg.BindPort, cfg.AdvertiseAddr = host, port, advertise
 	cfg.Seeds, cfg.Meta, cfg.Logger, cfg.FormTimeout = g.Seeds, meta, j.log, c.Timeout
-	w, err := membership.Form(ctx, cfg)
+	w, err := j.formInRange(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +64,34 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 	}
 	c.Rank = w.Self().Rank
 	return recs, nil
+}
+
+// gossipAddrs splits this member's gossip address (SHMEM_GOSSIP_ADDR) into
+// the host to bind, the host the others are told, and the port. A host
+// that binds every interface (0.0.0.0, ::) is no address to reach it at:
+// told to the others as it was, each dialled itself on another host. It
+// advertises the control listener's host instead, which every PE reaches
+// already.
+func gossipAddrs(bind, controlHost string) (host, advertise string, port int, err error) {
+	host, portStr, err := net.SplitHostPort(bind)
+	if err != nil {
+		return "", "", 0, fmt.Errorf("gossip address %q: %v", bind, err)
+	}
+	port, err = strconv.Atoi(portStr)
+	if err != nil || port < 0 || port > 65535 {
+		return "", "", 0, fmt.Errorf("gossip address %q: bad port", bind)
+	}
+	if net.ParseIP(host) == nil {
+		return "", "", 0, fmt.Errorf("gossip address %q: the host must be an IP address", bind)
+	}
+	advertise = host
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		advertise = controlHost
+	}
+	if ip := net.ParseIP(advertise); ip == nil || ip.IsUnspecified() {
+		return "", "", 0, fmt.Errorf("gossip address %q: the others need an IP address to reach this member at, and the control listener's host %q is none", bind, controlHost)
+	}
+	return host, advertise, port, nil
 }
 
 // hostOf returns the host part of the record's control address.

@@ -30,9 +30,16 @@ func (j *joiner) credentials() error {
 
 // authenticate proves the job secret on every data connection, after TLS
 // and before any frame: even with TLS off no peer without the secret gets
-// a frame processed.
+// a frame processed. On an accepted connection the data listener is told
+// once the client's proof checked out (secure.VerifiedHook), before this
+// side's proof goes out, so that a flood of strangers cannot shed a
+// client whose handshake has completed.
 func (j *joiner) authenticate(c net.Conn, server bool) error {
-	return secure.Handshake(c, j.cfg.UID.Secret[:], secure.ServiceData, server, time.Now().Add(10*time.Second))
+	deadline := time.Now().Add(10 * time.Second)
+	if server {
+		return secure.ServerHandshake(c, j.cfg.UID.Secret[:], secure.ServiceData, deadline, secure.VerifiedHook(c))
+	}
+	return secure.Handshake(c, j.cfg.UID.Secret[:], secure.ServiceData, false, deadline)
 }
 
 func (j *joiner) listenHost() (string, error) {

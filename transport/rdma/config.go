@@ -44,7 +44,13 @@ type Config struct {
 	// Authenticate runs on every connection after TLS and before any frame
 	// is read (server is true on the accepting side). A non-nil error closes
 	// the connection. Default nil: no authentication (tests only; production
-	// passes the job-secret handshake).
+	// passes the job-secret handshake). On the accepting side the
+	// connection, or one under it (tls.Conn's NetConn), has a method
+	// Verified(), which Authenticate should call once the client has
+	// proven itself and before this side's last word
+	// (secure.VerifiedHook finds it): until then the listener counts the
+	// connection among those a flood of strangers may push out; without
+	// the call it counts it until Authenticate returns.
 	Authenticate func(c net.Conn, server bool) error
 
 	// ListenAddr is the address to accept on. Default "127.0.0.1:0".

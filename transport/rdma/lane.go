@@ -1,6 +1,7 @@
 package rdma
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/netprobe"
+	"github.com/goshmem/shmem/internal/secure"
 )
 
 // A lane is one dialled connection of a path: requests go out on it and
@@ -126,7 +129,9 @@ func (l *lane) deadNow() bool { return l.deadFlag.Load() }
 // retried; a failed handshake too. A lane failure (PeerFailed, Close) ends a
 // dial or handshake in progress at once: towards a host that vanished
 // without a reset they would otherwise hold the caller for OpTimeout after
-// the peer was declared failed.
+// the peer was declared failed. A connection the peer's listener shed
+// under a flood of strangers (see admitconn.go) is dialled again, within
+// OpTimeout.
 func (l *lane) ready(op string) error {
 	if l.deadNow() {
 		return l.errFor(op)
@@ -138,19 +143,49 @@ func (l *lane) ready(op string) error {
 	if l.tries++; l.tries > 1 {
 		n.redials.Add(1)
 	}
-	timeout := n.cfg.OpTimeout
-	raw, err := l.dial(timeout)
+	deadline := time.Now().Add(n.cfg.OpTimeout)
+	var pause time.Duration
+	for {
+		shed, err := l.connect(op, deadline)
+		if !shed {
+			return err
+		}
+		// Dial again, a little later each time: the strangers that
+		// pushed this connection out are still arriving.
+		pause = min(max(2*pause, time.Millisecond), 100*time.Millisecond)
+		if time.Until(deadline) < pause {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-l.dead:
+			t.Stop()
+			return l.errFor(op)
+		case <-t.C:
+		}
+		n.redials.Add(1)
+	}
+}
+
+// connect dials the lane's address and runs the handshake, all by
+// deadline. shed reports a handshake the peer's listener cut while the
+// listener lives on (it answered admit.Busy, or closed or reset the
+// connection and still accepts): err then says so, and the caller may
+// dial again.
+func (l *lane) connect(op string, deadline time.Time) (shed bool, err error) {
+	n := l.p.n
+	raw, err := l.dial(time.Until(deadline))
 	if err != nil {
 		if l.deadNow() {
-			return l.errFor(op)
+			return false, l.errFor(op)
 		}
-		return errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed, "dial %s: %v", l.addr, err)
+		return false, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrPEFailed, "dial %s: %v", l.addr, err)
 	}
 	l.stMu.Lock()
 	if l.isDead {
 		l.stMu.Unlock()
 		raw.Close()
-		return l.errFor(op)
+		return false, l.errFor(op)
 	}
 	l.raw = raw // from here fail closes it, which ends the handshake
 	l.stMu.Unlock()
@@ -158,43 +193,76 @@ func (l *lane) ready(op string) error {
 	if n.cfg.LockedCallers {
 		l.locked, _ = conn.(*busyConn)
 	}
-	raw.SetDeadline(time.Now().Add(timeout))
+	raw.SetDeadline(deadline)
+	head := &headConn{Conn: conn} // the handshake's reads, for admit.Busy
+	failed := func(what string, err error) (bool, error) {
+		if l.shed(head, err) {
+			why := "turned this PE away as busy (too many connections waiting to authenticate there)"
+			if !head.busy() {
+				why = "cut the handshake and still accepts (shed under a flood of connections, or refused without a word)"
+			}
+			return !l.deadNow(), l.dropRaw(raw, op, errs.New(op, n.cfg.Rank, l.p.peer, errs.ErrTimeout,
+				"%s with %s: its data listener %s until the %v bound: %v", what, l.addr, why, n.cfg.OpTimeout, err))
+		}
+		return false, l.dropRaw(raw, op, l.handshakeErr(op, what, err))
+	}
 	var tc *tls.Conn
 	var rec *recordConn
+	hs := net.Conn(head)
 	if n.cfg.ClientTLS != nil {
-		rec = newRecordConn(conn)
+		rec = &recordConn{Conn: conn, br: bufio.NewReaderSize(head, recordReadBuffer)}
 		tc = tls.Client(rec, n.cfg.ClientTLS)
 		if err := tc.Handshake(); err != nil {
-			return l.dropRaw(raw, op, l.handshakeErr(op, "TLS handshake", err))
+			return failed("TLS handshake", err)
 		}
-		conn = tc
+		hs = tc
 	}
 	if n.cfg.Authenticate != nil {
-		if err := n.cfg.Authenticate(conn, false); err != nil {
-			return l.dropRaw(raw, op, l.handshakeErr(op, "authenticating", err))
+		if err := n.cfg.Authenticate(hs, false); err != nil {
+			return failed("authenticating", err)
 		}
 	}
 	if tc != nil {
 		var err error
-		if conn, l.rec, err = sealTLS(tc, rec, true); err != nil {
-			return l.dropRaw(raw, op, l.handshakeErr(op, "switching to sealed records", err))
+		if hs, l.rec, err = sealTLS(tc, rec, true); err != nil {
+			return failed("switching to sealed records", err)
 		}
 		l.oneWrite = oneWriteOf(l.rec)
+	} else {
+		hs = conn
 	}
 	raw.SetDeadline(time.Time{})
 	l.stMu.Lock()
 	if l.isDead {
 		l.stMu.Unlock()
-		return l.errFor(op)
+		return false, l.errFor(op)
 	}
 	l.slots = newSlotTable(n.cfg.MaxOutstanding)
-	l.src = newFrameSource(conn)
+	l.src = newFrameSource(hs)
 	n.wg.Add(1)
 	l.stMu.Unlock()
-	l.conn = conn
+	l.conn = hs
 	n.connects.Add(1)
 	go l.readLoop()
-	return nil
+	return false, nil
+}
+
+// shed reports whether the handshake that failed with err, whose reads
+// head kept, was cut by a listener that lives on: it answered admit.Busy,
+// or it closed or reset the connection without refusing this side's
+// secret (secure.ErrRefused) and still accepts (a dead listener refuses:
+// netprobe.ListenerGone). Under TLS a listener that sheds a connection
+// after answering the ClientHello only closes it.
+func (l *lane) shed(head *headConn, err error) bool {
+	switch {
+	case l.deadNow():
+		return false
+	case head.busy():
+		return true
+	case !head.cut() || errors.Is(err, secure.ErrRefused) || errors.Is(err, errs.ErrTimeout):
+		return false
+	}
+	return !netprobe.ListenerGone(l.addr, gonePeerProbe)
 }
 
 // dial connects to the lane's address within timeout, or until the lane

@@ -95,7 +95,7 @@ func Listen(cfg Config) (*Node, error) {
 		paths: map[int]*path{}, failed: map[int]bool{}, servers: map[*serverConn]struct{}{}, streams: map[*stream]struct{}{},
 		clock: newClock()}
 	n.eng.n = n
-	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger})
+	n.acc = admit.New(ln, admit.Config{Name: "rdma", Logger: c.Logger, TellEvicted: true})
 	n.ranger, _ = c.Bell.(rangeRinger)
 	if c.BusyPoll > 0 {
 		n.poll = newPollBudget(c.BusyPoll)

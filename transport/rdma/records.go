@@ -62,6 +62,10 @@ func newRecordConn(c net.Conn) *recordConn {
 	return &recordConn{Conn: c, br: bufio.NewReaderSize(c, recordReadBuffer)}
 }
 
+// NetConn returns the connection under r (secure.VerifiedHook looks
+// through it).
+func (r *recordConn) NetConn() net.Conn { return r.Conn }
+
 // Read serves crypto/tls's reads from the buffer, up to the end of the
 // current record.
 func (r *recordConn) Read(p []byte) (int, error) {

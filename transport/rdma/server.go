@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/goshmem/shmem/internal/admit"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -20,8 +21,9 @@ import (
 // order the requests came.
 type serverConn struct {
 	n        *Node
-	raw      net.Conn
-	admitted func() // frees the connection's place among the unauthenticated
+	raw      net.Conn // as the acceptor returned it
+	tcp      net.Conn // the socket under raw (admit.Raw)
+	admitted func()   // frees the connection's place among the unauthenticated
 	c        net.Conn
 	src      frameSource
 
@@ -63,13 +65,13 @@ func (sc *serverConn) serve() {
 	}
 	sc.admitted()
 	if n.poll != nil && n.poll.servers != nil {
-		if fd, ok := socketFD(sc.raw); ok {
+		if fd, ok := socketFD(sc.tcp); ok {
 			n.poll.servers.add(fd)
 			defer n.poll.servers.remove(fd) // before the deferred close
 		}
 	}
 	if sc.rec == nil {
-		sc.lw = newLowWater(sc.raw)
+		sc.lw = newLowWater(sc.tcp)
 	}
 	sc.src = newFrameSource(sc.c)
 	sc.bw = bufio.NewWriterSize(sc.c, 64<<10)
@@ -79,14 +81,20 @@ func (sc *serverConn) serve() {
 }
 
 // handshake runs TLS and Authenticate under OpTimeout, before any frame.
+// Their writes go through an acceptedConn, which tells the acceptor that
+// this side spoke, and Authenticate admits the connection once the client
+// proved itself (see admitconn.go); the frames after it go straight to
+// the socket.
 func (sc *serverConn) handshake() error {
 	cfg := &sc.n.cfg
-	sc.c = newBusyConn(sc.raw, sc.n.poll)
+	sc.tcp = admit.Raw(sc.raw)
+	base := newBusyConn(sc.tcp, sc.n.poll)
+	sc.c = &acceptedConn{Conn: base, owner: sc.raw, admitted: sc.admitted}
 	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
 	var tc *tls.Conn
 	var rec *recordConn
 	if cfg.ServerTLS != nil {
-		rec = newRecordConn(sc.c)
+		rec = &recordConn{Conn: sc.c, br: bufio.NewReaderSize(base, recordReadBuffer)}
 		tc = tls.Server(rec, cfg.ServerTLS)
 		if err := tc.Handshake(); err != nil {
 			return err
@@ -98,7 +106,10 @@ func (sc *serverConn) handshake() error {
 			return err
 		}
 	}
-	if tc != nil {
+	if tc == nil {
+		sc.c = base
+	} else {
+		rec.Conn = base // spoken (TLS answered): writes need no more telling
 		var err error
 		if sc.c, sc.rec, err = sealTLS(tc, rec, false); err != nil {
 			return err

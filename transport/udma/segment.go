@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/retire"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -431,8 +432,12 @@ func (s *Segment) Unlink() error {
 	return nil
 }
 
-// Close unmaps the segment. Afterwards slices from Heap, the Bell and every
-// method but Unlink and Close touch unmapped memory and fault, so the caller
+// Close releases the segment's mapping (retire.Mapping): its pages go at
+// once, and for retire.Quarantine a placeholder of private memory holds its
+// addresses, so that a call that checked the PE ran just before Finalize
+// writes into the placeholder instead of faulting. Afterwards slices from
+// Heap, the Bell and every method but Unlink and Close touch memory that is
+// no longer the segment (and after the quarantine fault), so the caller
 // must stop all users first. Close does not unlink the name. Calling it
 // again does nothing.
 func (s *Segment) Close() error {
@@ -446,7 +451,7 @@ func (s *Segment) Close() error {
 	if s.resv != nil {
 		whole = s.resv // the reservation holds every segment mapped into it
 	}
-	if err := unix.Munmap(whole); err != nil {
+	if err := retire.Mapping(whole); err != nil {
 		return errs.New("udma.Close", errs.NoPE, s.rank, osErr("unmap "+s.path, err), "")
 	}
 	return nil

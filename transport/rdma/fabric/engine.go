@@ -151,11 +151,11 @@ func (e *engine) waitCounter(which int, op string) error {
 		}
 		k := C.gf_cntr_wait(n.c, e.ep, C.int(which), 0, -1) // counts first, then what was issued
 		issued, lost := e.issued[which].Load(), e.lost[which].Load()
-		for spin := 0; spin < spins && uint64(k.ok)+uint64(k.bad)+lost < issued; spin++ {
+		for spin := 0; spin < spins && !reached(uint64(k.ok)+uint64(k.bad)+lost, issued); spin++ {
 			k = C.gf_cntr_wait(n.c, e.ep, C.int(which), 0, -1)
 		}
 		ok, bad := uint64(k.ok), uint64(k.bad)
-		if ok+bad+lost >= issued {
+		if reached(ok+bad+lost, issued) { // modulo 2^32: see counts.go
 			n.exit()
 			return e.counterErrors(which, bad, op)
 		}
@@ -172,7 +172,7 @@ func (e *engine) waitCounter(which int, op string) error {
 			n.exit()
 			target, who := e.outstanding()
 			return errs.New(op, n.rank(), target, errs.ErrTimeout, "%d of %d %s operations incomplete after %v (%s)",
-				issued-ok-bad-lost, issued, [2]string{"write", "read"}[which], n.cfg.OpTimeout, who)
+				short(ok+bad+lost, issued), issued, [2]string{"write", "read"}[which], n.cfg.OpTimeout, who)
 		}
 		ms := min(left, 100*time.Millisecond).Milliseconds()
 		C.gf_cntr_wait(n.c, e.ep, C.int(which), C.uint64_t(issued-lost-bad), C.int(max(ms, 1)))
@@ -209,13 +209,13 @@ func (e *engine) failedOutstanding(which int, op string) error {
 func (e *engine) counterErrors(which int, bad uint64, op string) error {
 	for {
 		seen := e.errSeen[which].Load()
-		if bad <= seen {
+		if reached(seen, bad) { // modulo 2^32, as every count (counts.go)
 			return nil
 		}
 		if e.errSeen[which].CompareAndSwap(seen, bad) {
 			target, who := e.outstanding()
 			return errs.New(op, e.n.rank(), target, errs.ErrPEFailed, "%d %s operations failed (%s)",
-				bad-seen, [2]string{"write", "read"}[which], who)
+				short(seen, bad), [2]string{"write", "read"}[which], who)
 		}
 	}
 }

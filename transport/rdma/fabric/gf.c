@@ -179,6 +179,8 @@ static void gf_rma_event(gf_node *n, struct fi_info *hints, const char *node, co
 #define GF_TRY(what, call) do { n->step = what; int rc_ = (int)(call); \
 	if (rc_) { const char *w_ = n->step; gf_close(n); n->step = w_; return rc_; } } while (0)
 
+static int gf_cntr_width32(struct fid_domain *d);
+
 int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, const char *service,
 		void *heap, size_t heap_len, void *statics, size_t statics_len, size_t bounce_size, int nctx) {
 	memset(n, 0, sizeof *n);
@@ -220,6 +222,7 @@ int gf_open(gf_node *n, const char *prov, const char *dom, const char *node, con
 	GF_TRY("fi_av_open", fi_av_open(n->domain, &av, &n->av, NULL));
 	struct fi_cq_attr cq = { .format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_UNSPEC, .size = (size_t)nctx * 2 };
 	GF_TRY("fi_cq_open", fi_cq_open(n->domain, &cq, &n->cq, NULL));
+	if ((n->cntr32 = gf_cntr_width32(n->domain))) n->cntr_polls = 1;
 	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
 	{
 		const char *what = NULL;
@@ -366,13 +369,41 @@ static uint64_t gf_now_ns(void) {
 #define GF_NAP_MIN 20000u   // ns
 #define GF_NAP_MAX 1000000u // ns
 
+// gf_cntr_reached reports whether count, a counter's reading, has reached
+// threshold, modulo 2^32: right for a provider whose counters are 32 bits
+// wide (gf_node.cntr32), sign-extended or not, and for one whose counters
+// are 64, as long as fewer than 2^31 operations of an endpoint are
+// outstanding (its slots and queues hold far fewer). counts.go's reached
+// is the same comparison.
+int gf_cntr_reached(uint64_t count, uint64_t threshold) {
+	return (int32_t)((uint32_t)count - (uint32_t)threshold) >= 0;
+}
+
+// gf_cntr_width32 reports whether the domain's counters keep 32 bits: a
+// scratch counter set to 2^32 reads otherwise. A provider that cannot set
+// a counter is taken for a 64-bit one.
+static int gf_cntr_width32(struct fid_domain *d) {
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_UNSPEC };
+	struct fid_cntr *c;
+	if (fi_cntr_open(d, &ca, &c, NULL)) return 0;
+	int narrow = fi_cntr_set(c, (uint64_t)1 << 32) == 0 && fi_cntr_read(c) != (uint64_t)1 << 32;
+	fi_close(&c->fid);
+	return narrow;
+}
+
+// gf_cntr_set sets counter which (0 e's write, 1 e's read) to value: for
+// tests that take an endpoint's counts to where they wrap.
+int gf_cntr_set(gf_ep *e, int which, uint64_t value) {
+	return fi_cntr_set(which ? e->rcntr : e->wcntr, value);
+}
+
 // gf_cntr_poll is fi_cntr_wait made of reads and naps, until end (a
 // gf_now_ns time): 0 at threshold, -FI_EAVAIL once the error count
 // differs from bad0, else -FI_ETIMEDOUT.
 static int gf_cntr_poll(struct fid_cntr *c, uint64_t threshold, uint64_t bad0, uint64_t end) {
 	uint64_t nap = GF_NAP_MIN;
 	for (;;) {
-		if (fi_cntr_read(c) >= threshold) return 0;
+		if (gf_cntr_reached(fi_cntr_read(c), threshold)) return 0;
 		if (fi_cntr_readerr(c) != bad0) return -FI_EAVAIL;
 		uint64_t now = gf_now_ns();
 		if (now >= end) return -FI_ETIMEDOUT;
@@ -409,7 +440,7 @@ gf_counts gf_cntr_wait(gf_node *n, gf_ep *e, int which, uint64_t threshold, int 
 			// Early: before half the timeout (libfabric counts whole
 			// milliseconds), short of the threshold, no new error.
 			poll = r.rc != 0 && r.rc != -FI_EAVAIL && timeout_ms >= 2 && (gf_now_ns() - start) * 2 < end - start &&
-				fi_cntr_read(c) < threshold && fi_cntr_readerr(c) == bad0;
+				!gf_cntr_reached(fi_cntr_read(c), threshold) && fi_cntr_readerr(c) == bad0;
 			if (poll) __atomic_store_n(&n->cntr_polls, 1, __ATOMIC_RELAXED);
 		}
 		if (poll) r.rc = gf_cntr_poll(c, threshold, bad0, end);

@@ -50,6 +50,13 @@ typedef struct gf_node {
 	// sockets' does in libfabric 1.10 to 1.21: counter waits then poll
 	// (gf_cntr_wait).
 	int cntr_polls;
+	// cntr32 is set when the provider keeps its counters in 32 bits (the
+	// sockets provider: an int32, which fi_cntr_read sign-extends, so
+	// 2^31 reads 0xffffffff80000000 and 2^32 reads 0). Every comparison
+	// of counts is made modulo 2^32 (GF_REACHED, counts.go), and such a
+	// node polls its counters from the start: the provider's own wait
+	// compares its 32-bit count with a 64-bit threshold.
+	int cntr32;
 	const char *step; // what failed, for the error message
 } gf_node;
 
@@ -78,6 +85,8 @@ int gf_atomic_ok(gf_node *n, int op, int dt, uint64_t flavour);
 int gf_poll(gf_node *n, int timeout_ms, int *idx, int *err, int max);
 void gf_wake(gf_node *n);
 gf_counts gf_cntr_wait(gf_node *n, gf_ep *e, int which, uint64_t threshold, int timeout_ms);
+int gf_cntr_reached(uint64_t count, uint64_t threshold);
+int gf_cntr_set(gf_ep *e, int which, uint64_t value);
 int gf_mr_reg_heap(gf_node *n, void *heap, size_t len, uint64_t key, struct fid_mr **mr, uint64_t *rkey);
 int gf_mr_reg_local(gf_node *n, void *buf, size_t len, uint64_t access, uint64_t key, struct fid_mr **mr, void **desc);
 void gf_mr_close(struct fid_mr *mr);

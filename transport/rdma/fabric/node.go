@@ -153,6 +153,10 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	n.log.Debug("fabric: node open", "rank", c.Rank, "provider", n.prov, "inject", n.inject, "mr_local", n.mrLocal, "rma_event", n.rmaEvent)
+	if n.c.cntr32 != 0 {
+		n.polling.Store(true) // polling from the start, for this reason, not the one slept logs
+		n.log.Debug("fabric: the provider's counters are 32 bits wide: counts compared modulo 2^32, counters polled", "rank", c.Rank, "provider", n.prov)
+	}
 	if n.c.no_ip_port != 0 {
 		n.log.Debug("fabric: the provider's address is not an IP one: Port ignored", "rank", c.Rank, "provider", n.prov, "port", c.Port)
 	}

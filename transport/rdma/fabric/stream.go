@@ -195,7 +195,7 @@ func (s *stream) Close() error {
 func (e *engine) counted() bool {
 	for which := 0; which < 2; which++ {
 		k := C.gf_cntr_wait(e.n.c, e.ep, C.int(which), 0, -1)
-		if uint64(k.ok)+uint64(k.bad)+e.lost[which].Load() < e.issued[which].Load() {
+		if !reached(uint64(k.ok)+uint64(k.bad)+e.lost[which].Load(), e.issued[which].Load()) {
 			return false
 		}
 		if e.lost[which].Load() > 0 {
