@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unsafe"
 
 	"go.uber.org/goleak"
 
@@ -55,13 +54,9 @@ func TestInitAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := heapAddr(p, s)
-	were := spansOf([]uintptr{addr})
-	if were[0] == (span{}) && mapped([]uintptr{uintptr(unsafe.Pointer(&addr))})[0] {
-		t.Fatalf("heap at %#x is not in /proc/self/maps", addr)
-	}
-	if were[0] != (span{}) && !stillMapped([]uintptr{addr}, were)[0] {
-		t.Fatalf("heap at %#x holds no pages before Finalize: the check after it would prove nothing", addr)
+	heap := heapBytes(p, s)
+	if !resident(heap) {
+		t.Fatalf("heap at %p holds no pages before Finalize: the check after it would prove nothing", heap)
 	}
 	if err := p.Finalize(); err != nil {
 		t.Fatal(err)
@@ -74,8 +69,8 @@ func TestInitAlone(t *testing.T) {
 	if err := afterFinalize(p, s, sig); err != nil {
 		t.Fatal(err)
 	}
-	if stillMapped([]uintptr{addr}, were)[0] {
-		t.Errorf("heap at %#x still mapped after Finalize", addr)
+	if resident(heap) {
+		t.Errorf("heap at %p still holds pages after Finalize", heap)
 	}
 }
 
@@ -143,8 +138,7 @@ func TestCallsAfterFinalize(t *testing.T) {
 // sim.Run returns.
 func TestWorldReleased(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	addrs := make([]uintptr, 8)
-	were := make([]span, 8)
+	heaps := make([][]byte, 8)
 	run(t, 8, func(p *shmem.PE) error {
 		s, err := shmem.Calloc[int64](p, 1<<16)
 		if err != nil {
@@ -153,14 +147,15 @@ func TestWorldReleased(t *testing.T) {
 		for i := range s.Local(p) {
 			s.Local(p)[i] = 1 // touch every page
 		}
-		me := p.MyPE()
-		addrs[me] = heapAddr(p, s)
-		were[me] = spansOf(addrs[me : me+1])[0]
+		if !resident(heapBytes(p, s)) {
+			return fmt.Errorf("heap holds no pages: the check after Run would prove nothing")
+		}
+		heaps[p.MyPE()] = heapBytes(p, s)
 		return p.BarrierAll()
 	})
-	for pe, m := range stillMapped(addrs, were) {
-		if m {
-			t.Errorf("PE %d's heap at %#x is still mapped after Run", pe, addrs[pe])
+	for pe, h := range heaps {
+		if resident(h) {
+			t.Errorf("PE %d's heap at %p still holds pages after Run", pe, h)
 		}
 	}
 }

@@ -3,12 +3,12 @@ package shmem_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unsafe"
 
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/sim"
@@ -55,77 +55,38 @@ func wantErr(err, sentinel error, op string, fragments ...string) error {
 }
 
 // span is one mapping of this process: a line of /proc/self/maps.
-type span struct{ lo, hi uintptr }
-
-// spansOf returns the mapping each of addrs lies in, the zero span where
-// none does or /proc is missing (Linux only).
-func spansOf(addrs []uintptr) []span {
-	out := make([]span, len(addrs))
-	b, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return out
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		var lo, hi uintptr
-		if _, err := fmt.Sscanf(line, "%x-%x", &lo, &hi); err != nil {
-			continue
-		}
-		for i, a := range addrs {
-			if a >= lo && a < hi {
-				out[i] = span{lo, hi}
-			}
-		}
-	}
-	return out
-}
-
-// mapped reports which of addrs lie in a mapping of this process; all
-// false where /proc is missing.
-func mapped(addrs []uintptr) []bool {
-	out := make([]bool, len(addrs))
-	for i, s := range spansOf(addrs) {
-		out[i] = s != span{}
-	}
-	return out
-}
-
-// stillMapped reports which of the mappings still hold their heap: a span
-// of the same bounds that has pages in memory (Rss in /proc/self/smaps).
+// resident reports whether any page of mem is in memory (mincore(2)).
 // A released heap's range is first a placeholder of untouched private
-// memory (internal/retire: Rss 0), then unmapped, and then the runtime or
-// another world may map memory at the same address (the Lazy CI run of
-// TestWorldReleased saw 3 of 8 freed heaps' addresses mapped again), but
-// not as a mapping of the same bounds with pages. The heaps checked must
-// have been touched, so that they had pages.
-func stillMapped(addrs []uintptr, were []span) []bool {
-	out := make([]bool, len(addrs))
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		return out
+// memory (internal/retire), then unmapped: neither has pages in memory,
+// while a heap still mapped has those the test touched. Pages are
+// checked, not mappings: the kernel merges a placeholder with the
+// mappings beside it, and once unmapped the runtime or another world
+// may map the addresses again.
+func resident(mem []byte) bool {
+	if len(mem) == 0 {
+		return false
 	}
-	var cur span
-	for _, line := range strings.Split(string(b), "\n") {
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
-			cur = span{lo, hi}
-			continue
-		}
-		var kb int
-		if _, err := fmt.Sscanf(line, "Rss: %d kB", &kb); err != nil || kb == 0 {
-			continue
-		}
-		for i, a := range addrs {
-			if a >= cur.lo && a < cur.hi && cur == were[i] {
-				out[i] = true
-			}
+	page := uintptr(unix.Getpagesize())
+	lead := uintptr(unsafe.Pointer(unsafe.SliceData(mem))) % page
+	whole := unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(mem)), -int(lead))), uintptr(len(mem))+lead)
+	vec := make([]byte, (uintptr(len(whole))+page-1)/page)
+	if _, _, e := unix.Syscall(unix.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(whole))), uintptr(len(whole)),
+		uintptr(unsafe.Pointer(unsafe.SliceData(vec)))); e != 0 {
+		return false // ENOMEM: unmapped
+	}
+	for _, v := range vec {
+		if v&1 != 0 {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
-// heapAddr returns the address of p's heap, via an object's Local view.
-func heapAddr[T shmem.Elem](p *shmem.PE, s shmem.Sym[T]) uintptr {
-	return uintptr(unsafe.Pointer(unsafe.SliceData(s.Local(p))))
+// heapBytes returns the bytes of s's local object on p, to pass to
+// resident once p is finalized (never to read).
+func heapBytes[T shmem.Elem](p *shmem.PE, s shmem.Sym[T]) []byte {
+	l := s.Local(p)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(l))), len(l)*int(unsafe.Sizeof(l[0])))
 }
 
 // runErr is sim.Run for use off the test goroutine.
