@@ -522,6 +522,39 @@ func TestMismatchedElementTypesNamed(t *testing.T) {
 	}
 }
 
+// TestMismatchedOperatorNamed: members passing different reduction
+// operators are told which by name ("operator: PEs 0-1 passed OpSum, PE 2
+// passed OpMax"), not by the numbers the comparison uses, and different
+// destinations by heap offsets in hex, as other errors give them.
+func TestMismatchedOperatorNamed(t *testing.T) {
+	err := sim.Run(3, func(p *shmem.PE) error {
+		s, err := shmem.Calloc[int64](p, 4)
+		if err != nil {
+			return err
+		}
+		op := shmem.OpSum
+		if p.MyPE() == 2 {
+			op = shmem.OpMax
+		}
+		err = shmem.Reduce(p.TeamWorld(), op, s.Slice(0, 1), s.Slice(1, 2))
+		if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "operator: PEs 0-1 passed OpSum, PE 2 passed OpMax") {
+			return fmt.Errorf("mismatched operators: %v", err)
+		}
+		dst := s.Slice(2, 3)
+		if p.MyPE() == 1 {
+			dst = s.Slice(3, 4)
+		}
+		err = shmem.Reduce(p.TeamWorld(), shmem.OpSum, dst, s.Slice(1, 2))
+		if !errors.Is(err, shmem.ErrInvalidArgument) || !strings.Contains(err.Error(), "destination offset: PEs 0, 2 passed 0x") {
+			return fmt.Errorf("mismatched destinations: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCollectOverflowInElements: contributions that overflow Collect's
 // destination are counted in elements, as the other collectives count,
 // and the error names no peer (none failed).

@@ -29,8 +29,10 @@ const (
 // ordered by its own Fence and completed by its own Quiet. A Quiet on one
 // context does not wait for another's operations: over the network each
 // context has connections of its own (opened on first use), so a context
-// that streams to a slow peer holds up no other context's Quiet; on the
-// simulator and same-host paths every operation completes as it returns.
+// that streams to a slow peer holds up no other context's Quiet; on
+// same-host paths and the simulator's Eager delivery every operation
+// completes as it returns, and the simulator's Lazy delivery holds each
+// context's writes in flight until its own Quiet, as a network does.
 // The PE itself is the default context (SHMEM_CTX_DEFAULT): its Quiet,
 // BarrierAll and ClearLock complete its own operations, not those of the
 // contexts made from it. End a context with Destroy, which completes its

@@ -73,6 +73,15 @@ func TestFailureMatrix(t *testing.T) {
 				if c := failcheck.ClassOf(runErr); c != sc.Want(0) {
 					t.Errorf("Run returned %v, want %s", runErr, sc.Want(0))
 				}
+			case sc.SimRun != nil:
+				if !errors.Is(runErr, shmem.ErrInvalidArgument) {
+					t.Errorf("Run returned %v, want ErrInvalidArgument", runErr)
+				}
+				for _, f := range sc.SimRun {
+					if runErr != nil && !strings.Contains(runErr.Error(), f) {
+						t.Errorf("Run's error %q does not say %q", runErr, f)
+					}
+				}
 			case dead:
 				if runErr == nil || !strings.Contains(runErr.Error(), "panicked") {
 					t.Errorf("Run returned %v, want the dead PE's failure", runErr)

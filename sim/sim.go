@@ -141,6 +141,11 @@ func WithDeadlockGrace(d time.Duration) Option { return func(c *config) { c.grac
 // a factor or cost out of range) makes Run fail with an error matching
 // ErrInvalidArgument that names the option, before any PE runs.
 //
+// A PE whose fn returns nil while its PE holds a lock (a SetLock or
+// TestLock without its ClearLock) fails with ErrInvalidArgument naming
+// the lock, in every schedule: no later SetLock could take it, and a run
+// where no other PE wanted it after would otherwise pass.
+//
 // Run's error joins every PE's, those of PEs whose own calls failed first
 // and those of PEs that failed because another did (ErrPEFailed) after,
 // each in rank order.
@@ -261,7 +266,10 @@ func runPE(w *core.LocalWorld, rank int, c *core.PE, p *shmem.PE, fn func(p *shm
 			err = fmt.Errorf("PE %d: %w", rank, err)
 		}
 	}()
-	return fn(p)
+	if err = fn(p); err == nil && c.Exited() == nil {
+		err = leftLocked(c, rank)
+	}
+	return err
 }
 
 // finalize finalizes p for a function that returned without doing so. A

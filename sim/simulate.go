@@ -28,9 +28,12 @@ const (
 	// Lazy holds them in flight and lands each at a moment the OpenSHMEM
 	// 1.5 memory model allows, chosen by the seeded scheduler: writes to
 	// one PE land in any order unless a Fence separates them; Quiet,
-	// barriers and the completion rules of each call force them; a
-	// put-with-signal's data lands with or before its signal; a GetNBI's
-	// buffer is written only by Quiet; a blocking Get or fetching atomic
+	// barriers and the completion rules of each call force them (a Quiet
+	// lets the other PEs run while its writes come due, so a Fence used
+	// to order writes to different PEs, where a Quiet is needed, fails
+	// too); each context (CreateCtx) is ordered and completed by its own
+	// Fence and Quiet only; a put-with-signal's data lands with or before
+	// its signal; a GetNBI's buffer is written only by Quiet; a blocking Get or fetching atomic
 	// may or may not see the caller's own earlier writes to that PE (the
 	// spec orders neither after them without a Quiet). A program that
 	// forgets a Fence or Quiet fails here as it would over TCP or RDMA,
@@ -114,8 +117,11 @@ func WithSeed(seed int64) Option {
 // its data paths: puts, gets, atomics, Fence, Quiet, and those that
 // collectives make): its next call does not return, its writes in flight
 // are lost, and the other PEs see ErrPEFailed as from a failure detector.
-// A pe outside the world or a negative afterOps makes Run fail with
-// ErrInvalidArgument.
+// A PE that makes afterOps calls or fewer, Finalize's own included, is
+// not killed, and the run goes as without the option: a sweep over
+// afterOps from 0 kills the PE at every point of its program until the
+// first count at which Run succeeds. A pe outside the world or a negative
+// afterOps makes Run fail with ErrInvalidArgument.
 func WithFailure(pe, afterOps int) Option {
 	return func(c *config) {
 		if afterOps < 0 {

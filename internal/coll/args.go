@@ -90,8 +90,13 @@ func (t *Team) argsDiffer(op string, seq uint64, a *Args) string {
 			if i == 0 && int(v) < len(kinds) {
 				val = kinds[v].String()
 			}
-			if i == 1 {
+			switch i {
+			case 1:
 				val = typeName(v)
+			case 5:
+				val = opName(v)
+			case 6:
+				val = fmt.Sprintf("%#x", v) // as the deadlock report and other errors give heap offsets
 			}
 			if i == argWords-1 {
 				val = map[uint64]string{0: "accepted its arguments", 1: "rejected its arguments"}[v]
@@ -120,4 +125,16 @@ func typeName(v uint64) string {
 		return reflect.Kind(v).String()
 	}
 	return fmt.Sprint(v)
+}
+
+// opNames names an Args.Op as the root package numbers its Op (OpSum = 1
+// through OpXor = 7), so that a mismatch reads "PE 2 passed OpMax", not 4.
+var opNames = [...]string{1: "OpSum", 2: "OpProd", 3: "OpMin", 4: "OpMax", 5: "OpAnd", 6: "OpOr", 7: "OpXor"}
+
+// opName names an Args.Op (opNames), or gives its number when it has no name.
+func opName(v uint64) string {
+	if v < uint64(len(opNames)) && opNames[v] != "" {
+		return opNames[v]
+	}
+	return fmt.Sprint(int64(v))
 }

@@ -150,6 +150,7 @@ type longWait struct {
 	begun atomic.Int64 // when the wait began, in ns since blocks.made
 
 	check    time.Duration // elapsed time of the next peer check
+	looks    int           // a lock's looks under a simulated network (step)
 	reported bool
 	before   *verdict // the abort verdict already given when the wait began
 }
@@ -168,6 +169,7 @@ type waitKey struct {
 func (w *longWait) begin() {
 	w.begun.Store(int64(time.Since(w.p.s.blocks.made)))
 	w.check = firstCheck(w.p.NPEs())
+	w.looks = 0
 	w.reported = false
 }
 
@@ -253,6 +255,11 @@ func (w *longWait) checkPeers() error {
 	return w.p.wordCheck(w)
 }
 
+// lockLooks is how many looks at a lock a waiter under a simulated
+// network makes between checks of its peers (step): a check reads every
+// peer's held word, so it comes at most once every 16 looks per PE.
+func lockLooks(npes int) int { return max(256, 16*npes) }
+
 // noDuty is step's answer when a wait has no duty in real time: it waits
 // only for events (its bell, its answer, the PE's notices).
 const noDuty = time.Duration(1 << 62)
@@ -277,11 +284,19 @@ func (w *longWait) step() (time.Duration, error) {
 		next = noDuty // Finalize's: nothing to check
 	}
 	if c := s.checks; c != nil && !w.lock {
-		// A scheduled network says when (a lock's waiter spins through
-		// the schedule instead of waiting, so it keeps real time), and
-		// wakes an agreement's waiter for it (OnCheck).
+		// A scheduled network says when, and wakes an agreement's
+		// waiter for it (OnCheck).
 		due = c.CheckDue()
 		next = noDuty
+	} else if c != nil {
+		// A lock's waiter spins through the schedule instead of waiting,
+		// so the world never stands still for the scheduler's checks: it
+		// checks every lockLooks looks at the lock, not on real time,
+		// whose checks (reads of every peer, each a scheduling point)
+		// would fall at other points of the schedule in each run of a
+		// seed.
+		w.looks++
+		due = w.looks%lockLooks(w.p.NPEs()) == 0
 	}
 	if s.blocks.checkNow.Swap(false) {
 		due = true

@@ -32,6 +32,15 @@ func (p *PE) HoldsLock(off uint64) bool {
 	return slices.Contains(p.s.held, off)
 }
 
+// HeldLocks returns the heap offsets of the locks this PE holds, in
+// increasing order: the simulator's check that a PE that returns
+// released what it took.
+func (p *PE) HeldLocks() []uint64 {
+	p.s.heldMu.Lock()
+	defer p.s.heldMu.Unlock()
+	return slices.Sorted(slices.Values(p.s.held))
+}
+
 // DropLock records that this PE released the lock at off, and reports
 // whether it held it; when it did not, it records nothing. Checking and
 // removing under one mutex lets only one of two goroutines of this PE that
@@ -121,6 +130,12 @@ func (p *PE) WaitLock(op string, off uint64, home int, acquired func() (bool, er
 				return nil
 			}
 			return err
+		}
+		if p.s.checks != nil {
+			// Under a simulated network each look is a scheduling point
+			// that lets the holder run; a sleep would only hold up the
+			// whole world, which waits for this PE's turn to end.
+			continue
 		}
 		time.Sleep(time.Duration(min(attempt-31, 100)) * time.Microsecond)
 	}

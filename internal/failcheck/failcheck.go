@@ -61,6 +61,10 @@ type Scenario struct {
 	// scenario (internal/core's tests hold its in-process world to the
 	// same case).
 	TimeoutOn []int
+	// SimRun, if set, is what sim.Run's error must say although every
+	// PE's function returned nil: the simulator fails a PE that returns
+	// holding a lock.
+	SimRun []string
 }
 
 // OneLine returns a complaint when msg, the error a PE got, is not one
@@ -236,7 +240,8 @@ func Scenarios() []Scenario {
 			Say: func(int) []string { return []string{"Alltoall", "6 elements is not a multiple of the team's 4 PEs"} }},
 		{Name: "lock-holder-leaves", NPEs: 3, Body: lockHolder(holderLeaves),
 			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
-			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},
+			Say:    func(r int) []string { return []string{"SetLock", "PE 1"} },
+			SimRun: []string{"PE 1 returned holding the lock"}},
 		{Name: "lock-holder-dies", NPEs: 3, Body: lockHolder(holderDies),
 			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"SetLock", "PE 1"} }},

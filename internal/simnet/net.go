@@ -131,6 +131,10 @@ type Net struct {
 	// reads it without n.mu (Stirs).
 	stirs atomic.Uint64
 
+	// quieting counts the PEs in Quiet that yielded for their writes to
+	// come due (quiet): they are ready but have nothing to do.
+	quieting int
+
 	inflight opHeap // writes and NBI gets issued and not landed
 	opSeq    uint64
 
@@ -209,7 +213,7 @@ func (n *Net) Path(from, to int, mappable bool) transport.Path {
 		if p.paths == nil {
 			p.paths = map[int32]*path{}
 		}
-		pa = &path{p: p, to: int32(to), size: uint64(len(n.pes[to].mem)), mappable: mappable}
+		pa = &path{p: p, to: int32(to), size: uint64(len(n.pes[to].mem)), mappable: mappable, eng: &p.eng}
 		p.paths[int32(to)] = pa
 	}
 	return pa

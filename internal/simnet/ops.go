@@ -1,6 +1,8 @@
 package simnet
 
 import (
+	"slices"
+
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -28,7 +30,8 @@ type op struct {
 	sigOff  uint64
 	sigVal  uint64
 	sigOp   transport.SignalOp
-	epoch   uint32 // the source's fence count at issue
+	stream  uint32 // the source's completion stream (its context): 0 is the PE's own
+	epoch   uint32 // the stream's fence count at issue
 	arrive  float64
 	seq     uint64
 	idx     int // in Net.inflight; -1 when not there
@@ -111,11 +114,12 @@ func (h *opHeap) down(i int) {
 	}
 }
 
-// issue puts o in flight from p, or applies it at once in Eager mode
-// without a model.
-func (n *Net) issue(p *pe, o *op) {
+// issue puts o in flight from e's PE on e's stream, or applies it at once
+// in Eager mode without a model.
+func (n *Net) issue(e *engine, o *op) {
+	p := e.p
 	o.src = p
-	o.epoch = p.epoch
+	o.stream, o.epoch = e.stream, e.epoch
 	if n.cfg.Mode == Eager && n.cfg.Model == nil {
 		n.apply(o)
 		return
@@ -202,11 +206,11 @@ func (n *Net) lazyDelay() float64 {
 }
 
 // first returns the write that must land before o, or o: a write may land
-// once no write of its source to its target from an earlier fence epoch
-// is still in flight, and the earliest such write always may.
+// once no write of its source to its target on its stream from an earlier
+// fence epoch is still in flight, and the earliest such write always may.
 func (n *Net) first(o *op) *op {
 	for _, q := range o.src.out {
-		if q.to == o.to && q.isWrite() {
+		if q.to == o.to && q.isWrite() && q.stream == o.stream {
 			if q.epoch < o.epoch {
 				return q
 			}
@@ -260,23 +264,51 @@ func (n *Net) apply(o *op) {
 	n.ring(t, o.arrive)
 }
 
+// quietTurns is how many turns per PE of the world a Quiet in Lazy mode
+// lets the others take while it waits for its writes to come due, before
+// it lands the rest at once.
+const quietTurns = 4
+
 // quiet completes every operation p has in flight: its writes land in
 // the order of their arrival (a fence's order included), and in Lazy mode
-// the other PEs run between landings, as they would while a real Quiet
-// waits for acks, so one of them may see a later write before an earlier
-// one; sched says that p holds the baton, without which it may not yield
-// (it would hand over a baton another PE holds). Then NBI gets hand over
+// each lands when it comes due while the other PEs run on, as they would
+// while a real Quiet waits for acks, so one of them may see a later write
+// before an earlier one, or act on a flag before the data this Quiet
+// completes has landed elsewhere (for quietTurns turns per PE at most);
+// sched says that p holds the baton, without which it may not yield (it
+// would hand over a baton another PE holds). Then NBI gets hand over
 // what they read.
-func (n *Net) quiet(p *pe, sched bool) {
+func (n *Net) quiet(e *engine, sched bool) {
+	p := e.p
+	wait := quietTurns * len(n.pes)
 	for {
 		var w *op
 		for _, q := range p.out {
-			if q.isWrite() && (w == nil || q.arrive < w.arrive) {
+			if q.isWrite() && q.stream == e.stream && (w == nil || q.arrive < w.arrive) {
 				w = q
 			}
 		}
 		if w == nil {
 			break
+		}
+		if wait > 0 && sched && n.cfg.Model == nil && w.arrive > float64(n.steps) && n.holder == p && p.st == stRunning {
+			// Its earliest write is not due yet: the others run on until
+			// it is (schedule lands it then), as they would while a real
+			// Quiet waits for acks, for quietTurns turns per PE at most:
+			// PEs spinning on a lock would otherwise take a turn for
+			// every step of a slow write's delay. With nobody else to run
+			// but PEs waiting so (the ready PEs past those), time skips
+			// to the next landing of any PE's write instead: a yield a
+			// step would only hand the baton round them.
+			if len(n.ready) > n.quieting {
+				wait--
+				n.quieting++
+				n.yield(p)
+				n.quieting--
+			} else {
+				n.landFirst(n.inflight.ops[0])
+			}
+			continue
 		}
 		n.land(n.first(w))
 		// A yield returns with the baton, or once p ended: then p runs
@@ -286,15 +318,22 @@ func (n *Net) quiet(p *pe, sched bool) {
 			n.yield(p)
 		}
 	}
+	// What is left of the stream's are its NBI gets; other streams' ops
+	// stay in flight.
+	kept := p.out[:0]
 	for _, q := range p.out {
+		if q.stream != e.stream {
+			kept = append(kept, q)
+			continue
+		}
 		if !q.got {
 			n.inflight.remove(q)
 			n.apply(q)
 		}
 		copy(q.dst, q.buf)
 	}
-	clear(p.out)
-	p.out = p.out[:0]
+	clear(p.out[len(kept):])
+	p.out = kept
 }
 
 // landBefore lands a random subset of p's writes to PE to that its fences
@@ -305,12 +344,22 @@ func (n *Net) landBefore(p *pe, to int32) {
 	if n.cfg.Model != nil {
 		return
 	}
-	blocked := ^uint32(0)
+	// blocked holds, per stream, the earliest epoch of a write to to
+	// left in flight: the stream's writes of later epochs stay too.
+	var blocked []streamEpoch
 	for i := 0; i < len(p.out); {
 		q := p.out[i]
-		if q.to != to || !q.isWrite() || q.epoch > blocked || n.rng.IntN(2) == 0 {
-			if q.to == to && q.isWrite() && q.epoch < blocked {
-				blocked = q.epoch
+		if q.to != to || !q.isWrite() {
+			i++
+			continue
+		}
+		j := slices.IndexFunc(blocked, func(b streamEpoch) bool { return b.stream == q.stream })
+		if (j >= 0 && q.epoch > blocked[j].epoch) || n.rng.IntN(2) == 0 {
+			switch {
+			case j < 0:
+				blocked = append(blocked, streamEpoch{q.stream, q.epoch})
+			case q.epoch < blocked[j].epoch:
+				blocked[j].epoch = q.epoch
 			}
 			i++
 			continue
@@ -318,6 +367,9 @@ func (n *Net) landBefore(p *pe, to int32) {
 		n.land(q) // removes p.out[i]
 	}
 }
+
+// streamEpoch is a fence epoch of one stream (landBefore).
+type streamEpoch struct{ stream, epoch uint32 }
 
 // dropOut forgets what p has in flight (p is dead or done).
 func (n *Net) dropOut(p *pe) {

@@ -12,6 +12,7 @@ type path struct {
 	to       int32
 	size     uint64 // the target's heap, for the bounds checks
 	mappable bool
+	eng      *engine // the PE's own, or a context's stream (stream.go)
 }
 
 func (pa *path) net() *Net { return pa.p.n }
@@ -26,7 +27,7 @@ func (pa *path) Put(off uint64, src []byte) error {
 	n.enter(pa.p)
 	o := &op{kind: kPut, to: pa.to, off: off, buf: append([]byte(nil), src...)}
 	o.arrive = n.send(pa.p, pa.to, len(src))
-	n.issue(pa.p, o)
+	n.issue(pa.eng, o)
 	n.endCall(pa.p)
 	return nil
 }
@@ -64,7 +65,7 @@ func (pa *path) GetNBI(dst []byte, off uint64) error {
 	}
 	o := &op{kind: kGetNBI, to: pa.to, off: off, dst: dst}
 	o.arrive = n.send(pa.p, pa.to, 0)
-	n.issue(pa.p, o)
+	n.issue(pa.eng, o)
 	n.endCall(pa.p)
 	return nil
 }
@@ -99,7 +100,7 @@ func (pa *path) AtomicPost(aop transport.AtomicOp, width int, off uint64, operan
 	n.enter(pa.p)
 	o := &op{kind: kAtomic, to: pa.to, off: off, amo: aop, width: width, operand: operand}
 	o.arrive = n.send(pa.p, pa.to, width)
-	n.issue(pa.p, o)
+	n.issue(pa.eng, o)
 	n.endCall(pa.p)
 	return nil
 }
@@ -115,7 +116,7 @@ func (pa *path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, s
 	n.enter(pa.p)
 	o := &op{kind: kPutSignal, to: pa.to, off: off, buf: append([]byte(nil), src...), sigOff: sigOff, sigVal: value, sigOp: sop}
 	o.arrive = n.send(pa.p, pa.to, len(src)+8)
-	n.issue(pa.p, o)
+	n.issue(pa.eng, o)
 	n.endCall(pa.p)
 	return nil
 }
@@ -132,33 +133,36 @@ func (pa *path) Ptr(off uint64, n int) []byte {
 }
 
 // Engine returns the calling PE's engine.
-func (pa *path) Engine() transport.Engine { return &pa.p.eng }
+func (pa *path) Engine() transport.Engine { return pa.eng }
 
-// engine orders and completes one PE's operations.
+// engine orders and completes one PE's operations: those of its default
+// context (stream 0), or those of one of its contexts (a stream,
+// stream.go).
 type engine struct {
-	n *Net
-	p *pe
+	n      *Net
+	p      *pe
+	stream uint32
+	epoch  uint32          // fences so far on this stream
+	paths  map[int32]*path // a stream's paths, made on first use
 }
 
-// Fence starts a new epoch: writes issued after it land after those
-// issued before it, per target.
+// Fence starts a new epoch: writes issued after it on this stream land
+// after those issued before it, per target.
 func (e *engine) Fence() error {
 	e.n.mu.Lock()
 	e.n.enter(e.p)
-	e.p.epoch++
+	e.epoch++
 	e.n.endCall(e.p)
 	return nil
 }
 
-// Quiet lands everything the PE has in flight.
+// Quiet lands everything the stream has in flight.
 func (e *engine) Quiet() error {
 	n := e.n
 	n.mu.Lock()
 	sched := n.enter(e.p)
-	n.quiet(e.p, sched)
+	n.quiet(e, sched)
 	n.waitAcks(e.p)
 	n.endCall(e.p)
 	return nil
 }
-
-func (e *engine) Close() error { return nil }

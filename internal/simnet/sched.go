@@ -75,8 +75,8 @@ type pe struct {
 	// (Under the scheduler, waits counts them.)
 	waiting int
 
-	epoch uint32 // fences so far
-	out   []*op  // issued, not landed, in issue order (writes and NBI gets)
+	streams uint32 // completion streams opened (NewStream), one per context
+	out     []*op  // issued, not landed, in issue order (writes and NBI gets)
 
 	clock      float64 // virtual ns
 	lastSend   float64
