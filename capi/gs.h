@@ -104,6 +104,16 @@ static inline char *gs_at(const void *addr, size_t n, int pe) {
   return b ? b + ((const char *)addr - gs_base) : NULL;
 }
 
+/* gs_at_amo is gs_at for an atomic, signal or lock word of n bytes (a
+ * power of two): NULL also when addr is not naturally aligned, which the
+ * spec's memory model requires of them, so that the Go path refuses it
+ * with a message, as it does for a peer on another host, rather than
+ * doing a torn (or, off x86, faulting) C11 atomic. */
+static inline char *gs_at_amo(const void *addr, size_t n, int pe) {
+  if ((uintptr_t)addr & (n - 1)) return NULL;
+  return gs_at(addr, n, pe);
+}
+
 /* gs_ptr is shmem_ptr: gs_at, but the PE's own memory is always reached. */
 static inline void *gs_ptr(const void *addr, int pe) {
   if (pe == gs_me && gs_npes > 0 && gs_in_heap(addr, 1)) return (void *)addr;

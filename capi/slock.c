@@ -68,7 +68,8 @@ static void await_free(word *x) {
  * result (test: 0 when acquired), or -1 when lock is not a static, for the
  * Go path to handle or report. */
 int gs_static_lock(const char *op, int kind, long *lock) {
-  if (!gs_is_static(lock) || (unsigned)gs_me >= (unsigned)gs_npes) return -1;
+  /* A misaligned word goes to the Go path too, which refuses it. */
+  if (!gs_is_static(lock) || (unsigned)gs_me >= (unsigned)gs_npes || ((uintptr_t)lock & 7)) return -1;
   word x = {op, lock, (uint64_t *)gs_at_static(lock, sizeof *lock, 0)};
   uint64_t mine = (uint64_t)gs_me + 1;
   const char *e0 = goshmem_last_error();

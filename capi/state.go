@@ -151,6 +151,10 @@ func (s *state) symOn(addr unsafe.Pointer, n uint64, pe int) (shmem.Sym[uint8], 
 	if off < s.size && n <= s.size-off {
 		return s.heap.Slice(int(off), int(off+n)), nil
 	}
+	if off < s.size {
+		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p (%d bytes) runs past the end of the symmetric heap, which has %d bytes from it on (SHMEM_SYMMETRIC_SIZE sets its size)",
+			shmem.ErrInvalidArgument, addr, n, s.size-off)
+	}
 	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uint64(s.statics.Len())
 	if so := uint64(uintptr(addr) - base); pe >= 0 && so < size && n <= size-so {
 		return s.statics.Slice(int(so), int(so+n)), nil

@@ -1,0 +1,33 @@
+package ctest
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMisalignedWordRefused: atomics (blocking, non-blocking, on a
+// context), a put-with-signal's signal and locks (heap and static) on
+// words that are not naturally aligned are refused, naming the call, the
+// PEs and the alignment, and write nothing; so is a put running past the
+// end of the heap. On a mapped peer such an atomic used to be done as a
+// torn C11 atomic and return as if it worked, while over TCP it failed
+// with "zero or invalid Sym". In the default error mode the first such
+// call ends the job with status 1.
+func TestMisalignedWordRefused(t *testing.T) {
+	setup(t)
+	prog := compile(t, "badword")
+	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
+		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "badword ok") != 2 {
+			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
+		}
+	}
+	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog, "abort").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
+		!strings.Contains(string(out), "goshmem: shmem_int_atomic_fetch_add: invalid argument: address ") ||
+		!strings.Contains(string(out), "is not aligned to 4 bytes (PE 0 -> PE 1)") {
+		t.Fatalf("abort mode: %v, want exit status 1 and the message naming the call and the alignment:\n%s", err, out)
+	}
+}
