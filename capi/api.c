@@ -56,9 +56,36 @@ int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 int my_pe(void) { return shmem_my_pe(); }
 int num_pes(void) { return shmem_n_pes(); }
+/* start_pes asks no shmem_finalize of the program: the spec finalizes it
+ * implicitly, collectively, when the program exits (from main or exit()),
+ * so that a PE's last puts and its part of the last barrier reach the
+ * others before its connections close. An explicit shmem_finalize before
+ * makes this one do nothing; shmem_global_exit and the error exits
+ * (_exit) skip it. So does an exit with a nonzero status (glibc's on_exit
+ * tells it): a PE leaving on an error while the others run would only
+ * fail its Finalize and hide its status; leaving, it ends their calls
+ * with an error naming it and its status. */
+#ifdef __GLIBC__
+static void gs_implicit_finalize(int status, void *arg) {
+  (void)arg;
+  if (status == 0) shmem_finalize();
+}
+#else
+static void gs_implicit_finalize(void) { shmem_finalize(); }
+#endif
+
 void start_pes(int npes) {
+  static int registered;
   (void)npes;
   shmem_init();
+  if (!registered) {
+    registered = 1;
+#ifdef __GLIBC__
+    on_exit(gs_implicit_finalize, NULL);
+#else
+    atexit(gs_implicit_finalize);
+#endif
+  }
 }
 void shmem_pcontrol(const int level, ...) { (void)level; }
 
