@@ -209,6 +209,7 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
   if (!ctx) return -1; /* nowhere to put it: nothing created */
   uintptr_t h = 0;
   int rc = goshmem_ctx_create(OP("shmem_ctx_create"), 1, &h);
+  if (rc == 0 && h < GS_MAX_CTX) gs_ctx_map[h] = gs_ctx_world;
   *ctx = (shmem_ctx_t)h;
   return rc;
 }
@@ -231,6 +232,8 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     m[0] = n;
     for (int i = 0; i < n; i++) m[i + 1] = shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
     gs_ctx_map[h] = m;
+  } else if (h < GS_MAX_CTX) {
+    gs_ctx_map[h] = gs_ctx_world;
   }
   *ctx = (shmem_ctx_t)h;
   return 0;
@@ -239,7 +242,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
   shmem_ctx_quiet(ctx);
   uintptr_t h = (uintptr_t)ctx;
   if (h > 1 && h < GS_MAX_CTX && gs_ctx_map[h]) {
-    free(gs_ctx_map[h]);
+    if (gs_ctx_map[h] != gs_ctx_world) free(gs_ctx_map[h]);
     gs_ctx_map[h] = NULL;
   }
   goshmem_ctx_destroy(OP("shmem_ctx_destroy"), h);

@@ -32,6 +32,9 @@ func goshmem_rma(op *C.char, ctx C.uintptr_t, kind C.int, remote, loc unsafe.Poi
 	}
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	sym, err := s.symOn(remote, uint64(n), int(pe))
 	if err == nil {
 		buf := local(loc, uint64(n))
@@ -59,6 +62,9 @@ func goshmem_strided(op *C.char, ctx C.uintptr_t, put C.int, remote, loc unsafe.
 	}
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	if rstride < 1 || lstride < 1 {
 		die(op, fmt.Errorf("%w: strides must be positive (%d, %d)", shmem.ErrInvalidArgument, rstride, lstride))
 		return
@@ -109,6 +115,9 @@ func goshmem_put_signal(op *C.char, ctx C.uintptr_t, nbi C.int, dest, src unsafe
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	d, err := s.symOn(dest, uint64(n), int(pe))
 	if n == 0 {
 		d, err = s.symOn(dest, 1, int(pe))
@@ -135,6 +144,9 @@ func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr u
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return 0
+	}
 	b, err := s.symWord(addr, uint64(width), int(pe))
 	var r uint64
 	if err == nil {
@@ -184,6 +196,9 @@ func goshmem_amo_nbi(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, ad
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	b, err := s.symWord(addr, uint64(width), int(pe))
 	if err == nil {
 		// fetch is the C caller's memory, which it keeps until the next
@@ -258,8 +273,10 @@ func amo[T uint32 | uint64](p *shmem.PE, d shmem.Sym[T], code C.int, v, cond T, 
 func goshmem_quiet(op *C.char, ctx C.uintptr_t) {
 	defer guard(op)
 	s := world(op)
-	if err := s.pe(op, ctx).Quiet(); err != nil {
-		die(op, err)
+	if p := s.pe(op, ctx); p != nil {
+		if err := p.Quiet(); err != nil {
+			die(op, err)
+		}
 	}
 }
 
@@ -267,7 +284,9 @@ func goshmem_quiet(op *C.char, ctx C.uintptr_t) {
 func goshmem_fence(op *C.char, ctx C.uintptr_t) {
 	defer guard(op)
 	s := world(op)
-	s.pe(op, ctx).Fence()
+	if p := s.pe(op, ctx); p != nil {
+		p.Fence()
+	}
 }
 
 //export goshmem_barrier_all

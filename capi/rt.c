@@ -13,6 +13,7 @@ int gs_me, gs_npes;
 int gs_unmapped_peers, gs_no_mapped_peers;
 int gs_go_rma;
 int *gs_ctx_map[GS_MAX_CTX];
+int gs_ctx_world[1];
 
 #define OP(op) ((char *)(op))
 #define CTX(ctx) ((uintptr_t)(ctx))

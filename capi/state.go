@@ -119,7 +119,10 @@ func world(op *C.char) *state {
 	return s
 }
 
-// pe returns the PE behind a context handle.
+// pe returns the PE behind a context handle, or nil, having reported op's
+// error, when the handle is no context (SHMEM_CTX_INVALID, destroyed,
+// made up): under SHMEMX_ERRORS_RETURN the call then does nothing, rather
+// than run on the default context or fail again on what follows.
 func (s *state) pe(op *C.char, ctx C.uintptr_t) *shmem.PE {
 	if ctx == ctxDefault {
 		return s.p
@@ -127,8 +130,8 @@ func (s *state) pe(op *C.char, ctx C.uintptr_t) *shmem.PE {
 	if e, ok := ctxTab.get(uintptr(ctx)); ok {
 		return e.p
 	}
-	die(op, fmt.Errorf("invalid context %#x", uintptr(ctx)))
-	return s.p
+	die(op, fmt.Errorf("%w: invalid context %#x", shmem.ErrInvalidArgument, uintptr(ctx)))
+	return nil
 }
 
 func (s *state) team(t C.uintptr_t) *shmem.Team {

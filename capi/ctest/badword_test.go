@@ -31,3 +31,23 @@ func TestMisalignedWordRefused(t *testing.T) {
 		t.Fatalf("abort mode: %v, want exit status 1 and the message naming the call and the alignment:\n%s", err, out)
 	}
 }
+
+// TestInvalidContextRefused: RMA and atomics on SHMEM_CTX_INVALID or a
+// destroyed context are refused with "invalid context" and write nothing,
+// on a mapped peer as over TCP; on a mapped peer they used to run on the
+// default context. In the default error mode the first ends the job.
+func TestInvalidContextRefused(t *testing.T) {
+	setup(t)
+	prog := compile(t, "badctx")
+	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
+		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "badctx ok") != 2 {
+			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
+		}
+	}
+	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog, "abort").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
+		!strings.Contains(string(out), "goshmem: shmem_ctx_long_put: invalid argument: invalid context 0x0") {
+		t.Fatalf("abort mode: %v, want exit status 1 and the message naming the call and the context:\n%s", err, out)
+	}
+}
