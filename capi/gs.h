@@ -187,6 +187,10 @@ static inline int gs_pacer_due(gs_pacer *p, uint64_t now_ns) {
 
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block);
+/* gs_wait_mapped is gs_wait on memory that need not be this PE's
+ * symmetric memory: a mapped peer's word (slock.c). */
+size_t gs_wait_mapped(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
+                      int cmp, const void *values, int vector, int mode, int block);
 uint64_t gs_signal_wait(const char *op, uint64_t *sig, int cmp, uint64_t v);
 void gs_test_missed(void);
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);

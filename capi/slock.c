@@ -41,7 +41,7 @@ static uint64_t cas(word *x, uint64_t expect, uint64_t want) {
 static void await_free(word *x) {
   uint64_t zero = 0;
   if (x->w) {
-    gs_wait(x->op, GS_U64, 8, x->w, 1, NULL, NULL, SHMEM_CMP_EQ, &zero, 0, GS_WAIT_ALL, 1);
+    gs_wait_mapped(x->op, GS_U64, 8, x->w, 1, NULL, NULL, SHMEM_CMP_EQ, &zero, 0, GS_WAIT_ALL, 1);
     return;
   }
   const char *e0 = goshmem_last_error();

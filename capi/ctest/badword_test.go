@@ -51,3 +51,25 @@ func TestInvalidContextRefused(t *testing.T) {
 		t.Fatalf("abort mode: %v, want exit status 1 and the message naming the call and the context:\n%s", err, out)
 	}
 }
+
+// TestWaitOnNonSymmetricRefused: waits and tests on a stack variable are
+// refused, naming the call and saying the address is not symmetric, on
+// shared memory and over TCP; a wait on one used to poll forever (on one
+// PE, or until the other PEs finalized). In the default error mode the
+// first wait ends the job with status 1.
+func TestWaitOnNonSymmetricRefused(t *testing.T) {
+	setup(t)
+	prog := compile(t, "badwait")
+	for _, flags := range [][]string{{"-np", "1"}, {"-np", "2"}, {"-np", "2", "--network"}} {
+		if out := shmemrunFlags(t, flags, prog); !strings.Contains(out, "badwait ok") || strings.Contains(out, "FAIL") {
+			t.Errorf("%v: want every PE to pass:\n%s", flags, out)
+		}
+	}
+	out, err := exec.Command(tools.shmrun, "-np", "1", "--timeout", "60s", prog, "abort").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
+		!strings.Contains(string(out), "goshmem: shmem_long_wait_until: invalid argument: address ") ||
+		!strings.Contains(string(out), "is not symmetric") {
+		t.Fatalf("abort mode: %v, want exit status 1 and the message naming the call:\n%s", err, out)
+	}
+}
