@@ -31,9 +31,13 @@ typedef struct {
 static aset member(const char *op, int start, int log, int size) {
   aset a = {start, 1 << log, size, -1};
   int d = gs_me - start;
-  if (size < 1 || log < 0 || log > 30 || start < 0 || start + (long)(size - 1) * a.stride >= gs_npes || d < 0 ||
-      d % a.stride || d / a.stride >= size) {
-    char msg[200];
+  char msg[220];
+  if (size < 1 || log < 0 || log > 30 || start < 0 || start + (long)(size - 1) * a.stride >= gs_npes) {
+    snprintf(msg, sizeof msg, "goshmem: %s: the active set (start %d, log stride %d, size %d) does not fit in the %d PEs (PE %d): invalid argument",
+             op, start, log, size, gs_npes, gs_me);
+    gs_die(msg, 1);
+  }
+  if (d < 0 || d % a.stride || d / a.stride >= size) {
     snprintf(msg, sizeof msg, "goshmem: %s: PE %d is not in the active set (start %d, log stride %d, size %d) of %d PEs",
              op, gs_me, start, log, size, gs_npes);
     gs_die(msg, 1);

@@ -73,3 +73,18 @@ func TestWaitOnNonSymmetricRefused(t *testing.T) {
 		t.Fatalf("abort mode: %v, want exit status 1 and the message naming the call:\n%s", err, out)
 	}
 }
+
+// TestActiveSetPastWorld: shmem_barrier on an active set of 3 PEs in a
+// world of 2 ends the job naming the set and the world's size; the
+// message said "PE 0 is not in the active set", which it is.
+func TestActiveSetPastWorld(t *testing.T) {
+	setup(t)
+	prog := compile(t, "badaset")
+	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
+		!strings.Contains(string(out), "goshmem: shmem_barrier: the active set (start 0, log stride 0, size 3) does not fit in the 2 PEs") ||
+		strings.Contains(string(out), "is not in the active set") {
+		t.Fatalf("%v, want exit status 1 and the set named as too large:\n%s", err, out)
+	}
+}
