@@ -122,12 +122,13 @@ void gs_test_missed(void) {
 
 /* gs_wait refuses ivars that are not this PE's symmetric memory (the
  * spec requires them symmetric): no other PE can change them, and a wait
- * on a stack variable polled forever. */
+ * on a stack variable polled forever. It refuses misaligned ones too, as
+ * goshmem's wait over the network does. */
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block) {
   size_t bytes = n * esize, off = (size_t)((const char *)ivars - gs_dbase);
-  if (n && !gs_in_heap(ivars, bytes) && !(off < gs_dsize && bytes <= gs_dsize - off)) {
-    goshmem_not_symmetric((char *)op, ivars, bytes);
+  if (n && (((uintptr_t)ivars & (esize - 1)) || (!gs_in_heap(ivars, bytes) && !(off < gs_dsize && bytes <= gs_dsize - off)))) {
+    goshmem_bad_ivars((char *)op, ivars, bytes, esize);
     return mode == GS_WAIT_ANY ? SIZE_MAX : 0; /* SHMEMX_ERRORS_RETURN */
   }
   return gs_wait_mapped(op, tc, esize, ivars, n, status, indices, cmp, values, vector, mode, block);

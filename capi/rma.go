@@ -332,13 +332,13 @@ func goshmem_lock(op *C.char, kind C.int, lock unsafe.Pointer) C.int {
 	return 1
 }
 
-// symWord is symOn for the word of an atomic, signal or lock, width bytes:
+// symWord is symOn for the word of an atomic, signal, lock or wait, width bytes:
 // the spec's memory model requires it naturally aligned, and goshmem's
 // atomics address whole elements, so a misaligned one is refused here,
 // saying so (SymAs would only give the zero Sym).
 func (s *state) symWord(addr unsafe.Pointer, width uint64, pe int) (shmem.Sym[uint8], error) {
 	if uintptr(addr)%uintptr(width) != 0 {
-		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p is not aligned to %d bytes (PE %d -> PE %d): the word of an atomic, signal or lock must be naturally aligned",
+		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p is not aligned to %d bytes (PE %d -> PE %d): the word of an atomic, signal, lock or wait must be naturally aligned",
 			shmem.ErrInvalidArgument, addr, width, s.p.MyPE(), pe)
 	}
 	return s.symOn(addr, width, pe)
