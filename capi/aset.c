@@ -196,7 +196,12 @@ static int aset_pe(void *a, int i) { return pe_of(*(aset *)a, i); }
 
 void gs_to_all(const char *op, void *dest, const void *src, int n, size_t esize, int start, int log, int size, gs_combine f) {
   aset a = member(op, start, log, size);
-  if (n <= 0) return;
+  if (n < 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "goshmem: %s: nreduce %d is negative (PE %d): invalid argument", op, n, gs_me);
+    gs_die(msg, 1);
+  }
+  if (n == 0) return;
   aset_barrier(op, a);
   void *acc = gather_reduce(op, src, (size_t)n, esize, a.size, aset_pe, &a, f);
   aset_barrier(op, a); /* every member has read every source: dest may alias it */

@@ -76,7 +76,8 @@ func TestWaitOnNonSymmetricRefused(t *testing.T) {
 
 // TestActiveSetPastWorld: shmem_barrier on an active set of 3 PEs in a
 // world of 2 ends the job naming the set and the world's size; the
-// message said "PE 0 is not in the active set", which it is.
+// message said "PE 0 is not in the active set", which it is. A *_to_all
+// reduction of -1 elements ends it too, where it returned as if done.
 func TestActiveSetPastWorld(t *testing.T) {
 	setup(t)
 	prog := compile(t, "badaset")
@@ -86,5 +87,10 @@ func TestActiveSetPastWorld(t *testing.T) {
 		!strings.Contains(string(out), "goshmem: shmem_barrier: the active set (start 0, log stride 0, size 3) does not fit in the 2 PEs") ||
 		strings.Contains(string(out), "is not in the active set") {
 		t.Fatalf("%v, want exit status 1 and the set named as too large:\n%s", err, out)
+	}
+	out, err = exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog, "nreduce").CombinedOutput()
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
+		!strings.Contains(string(out), "goshmem: shmem_long_sum_to_all: nreduce -1 is negative") {
+		t.Fatalf("nreduce -1: %v, want exit status 1 and the count refused:\n%s", err, out)
 	}
 }
