@@ -129,9 +129,17 @@ func (t *Team) Barrier() error {
 
 // Destroy ends the team (shmem_team_destroy). It is collective over the
 // team: it synchronizes the members before the team's resources are reused.
-// Destroying a team twice does nothing; TeamWorld and TeamShared cannot be
-// destroyed (ErrInvalidArgument). The team must not be used after.
-func (t *Team) Destroy() error { return t.inner().Destroy() }
+// Destroying a team twice does nothing, and so does destroying a nil team
+// (SHMEM_TEAM_INVALID, what a split gives the PEs it leaves out), so that
+// every member of the parent may destroy what its split returned;
+// TeamWorld and TeamShared cannot be destroyed (ErrInvalidArgument). The
+// team must not be used after.
+func (t *Team) Destroy() error {
+	if t == nil {
+		return nil
+	}
+	return t.inner().Destroy()
+}
 
 func nilTeam(op string) error {
 	return errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "nil team")
