@@ -94,7 +94,7 @@ func TestSpecCollectivesStridedTeam(t *testing.T) {
 			return err
 		}
 		// Reductions, 3 elements each (nreduce > 1).
-		vals := []int64{int64(me + 1), int64(-2 * (me + 1)), int64(1 << uint(me) | 8)}
+		vals := []int64{int64(me + 1), int64(-2 * (me + 1)), int64(1<<uint(me) | 8)}
 		copy(src.Local(p), vals)
 		for _, c := range []struct {
 			op   shmem.Op
@@ -155,7 +155,7 @@ func TestSpecReduceOnSplit2D(t *testing.T) {
 			return fmt.Errorf("x %d y %d", xt.MyPE(), yt.MyPE())
 		}
 		wantX := min(3, 7-me/3*3)
-		wantY := (7-me%3+2)/3
+		wantY := (7 - me%3 + 2) / 3
 		if xt.NPEs() != wantX || yt.NPEs() != wantY {
 			return fmt.Errorf("row of %d (want %d), column of %d (want %d)", xt.NPEs(), wantX, yt.NPEs(), wantY)
 		}
