@@ -29,3 +29,56 @@ func TestSpecDestroyInvalidTeam(t *testing.T) {
 		return p.BarrierAll()
 	})
 }
+
+// Split2D's configs need to agree only among the PEs of one resulting
+// team (the spec: "The PEs in the parent team do not have to all provide
+// the same parameters for new teams"): each row passes its own x config
+// and each column its own y config, and GetConfig returns them.
+func TestSpecSplit2DConfigsPerTeam(t *testing.T) {
+	bothDeliveries(t, 6, func(p *shmem.PE) error {
+		me := p.MyPE()
+		xc := shmem.TeamConfig{NumContexts: 1 + me/3} // rows 0..2, 3..5
+		yc := shmem.TeamConfig{NumContexts: 10 + me%3}
+		x, y, err := p.TeamWorld().Split2D(3, xc, yc)
+		if err != nil {
+			return err
+		}
+		gx, err := x.GetConfig()
+		if err != nil {
+			return err
+		}
+		gy, err := y.GetConfig()
+		if err != nil {
+			return err
+		}
+		if gx != xc || gy != yc {
+			return fmt.Errorf("PE %d: configs %v %v, want %v %v", me, gx, gy, xc, yc)
+		}
+		if x.NPEs() != 3 || y.NPEs() != 2 {
+			return fmt.Errorf("PE %d: row of %d, column of %d", me, x.NPEs(), y.NPEs())
+		}
+		// Configs that differ within one row, or a negative one on one PE,
+		// fail the split on every PE of the parent, with no team made.
+		w := p.TeamWorld()
+		bad := map[string][2]shmem.TeamConfig{
+			"row differs":     {{NumContexts: me % 2}, yc},
+			"column differs":  {xc, {NumContexts: me / 3}},
+			"negative column": {xc, {NumContexts: -(me % 3)}}, // matching within each column
+		}
+		for name, c := range bad {
+			x2, y2, err := w.Split2D(3, c[0], c[1])
+			if !isInvalid(err) || x2 != nil || y2 != nil {
+				return fmt.Errorf("PE %d: %s: %v, %v, %v", me, name, x2, y2, err)
+			}
+		}
+		// The world stays usable: a split with matching configs works.
+		x3, y3, err := w.Split2D(2, shmem.TeamConfig{NumContexts: me / 2})
+		if err != nil {
+			return err
+		}
+		if x3.NPEs() != 2 || y3.NPEs() != 3 {
+			return fmt.Errorf("after failed splits: row of %d, column of %d", x3.NPEs(), y3.NPEs())
+		}
+		return p.BarrierAll()
+	})
+}

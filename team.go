@@ -93,7 +93,10 @@ func (t *Team) SplitStrided(start, stride, size int, cfg ...TeamConfig) (*Team, 
 // Split2D arranges t's PEs in rows of xrange (the last row may be partial;
 // an xrange above t.NPEs() is t.NPEs()) and returns the caller's row (x)
 // and column (y) teams (shmem_team_split_2d). Collective over t, with the
-// failure rules of SplitStrided. Optional configs go with x, then y.
+// failure rules of SplitStrided. Optional configs go with x, then y; as
+// the spec allows, they need match only among the members of one row (x)
+// or one column (y). A mismatch within any of them, or a negative value,
+// fails the split on every member of t.
 func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 	if t == nil {
 		return nil, nil, nilTeam("Split2D")
