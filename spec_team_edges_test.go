@@ -82,3 +82,32 @@ func TestSpecSplit2DConfigsPerTeam(t *testing.T) {
 		return p.BarrierAll()
 	})
 }
+
+// shmem_realloc of a null pointer behaves like shmem_malloc: Realloc of
+// the zero Sym allocates, on every PE, an object the others can reach.
+func TestSpecReallocOfZeroSymAllocates(t *testing.T) {
+	bothDeliveries(t, 3, func(p *shmem.PE) error {
+		var buf shmem.Sym[int32]
+		for _, n := range []int{2, 5} {
+			grown, err := shmem.Realloc(p, buf, n)
+			if err != nil {
+				return err
+			}
+			if grown.Len() != n {
+				return fmt.Errorf("Realloc to %d: Len %d", n, grown.Len())
+			}
+			buf = grown
+		}
+		me := p.MyPE()
+		if err := shmem.P(p, buf.Slice(4, 5), int32(me+40), (me+1)%3); err != nil {
+			return err
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		if got := buf.Local(p)[4]; got != int32((me+2)%3+40) {
+			return fmt.Errorf("PE %d: element 4 = %d", me, got)
+		}
+		return shmem.Free(p, buf)
+	})
+}
