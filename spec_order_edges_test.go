@@ -12,128 +12,128 @@ import (
 // data of each kind, fences, and raises a flag of each kind; PE 1, once
 // it sees the flag, sees the data. Under Lazy delivery a missing Fence
 // fails this; the same through a context, with the context's Fence.
-func TestSpecFenceOrdersEveryKind(t *testing.T) {
+func TestSpecFenceOrdersEveryKind(t *testing.T) { bothDeliveries(t, 2, specFenceOrdersEveryKind) }
+
+func specFenceOrdersEveryKind(p *shmem.PE) error {
 	const rounds = 12
-	bothDeliveries(t, 2, func(p *shmem.PE) error {
-		data, err := shmem.Calloc[int64](p, 4)
-		if err != nil {
-			return err
+	data, err := shmem.Calloc[int64](p, 4)
+	if err != nil {
+		return err
+	}
+	flag, err := shmem.Calloc[uint64](p, 1)
+	if err != nil {
+		return err
+	}
+	ctx, err := p.CreateCtx(shmem.CtxSerialized)
+	if err != nil {
+		return err
+	}
+	if ctx.Team() != p.TeamWorld() || ctx.CtxOptions() != shmem.CtxSerialized || ctx.DefaultCtx() != p {
+		return fmt.Errorf("context: team %v options %v", ctx.Team(), ctx.CtxOptions())
+	}
+	for r := 1; r <= rounds; r++ {
+		on := p
+		if r%2 == 0 {
+			on = ctx
 		}
-		flag, err := shmem.Calloc[uint64](p, 1)
-		if err != nil {
-			return err
-		}
-		ctx, err := p.CreateCtx(shmem.CtxSerialized)
-		if err != nil {
-			return err
-		}
-		if ctx.Team() != p.TeamWorld() || ctx.CtxOptions() != shmem.CtxSerialized || ctx.DefaultCtx() != p {
-			return fmt.Errorf("context: team %v options %v", ctx.Team(), ctx.CtxOptions())
-		}
-		for r := 1; r <= rounds; r++ {
-			on := p
-			if r%2 == 0 {
-				on = ctx
-			}
-			if p.MyPE() == 0 {
-				v := int64(r)
-				var err error
-				switch r % 4 {
-				case 0, 1:
-					err = shmem.Put(on, data, []int64{v, v, v}, 1)
-				case 2:
-					err = shmem.PutNBI(on, data, []int64{v, v, v}, 1)
-				case 3:
-					err = shmem.PutNBI(on, data.Slice(0, 2), []int64{v, v}, 1)
-					if err == nil {
-						err = shmem.AtomicSet(on, data.Slice(2, 3), v, 1)
-					}
-				}
+		if p.MyPE() == 0 {
+			v := int64(r)
+			var err error
+			switch r % 4 {
+			case 0, 1:
+				err = shmem.Put(on, data, []int64{v, v, v}, 1)
+			case 2:
+				err = shmem.PutNBI(on, data, []int64{v, v, v}, 1)
+			case 3:
+				err = shmem.PutNBI(on, data.Slice(0, 2), []int64{v, v}, 1)
 				if err == nil {
-					err = shmem.AtomicAdd(on, data.Slice(3, 4), 1, 1)
-				}
-				if err != nil {
-					return err
-				}
-				on.Fence()
-				switch r % 3 {
-				case 0:
-					err = shmem.AtomicSet(on, flag, uint64(r), 1)
-				case 1:
-					err = shmem.PutSignal(on, data.Slice(0, 0), nil, flag, uint64(r), shmem.SignalSet, 1)
-				case 2:
-					err = shmem.PutSignalNBI(on, data.Slice(0, 0), nil, flag, 1, shmem.SignalAdd, 1)
-				}
-				if err != nil {
-					return err
-				}
-			} else {
-				if _, err := shmem.SignalWaitUntil(p, flag, shmem.CmpEQ, uint64(r)); err != nil {
-					return err
-				}
-				d := data.Local(p)
-				if d[0] != int64(r) || d[1] != int64(r) || d[2] != int64(r) || d[3] != int64(r) {
-					return fmt.Errorf("round %d: data %v when the flag came", r, d)
+					err = shmem.AtomicSet(on, data.Slice(2, 3), v, 1)
 				}
 			}
-			if err := ctx.Quiet(); err != nil {
+			if err == nil {
+				err = shmem.AtomicAdd(on, data.Slice(3, 4), 1, 1)
+			}
+			if err != nil {
 				return err
 			}
-			if err := p.BarrierAll(); err != nil {
+			on.Fence()
+			switch r % 3 {
+			case 0:
+				err = shmem.AtomicSet(on, flag, uint64(r), 1)
+			case 1:
+				err = shmem.PutSignal(on, data.Slice(0, 0), nil, flag, uint64(r), shmem.SignalSet, 1)
+			case 2:
+				err = shmem.PutSignalNBI(on, data.Slice(0, 0), nil, flag, 1, shmem.SignalAdd, 1)
+			}
+			if err != nil {
 				return err
+			}
+		} else {
+			if _, err := shmem.SignalWaitUntil(p, flag, shmem.CmpEQ, uint64(r)); err != nil {
+				return err
+			}
+			d := data.Local(p)
+			if d[0] != int64(r) || d[1] != int64(r) || d[2] != int64(r) || d[3] != int64(r) {
+				return fmt.Errorf("round %d: data %v when the flag came", r, d)
 			}
 		}
-		return ctx.Destroy()
-	})
+		if err := ctx.Quiet(); err != nil {
+			return err
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+	}
+	return ctx.Destroy()
 }
 
 // A context's Destroy completes its operations: data put through it, then
 // the context destroyed, then a flag through the PE itself; the flag's
 // reader sees the data. And a team context addresses PEs by team number.
-func TestSpecCtxDestroyCompletes(t *testing.T) {
-	bothDeliveries(t, 4, func(p *shmem.PE) error {
-		me := p.MyPE()
-		odd, err := p.TeamWorld().SplitStrided(1, 2, 2) // world 1, 3
+func TestSpecCtxDestroyCompletes(t *testing.T) { bothDeliveries(t, 4, specCtxDestroyCompletes) }
+
+func specCtxDestroyCompletes(p *shmem.PE) error {
+	me := p.MyPE()
+	odd, err := p.TeamWorld().SplitStrided(1, 2, 2) // world 1, 3
+	if err != nil {
+		return err
+	}
+	data, err := shmem.Calloc[int32](p, 8)
+	if err != nil {
+		return err
+	}
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if odd != nil {
+		tc, err := odd.CreateCtx(shmem.CtxPrivate)
 		if err != nil {
 			return err
 		}
-		data, err := shmem.Calloc[int32](p, 8)
-		if err != nil {
+		if tc.Team() != odd {
+			return fmt.Errorf("team context's Team is not the team")
+		}
+		other := 1 - odd.MyPE() // team numbering
+		if err := shmem.Put(tc, data.Slice(2, 6), []int32{1, 2, 3, int32(me)}, other); err != nil {
 			return err
 		}
-		flag, err := shmem.Calloc[int64](p, 1)
-		if err != nil {
+		if err := tc.Destroy(); err != nil {
 			return err
 		}
-		if odd != nil {
-			tc, err := odd.CreateCtx(shmem.CtxPrivate)
-			if err != nil {
-				return err
-			}
-			if tc.Team() != odd {
-				return fmt.Errorf("team context's Team is not the team")
-			}
-			other := 1 - odd.MyPE() // team numbering
-			if err := shmem.Put(tc, data.Slice(2, 6), []int32{1, 2, 3, int32(me)}, other); err != nil {
-				return err
-			}
-			if err := tc.Destroy(); err != nil {
-				return err
-			}
-			if err := shmem.AtomicSet(p, flag, int64(me), odd.TranslatePE(other, p.TeamWorld())); err != nil {
-				return err
-			}
-			peer := 4 - me // world 1 <-> 3
-			if err := shmem.WaitUntil(p, flag, shmem.CmpEQ, int64(peer)); err != nil {
-				return err
-			}
-			if d := data.Local(p); d[2] != 1 || d[3] != 2 || d[4] != 3 || d[5] != int32(peer) {
-				return fmt.Errorf("PE %d: data %v after the flag", me, d)
-			}
-			if err := odd.Destroy(); err != nil {
-				return err
-			}
+		if err := shmem.AtomicSet(p, flag, int64(me), odd.TranslatePE(other, p.TeamWorld())); err != nil {
+			return err
 		}
-		return p.BarrierAll()
-	})
+		peer := 4 - me // world 1 <-> 3
+		if err := shmem.WaitUntil(p, flag, shmem.CmpEQ, int64(peer)); err != nil {
+			return err
+		}
+		if d := data.Local(p); d[2] != 1 || d[3] != 2 || d[4] != 3 || d[5] != int32(peer) {
+			return fmt.Errorf("PE %d: data %v after the flag", me, d)
+		}
+		if err := odd.Destroy(); err != nil {
+			return err
+		}
+	}
+	return p.BarrierAll()
 }

@@ -11,103 +11,105 @@ import (
 // programs do with the SHMEM_TEAM_INVALID handle of the PEs left out:
 // shmem_team_destroy(SHMEM_TEAM_INVALID) performs no operation, so the
 // nil Team's Destroy returns nil, and the new team's members end it.
-func TestSpecDestroyInvalidTeam(t *testing.T) {
-	bothDeliveries(t, 4, func(p *shmem.PE) error {
-		nt, err := p.TeamWorld().SplitStrided(1, 2, 2)
-		if err != nil {
-			return err
-		}
-		if (nt == nil) != (p.MyPE()%2 == 0) {
-			return fmt.Errorf("PE %d: team %v", p.MyPE(), nt)
-		}
-		if err := nt.Destroy(); err != nil {
-			return fmt.Errorf("PE %d: Destroy of the split's result: %v", p.MyPE(), err)
-		}
-		if nt.NPEs() != -1 || nt.MyPE() != -1 {
-			return fmt.Errorf("destroyed team answers %d of %d", nt.MyPE(), nt.NPEs())
-		}
-		return p.BarrierAll()
-	})
+func TestSpecDestroyInvalidTeam(t *testing.T) { bothDeliveries(t, 4, specDestroyInvalidTeam) }
+
+func specDestroyInvalidTeam(p *shmem.PE) error {
+	nt, err := p.TeamWorld().SplitStrided(1, 2, 2)
+	if err != nil {
+		return err
+	}
+	if (nt == nil) != (p.MyPE()%2 == 0) {
+		return fmt.Errorf("PE %d: team %v", p.MyPE(), nt)
+	}
+	if err := nt.Destroy(); err != nil {
+		return fmt.Errorf("PE %d: Destroy of the split's result: %v", p.MyPE(), err)
+	}
+	if nt.NPEs() != -1 || nt.MyPE() != -1 {
+		return fmt.Errorf("destroyed team answers %d of %d", nt.MyPE(), nt.NPEs())
+	}
+	return p.BarrierAll()
 }
 
 // Split2D's configs need to agree only among the PEs of one resulting
 // team (the spec: "The PEs in the parent team do not have to all provide
 // the same parameters for new teams"): each row passes its own x config
 // and each column its own y config, and GetConfig returns them.
-func TestSpecSplit2DConfigsPerTeam(t *testing.T) {
-	bothDeliveries(t, 6, func(p *shmem.PE) error {
-		me := p.MyPE()
-		xc := shmem.TeamConfig{NumContexts: 1 + me/3} // rows 0..2, 3..5
-		yc := shmem.TeamConfig{NumContexts: 10 + me%3}
-		x, y, err := p.TeamWorld().Split2D(3, xc, yc)
-		if err != nil {
-			return err
+func TestSpecSplit2DConfigsPerTeam(t *testing.T) { bothDeliveries(t, 6, specSplit2DConfigsPerTeam) }
+
+func specSplit2DConfigsPerTeam(p *shmem.PE) error {
+	me := p.MyPE()
+	xc := shmem.TeamConfig{NumContexts: 1 + me/3} // rows 0..2, 3..5
+	yc := shmem.TeamConfig{NumContexts: 10 + me%3}
+	x, y, err := p.TeamWorld().Split2D(3, xc, yc)
+	if err != nil {
+		return err
+	}
+	gx, err := x.GetConfig()
+	if err != nil {
+		return err
+	}
+	gy, err := y.GetConfig()
+	if err != nil {
+		return err
+	}
+	if gx != xc || gy != yc {
+		return fmt.Errorf("PE %d: configs %v %v, want %v %v", me, gx, gy, xc, yc)
+	}
+	if x.NPEs() != 3 || y.NPEs() != 2 {
+		return fmt.Errorf("PE %d: row of %d, column of %d", me, x.NPEs(), y.NPEs())
+	}
+	// Configs that differ within one row, or a negative one on one PE,
+	// fail the split on every PE of the parent, with no team made.
+	w := p.TeamWorld()
+	bad := map[string][2]shmem.TeamConfig{
+		"row differs":     {{NumContexts: me % 2}, yc},
+		"column differs":  {xc, {NumContexts: me / 3}},
+		"negative column": {xc, {NumContexts: -(me % 3)}}, // matching within each column
+	}
+	for name, c := range bad {
+		x2, y2, err := w.Split2D(3, c[0], c[1])
+		if !isInvalid(err) || x2 != nil || y2 != nil {
+			return fmt.Errorf("PE %d: %s: %v, %v, %v", me, name, x2, y2, err)
 		}
-		gx, err := x.GetConfig()
-		if err != nil {
-			return err
-		}
-		gy, err := y.GetConfig()
-		if err != nil {
-			return err
-		}
-		if gx != xc || gy != yc {
-			return fmt.Errorf("PE %d: configs %v %v, want %v %v", me, gx, gy, xc, yc)
-		}
-		if x.NPEs() != 3 || y.NPEs() != 2 {
-			return fmt.Errorf("PE %d: row of %d, column of %d", me, x.NPEs(), y.NPEs())
-		}
-		// Configs that differ within one row, or a negative one on one PE,
-		// fail the split on every PE of the parent, with no team made.
-		w := p.TeamWorld()
-		bad := map[string][2]shmem.TeamConfig{
-			"row differs":     {{NumContexts: me % 2}, yc},
-			"column differs":  {xc, {NumContexts: me / 3}},
-			"negative column": {xc, {NumContexts: -(me % 3)}}, // matching within each column
-		}
-		for name, c := range bad {
-			x2, y2, err := w.Split2D(3, c[0], c[1])
-			if !isInvalid(err) || x2 != nil || y2 != nil {
-				return fmt.Errorf("PE %d: %s: %v, %v, %v", me, name, x2, y2, err)
-			}
-		}
-		// The world stays usable: a split with matching configs works.
-		x3, y3, err := w.Split2D(2, shmem.TeamConfig{NumContexts: me / 2})
-		if err != nil {
-			return err
-		}
-		if x3.NPEs() != 2 || y3.NPEs() != 3 {
-			return fmt.Errorf("after failed splits: row of %d, column of %d", x3.NPEs(), y3.NPEs())
-		}
-		return p.BarrierAll()
-	})
+	}
+	// The world stays usable: a split with matching configs works.
+	x3, y3, err := w.Split2D(2, shmem.TeamConfig{NumContexts: me / 2})
+	if err != nil {
+		return err
+	}
+	if x3.NPEs() != 2 || y3.NPEs() != 3 {
+		return fmt.Errorf("after failed splits: row of %d, column of %d", x3.NPEs(), y3.NPEs())
+	}
+	return p.BarrierAll()
 }
 
 // shmem_realloc of a null pointer behaves like shmem_malloc: Realloc of
 // the zero Sym allocates, on every PE, an object the others can reach.
 func TestSpecReallocOfZeroSymAllocates(t *testing.T) {
-	bothDeliveries(t, 3, func(p *shmem.PE) error {
-		var buf shmem.Sym[int32]
-		for _, n := range []int{2, 5} {
-			grown, err := shmem.Realloc(p, buf, n)
-			if err != nil {
-				return err
-			}
-			if grown.Len() != n {
-				return fmt.Errorf("Realloc to %d: Len %d", n, grown.Len())
-			}
-			buf = grown
-		}
-		me := p.MyPE()
-		if err := shmem.P(p, buf.Slice(4, 5), int32(me+40), (me+1)%3); err != nil {
+	bothDeliveries(t, 3, specReallocOfZeroSymAllocates)
+}
+
+func specReallocOfZeroSymAllocates(p *shmem.PE) error {
+	var buf shmem.Sym[int32]
+	for _, n := range []int{2, 5} {
+		grown, err := shmem.Realloc(p, buf, n)
+		if err != nil {
 			return err
 		}
-		if err := p.BarrierAll(); err != nil {
-			return err
+		if grown.Len() != n {
+			return fmt.Errorf("Realloc to %d: Len %d", n, grown.Len())
 		}
-		if got := buf.Local(p)[4]; got != int32((me+2)%3+40) {
-			return fmt.Errorf("PE %d: element 4 = %d", me, got)
-		}
-		return shmem.Free(p, buf)
-	})
+		buf = grown
+	}
+	me := p.MyPE()
+	if err := shmem.P(p, buf.Slice(4, 5), int32(me+40), (me+1)%3); err != nil {
+		return err
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	if got := buf.Local(p)[4]; got != int32((me+2)%3+40) {
+		return fmt.Errorf("PE %d: element 4 = %d", me, got)
+	}
+	return shmem.Free(p, buf)
 }
