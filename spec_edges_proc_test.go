@@ -29,6 +29,7 @@ func TestSpecEdgesOnProcessBackends(t *testing.T) {
 		{"Split2DConfigsPerTeam", 6, specSplit2DConfigsPerTeam},
 		{"ReallocOfZeroSymAllocates", 3, specReallocOfZeroSymAllocates},
 		{"CollectivesStridedTeam", 7, specCollectivesStridedTeam},
+		{"TeamDestroyQuietsItsContexts", 2, specTeamDestroyQuietsItsContexts},
 	}
 	for _, net := range []struct {
 		name string

@@ -137,3 +137,55 @@ func specCtxDestroyCompletes(p *shmem.PE) error {
 	}
 	return p.BarrierAll()
 }
+
+// shmem_team_destroy "destroys all shareable contexts created from the
+// referenced team", and destroying a context quiets it: data put through
+// a shareable team context is complete once the team's Destroy returns,
+// so a flag raised after it, through the PE itself, finds it delivered.
+func TestSpecTeamDestroyQuietsItsContexts(t *testing.T) {
+	bothDeliveries(t, 2, specTeamDestroyQuietsItsContexts)
+}
+
+func specTeamDestroyQuietsItsContexts(p *shmem.PE) error {
+	me := p.MyPE()
+	data, err := shmem.Calloc[int64](p, 64)
+	if err != nil {
+		return err
+	}
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	tm, err := p.TeamWorld().SplitStrided(0, 1, 2)
+	if err != nil {
+		return err
+	}
+	ctx, err := tm.CreateCtx() // shareable: no CtxPrivate
+	if err != nil {
+		return err
+	}
+	src := make([]int64, 64)
+	for i := range src {
+		src[i] = int64(me*1000 + i)
+	}
+	for i := 0; i < 64; i += 8 {
+		if err := shmem.PutNBI(ctx, data.Slice(i, i+8), src[i:i+8], 1-me); err != nil {
+			return err
+		}
+	}
+	if err := tm.Destroy(); err != nil {
+		return err
+	}
+	if err := shmem.AtomicSet(p, flag, 1, 1-me); err != nil {
+		return err
+	}
+	if err := shmem.WaitUntil(p, flag, shmem.CmpEQ, 1); err != nil {
+		return err
+	}
+	for i, v := range data.Local(p) {
+		if v != int64((1-me)*1000+i) {
+			return fmt.Errorf("PE %d: data[%d] = %d after the team (and its context) was destroyed", me, i, v)
+		}
+	}
+	return p.BarrierAll()
+}

@@ -132,6 +132,9 @@ func (t *Team) Barrier() error {
 
 // Destroy ends the team (shmem_team_destroy). It is collective over the
 // team: it synchronizes the members before the team's resources are reused.
+// It also destroys the team's shareable contexts (Team.CreateCtx without
+// CtxPrivate), completing their operations before that synchronization,
+// as the spec says; the caller destroys the CtxPrivate ones first.
 // Destroying a team twice does nothing, and so does destroying a nil team
 // (SHMEM_TEAM_INVALID, what a split gives the PEs it leaves out), so that
 // every member of the parent may destroy what its split returned;
@@ -141,7 +144,18 @@ func (t *Team) Destroy() error {
 	if t == nil {
 		return nil
 	}
-	return t.inner().Destroy()
+	if t.invalid() {
+		return t.inner().Destroy()
+	}
+	c := t.p.c
+	qerr := c.QuietTeamCtxs(t.t)
+	if err := t.t.Destroy(); err != nil {
+		return err
+	}
+	if err := c.DestroyTeamCtxs(t.t); err != nil {
+		return err
+	}
+	return qerr
 }
 
 func nilTeam(op string) error {
