@@ -113,3 +113,56 @@ func specReallocOfZeroSymAllocates(p *shmem.PE) error {
 	}
 	return shmem.Free(p, buf)
 }
+
+// The spec's shmem_team_split_2D.c example: a 3D grid by two Split2Ds,
+// the middle team destroyed while the teams split from it live on, and
+// those used in collectives after (12 PEs: x 3, y 2, z 2).
+func TestSpecSplit3DDestroyParent(t *testing.T) { bothDeliveries(t, 12, specSplit3DDestroyParent) }
+
+func specSplit3DDestroyParent(p *shmem.PE) error {
+	const xdim, ydim = 3, 2
+	me := p.MyPE()
+	xteam, yzteam, err := p.TeamWorld().Split2D(xdim)
+	if err != nil {
+		return err
+	}
+	yteam, zteam, err := yzteam.Split2D(ydim)
+	if err != nil {
+		return err
+	}
+	if err := yzteam.Destroy(); err != nil {
+		return err
+	}
+	x, y, z := xteam.MyPE(), yteam.MyPE(), zteam.MyPE()
+	if x != me%3 || y != (me/3)%2 || z != me/6 {
+		return fmt.Errorf("PE %d at (%d, %d, %d)", me, x, y, z)
+	}
+	src, err := shmem.Malloc[int32](p, 1)
+	if err != nil {
+		return err
+	}
+	dst, err := shmem.Malloc[int32](p, 1)
+	if err != nil {
+		return err
+	}
+	src.Local(p)[0] = int32(me)
+	for _, c := range []struct {
+		tm   *shmem.Team
+		want int32
+	}{
+		{xteam, int32(me/3*3*3 + 3)},            // the row's three PEs
+		{yteam, int32(2*(me%3+me/6*6) + 3)},     // me and me±3
+		{zteam, int32(2*(me%3+(me/3)%2*3) + 6)}, // me and me±6
+	} {
+		if err := shmem.Reduce(c.tm, shmem.OpSum, dst, src); err != nil {
+			return err
+		}
+		if got := dst.Local(p)[0]; got != c.want {
+			return fmt.Errorf("PE %d: sum over a team of %d = %d, want %d", me, c.tm.NPEs(), got, c.want)
+		}
+		if err := c.tm.Sync(); err != nil {
+			return err
+		}
+	}
+	return p.BarrierAll()
+}
