@@ -30,6 +30,8 @@ func TestSpecEdgesOnProcessBackends(t *testing.T) {
 		{"ReallocOfZeroSymAllocates", 3, specReallocOfZeroSymAllocates},
 		{"CollectivesStridedTeam", 7, specCollectivesStridedTeam},
 		{"TeamDestroyQuietsItsContexts", 2, specTeamDestroyQuietsItsContexts},
+		{"CtxFetchNBI", 3, specCtxFetchNBI},
+		{"Split3DDestroyParent", 12, specSplit3DDestroyParent},
 	}
 	for _, net := range []struct {
 		name string

@@ -189,3 +189,58 @@ func specTeamDestroyQuietsItsContexts(p *shmem.PE) error {
 	}
 	return p.BarrierAll()
 }
+
+// Fetching NBI atomics issued on a context are complete at that context's
+// Quiet: every PE fetch-adds 64 times into each other PE's counter
+// through a context, and after ctx.Quiet the fetched values are each old
+// value exactly once.
+func TestSpecCtxFetchNBI(t *testing.T) { bothDeliveries(t, 3, specCtxFetchNBI) }
+
+func specCtxFetchNBI(p *shmem.PE) error {
+	const k = 64
+	me, n := p.MyPE(), p.NPEs()
+	ctr, err := shmem.Calloc[uint64](p, 1)
+	if err != nil {
+		return err
+	}
+	ctx, err := p.CreateCtx(shmem.CtxPrivate)
+	if err != nil {
+		return err
+	}
+	got := make([]uint64, k*n)
+	for i := 0; i < k; i++ {
+		for pe := 0; pe < n; pe++ {
+			if err := shmem.AtomicFetchAddNBI(ctx, &got[pe*k+i], ctr, 1<<(20*uint(me)), pe); err != nil {
+				return err
+			}
+		}
+	}
+	if err := ctx.Quiet(); err != nil {
+		return err
+	}
+	for pe := 0; pe < n; pe++ {
+		// My own adds, seen in the low (or my) 20-bit field, count 0..k-1.
+		seen := map[uint64]bool{}
+		for i := 0; i < k; i++ {
+			mine := got[pe*k+i] >> (20 * uint(me)) & (1<<20 - 1)
+			if mine >= k || seen[mine] {
+				return fmt.Errorf("PE %d: fetch %d from PE %d saw my count %d (seen %v)", me, i, pe, mine, seen[mine])
+			}
+			seen[mine] = true
+		}
+	}
+	if err := ctx.Destroy(); err != nil {
+		return err
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	want := uint64(0)
+	for q := 0; q < n; q++ {
+		want += k << (20 * uint(q))
+	}
+	if v := ctr.Local(p)[0]; v != want {
+		return fmt.Errorf("PE %d: counter %#x, want %#x", me, v, want)
+	}
+	return p.BarrierAll()
+}
