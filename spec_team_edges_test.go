@@ -166,3 +166,51 @@ func specSplit3DDestroyParent(p *shmem.PE) error {
 	}
 	return p.BarrierAll()
 }
+
+// SplitStrided's config need match only among the new team's members:
+// the PEs left out pass none, or another one, as a C program passes NULL
+// and mask 0 where it gets SHMEM_TEAM_INVALID anyway. A member that
+// differs, or a negative value on any PE, still fails it everywhere.
+func TestSpecSplitStridedConfigMembersOnly(t *testing.T) {
+	bothDeliveries(t, 5, specSplitStridedConfigMembersOnly)
+}
+
+func specSplitStridedConfigMembersOnly(p *shmem.PE) error {
+	me := p.MyPE()
+	w := p.TeamWorld()
+	member := me%2 == 1 // start 1, stride 2, size 2: PEs 1 and 3
+	var cfg []shmem.TeamConfig
+	switch {
+	case member:
+		cfg = []shmem.TeamConfig{{NumContexts: 4}}
+	case me == 2:
+		cfg = []shmem.TeamConfig{{NumContexts: 9}}
+	}
+	nt, err := w.SplitStrided(1, 2, 2, cfg...)
+	if err != nil {
+		return fmt.Errorf("PE %d: %w", me, err)
+	}
+	if (nt != nil) != member {
+		return fmt.Errorf("PE %d: team %v", me, nt)
+	}
+	if member {
+		if c, err := nt.GetConfig(); err != nil || c.NumContexts != 4 {
+			return fmt.Errorf("PE %d: config %+v, %v", me, c, err)
+		}
+	}
+	if err := nt.Destroy(); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		cfg  shmem.TeamConfig
+	}{
+		{"members differ", shmem.TeamConfig{NumContexts: me}},
+		{"negative on PE 4", shmem.TeamConfig{NumContexts: 1 - 2*(me/4)}},
+	} {
+		if nt, err := w.SplitStrided(1, 2, 2, c.cfg); !isInvalid(err) || nt != nil {
+			return fmt.Errorf("PE %d: %s: %v, %v", me, c.name, nt, err)
+		}
+	}
+	return p.BarrierAll()
+}

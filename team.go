@@ -74,7 +74,8 @@ func (t *Team) TranslatePE(pe int, dst *Team) int {
 //
 // An optional TeamConfig (shmem_team_config_t) goes with the new team; see
 // TeamConfig. More than one is ErrInvalidArgument; so is a config that
-// differs between members or has negative values, on every member.
+// differs between the new team's members (the PEs left out may pass
+// another, or none) or has negative values, on every member of t.
 func (t *Team) SplitStrided(start, stride, size int, cfg ...TeamConfig) (*Team, error) {
 	if t == nil {
 		return nil, nilTeam("SplitStrided")

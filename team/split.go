@@ -27,10 +27,11 @@ func SplitPayload(params []int64, free uint64) []byte {
 //
 // PerTeam, when it has an entry for each of Lists, names for new team i the
 // index in Params of the config that must match only among that team's
-// members, and be non-negative (shmem_team_split_2d: the members of one
-// row pass one x config, another row may pass another); the params it
-// names no team for match on every member. Nil: every param matches on
-// every member.
+// members (shmem_team_split_2d: the members of one row pass one x config,
+// another row may pass another; shmem_team_split_strided: the PEs left
+// out pass any), and be non-negative on every member; the params it names
+// for no team match on every member. Nil: every param matches on every
+// member.
 type SplitAgreed struct {
 	Op       string
 	Params   []int64
@@ -124,6 +125,15 @@ func sameParams(b, mine []byte, scoped []bool) bool {
 // checked against this member's.
 func (a *Actor) perTeamParams(m SplitAgreed) error {
 	param := func(j, q int) int64 { return int64(binary.LittleEndian.Uint64(m.Payloads[j][8*q:])) }
+	// Negative values fail the split wherever they are, also on a PE that
+	// is in no team they go with (SplitStrided's non-members).
+	for _, q := range m.PerTeam {
+		for j := range m.Payloads {
+			if v := param(j, q); v < 0 {
+				return errs.New(m.Op, a.self(), errs.NoPE, errs.ErrInvalidArgument, "team config value %d (PE %d)", v, a.members[j])
+			}
+		}
+	}
 	for i, l := range m.Lists {
 		if len(l) == 0 {
 			continue
@@ -132,11 +142,7 @@ func (a *Actor) perTeamParams(m SplitAgreed) error {
 		first := param(l[0], q)
 		var differ []int
 		for _, j := range l {
-			v := param(j, q)
-			if v < 0 {
-				return errs.New(m.Op, a.self(), errs.NoPE, errs.ErrInvalidArgument, "team config value %d (PE %d)", v, a.members[j])
-			}
-			if v != first {
+			if v := param(j, q); v != first {
 				differ = append(differ, a.members[j])
 			}
 		}

@@ -16,14 +16,12 @@ import (
 // with ErrInvalidArgument on every member; no free team slot common to the
 // new team's members fails with ErrOutOfMemory on every member.
 //
-// extra are further parameters the members must agree on (the team
-// configs), each non-negative.
+// extra is the new team's config: one value, which must be non-negative
+// everywhere and match among the new team's members (the PEs left out may
+// pass another), or further parameters every member must agree on.
 func (t *Team) SplitStrided(start, stride, size int, extra ...int64) (*Team, error) {
 	const op = "SplitStrided"
 	teams, err := t.split(op, append([]int64{1, int64(start), int64(stride), int64(size)}, extra...), func(n int) ([][]int, []int, error) {
-		if err := nonNegative(extra); err != nil {
-			return nil, nil, err
-		}
 		if size < 1 || size > n || start < 0 || start >= n || (stride == 0 && size > 1) {
 			return nil, nil, fmt.Errorf("start %d, stride %d, size %d in a team of %d", start, stride, size, n)
 		}
@@ -35,7 +33,12 @@ func (t *Team) SplitStrided(start, stride, size int, extra ...int64) (*Team, err
 		for i := range idx {
 			idx[i] = start + i*stride
 		}
-		return [][]int{idx}, nil, nil
+		if len(extra) != 1 {
+			// Without one config every param matches everywhere.
+			return [][]int{idx}, nil, nonNegative(extra)
+		}
+		// The config need match only among the new team's members.
+		return [][]int{idx}, []int{4}, nil
 	})
 	if err != nil {
 		return nil, err
