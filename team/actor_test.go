@@ -67,6 +67,9 @@ func TestScenarios(t *testing.T) {
 					if pt := arg("perteam"); pt != "" {
 						m.Op, m.PerTeam = "Split2D", ints(t, pt)
 					}
+					if o := arg("op"); o != "" {
+						m.Op = o
+					}
 					if e := arg("err"); e != "" {
 						m.BuildErr = errors.New(e)
 					}
