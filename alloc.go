@@ -53,9 +53,14 @@ func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 // Realloc resizes s to n elements on every PE, keeping the contents up to
 // the smaller size (shmem_realloc). The returned Sym replaces s, which must
 // not be used again: calls with s fail with ErrInvalidArgument ("Sym was
-// freed") whether or not the object moved. Collective.
+// freed") whether or not the object moved. Collective. The zero Sym is
+// C's null pointer here: Realloc of it is Malloc of n, as the spec says,
+// so a buffer that starts as the zero Sym can grow by Realloc alone.
 func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 	const op = "Realloc"
+	if s == (Sym[T]{}) {
+		return allocate[T](p, op, n, heap.MinAlign)
+	}
 	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {
 		return Sym[T]{}, refuse(p, op, err)
 	}

@@ -156,10 +156,19 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 		// (With SHMEM_UID_FILE the variable is rank 0's listening address
 		// for GetUniqueID instead, as before; and it wins over
 		// torchrun's MASTER_ADDR, whose port torch's own store holds.)
-		return bootstrap.SessionUniqueID(l, o.tlsOff)
+		uid, err := bootstrap.SessionUniqueID(l, o.tlsOff)
+		switch {
+		case err != nil:
+		case l.Secret == "":
+			warnNoSecret(o, l.SessionID)
+		default:
+			warnWeakSecret(o, bootstrap.EnvJobSecret, l.Secret)
+		}
+		return uid, err
 	case l.MasterAddr != "" && l.Secret != "":
 		// torchrun-style: every rank derives the same ID from the master
 		// address and the job secret it was given.
+		warnWeakSecret(o, bootstrap.EnvJobSecret, l.Secret)
 		return bootstrap.UniqueIDFromSecret(l.MasterAddr, l.Secret, !o.tlsOff)
 	case l.UIDFile != "":
 		if l.Rank == 0 {
@@ -180,9 +189,9 @@ func uidFromLaunch(ctx context.Context, o *options) (UniqueID, error) {
 // SHMEM_JOB_SECRET) keys the gossip encryption and the job's TLS
 // credentials, so processes of other jobs are never admitted.
 func joinGossip(ctx context.Context, o *options) (*PE, error) {
-	secret := o.jobSecret
+	secret, source := o.jobSecret, "WithJobSecret"
 	if secret == "" {
-		secret = os.Getenv(bootstrap.EnvJobSecret)
+		secret, source = os.Getenv(bootstrap.EnvJobSecret), bootstrap.EnvJobSecret
 	}
 	switch {
 	case o.npes < 1:
@@ -191,6 +200,7 @@ func joinGossip(ctx context.Context, o *options) (*PE, error) {
 		return nil, errs.New("Init", errs.NoPE, errs.NoPE, errs.ErrBootstrap,
 			"WithSeeds needs a job secret (WithJobSecret or %s), and none is set", bootstrap.EnvJobSecret)
 	}
+	warnWeakSecret(o, source, secret)
 	uid, err := bootstrap.UniqueIDFromSecret(o.seeds[0], secret, !o.tlsOff)
 	if err != nil {
 		return nil, err

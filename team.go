@@ -74,7 +74,8 @@ func (t *Team) TranslatePE(pe int, dst *Team) int {
 //
 // An optional TeamConfig (shmem_team_config_t) goes with the new team; see
 // TeamConfig. More than one is ErrInvalidArgument; so is a config that
-// differs between members or has negative values, on every member.
+// differs between the new team's members (the PEs left out may pass
+// another, or none) or has negative values, on every member of t.
 func (t *Team) SplitStrided(start, stride, size int, cfg ...TeamConfig) (*Team, error) {
 	if t == nil {
 		return nil, nilTeam("SplitStrided")
@@ -93,7 +94,10 @@ func (t *Team) SplitStrided(start, stride, size int, cfg ...TeamConfig) (*Team, 
 // Split2D arranges t's PEs in rows of xrange (the last row may be partial;
 // an xrange above t.NPEs() is t.NPEs()) and returns the caller's row (x)
 // and column (y) teams (shmem_team_split_2d). Collective over t, with the
-// failure rules of SplitStrided. Optional configs go with x, then y.
+// failure rules of SplitStrided. Optional configs go with x, then y; as
+// the spec allows, they need match only among the members of one row (x)
+// or one column (y). A mismatch within any of them, or a negative value,
+// fails the split on every member of t.
 func (t *Team) Split2D(xrange int, cfg ...TeamConfig) (x, y *Team, err error) {
 	if t == nil {
 		return nil, nil, nilTeam("Split2D")
@@ -129,9 +133,31 @@ func (t *Team) Barrier() error {
 
 // Destroy ends the team (shmem_team_destroy). It is collective over the
 // team: it synchronizes the members before the team's resources are reused.
-// Destroying a team twice does nothing; TeamWorld and TeamShared cannot be
-// destroyed (ErrInvalidArgument). The team must not be used after.
-func (t *Team) Destroy() error { return t.inner().Destroy() }
+// It also destroys the team's shareable contexts (Team.CreateCtx without
+// CtxPrivate), completing their operations before that synchronization,
+// as the spec says; the caller destroys the CtxPrivate ones first.
+// Destroying a team twice does nothing, and so does destroying a nil team
+// (SHMEM_TEAM_INVALID, what a split gives the PEs it leaves out), so that
+// every member of the parent may destroy what its split returned;
+// TeamWorld and TeamShared cannot be destroyed (ErrInvalidArgument). The
+// team must not be used after.
+func (t *Team) Destroy() error {
+	if t == nil {
+		return nil
+	}
+	if t.invalid() {
+		return t.inner().Destroy()
+	}
+	c := t.p.c
+	qerr := c.QuietTeamCtxs(t.t)
+	if err := t.t.Destroy(); err != nil {
+		return err
+	}
+	if err := c.DestroyTeamCtxs(t.t); err != nil {
+		return err
+	}
+	return qerr
+}
 
 func nilTeam(op string) error {
 	return errs.New(op, errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "nil team")

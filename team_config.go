@@ -3,8 +3,9 @@ package shmem
 import "github.com/goshmem/shmem/internal/errs"
 
 // TeamConfig is the configuration of a team (shmem_team_config_t), given
-// to the split calls and read back with GetConfig. Every member passes the
-// same one.
+// to the split calls and read back with GetConfig. Every member of the new
+// team passes the same one; PEs that end in another team, or in none,
+// may pass another.
 type TeamConfig struct {
 	// NumContexts is how many contexts the program means to create on the
 	// team (Team.CreateCtx). goshmem's contexts open their resources

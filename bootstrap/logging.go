@@ -1,12 +1,14 @@
 package bootstrap
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/goshmem/shmem/internal/errs"
 )
@@ -82,9 +84,17 @@ func LoggerFromEnv(getenv func(string) string, stdout, stderr io.Writer) (*slog.
 			return bad(errs.ErrBootstrap, "%s=%q: %v", EnvLogPath, dir, err)
 		}
 		name := filepath.Join(dir, LogFileName(os.Getpid()))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		// The directory may be one others can write (/tmp) and the name
+		// is predictable: a symlink planted there must not make this
+		// process append to a file the link names, nor a file planted
+		// by another user receive its log.
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
 			return bad(errs.ErrBootstrap, "%s: %v", EnvLogPath, err)
+		}
+		if err := ownRegular(f); err != nil {
+			f.Close()
+			return bad(errs.ErrBootstrap, "%s: %s %v", EnvLogPath, name, err)
 		}
 		w, closer = f, f
 		if toStdout {
@@ -107,4 +117,19 @@ func EnvBool(name, v string) (bool, error) {
 		return true, nil
 	}
 	return false, errs.New("EnvBool", errs.NoPE, errs.NoPE, errs.ErrInvalidArgument, "%s=%q: want 1/true/yes/on or 0/false/no/off", name, v)
+}
+
+// ownRegular checks that f is a regular file of this process's user.
+func ownRegular(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("is not a regular file (%v)", fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("is owned by uid %d, not by this process's %d", st.Uid, os.Geteuid())
+	}
+	return nil
 }

@@ -155,6 +155,10 @@ func TestLoggerErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	planted := t.TempDir()
+	if err := os.Symlink(file, filepath.Join(planted, LogFileName(os.Getpid()))); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name     string
 		getenv   func(string) string
@@ -166,6 +170,9 @@ func TestLoggerErrors(t *testing.T) {
 		{"bad bool", env(EnvLogToStdout, "maybe"), errs.ErrInvalidArgument, EnvLogToStdout + `="maybe"`},
 		{"path is a file", env(EnvLogPath, file), errs.ErrBootstrap, EnvLogPath},
 		{"path under a file", env(EnvLogPath, filepath.Join(file, "sub")), errs.ErrBootstrap, EnvLogPath},
+		// A symlink planted at the log's predictable name, in a directory
+		// others can write: before, the log was appended to its target.
+		{"log name is a symlink", env(EnvLogPath, planted), errs.ErrBootstrap, "symbolic link"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

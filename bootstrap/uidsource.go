@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"os"
 	"time"
 
@@ -35,15 +36,16 @@ func UniqueIDFromSecret(addr, secret string, useTLS bool) (UniqueID, error) {
 }
 
 // WriteUniqueIDFile publishes uid at path for the other ranks of a job
-// (SHMEM_UID_FILE): written beside it and renamed, so a reader never sees
-// half an ID. The file is readable by its owner only, as the ID is the
-// job's secret.
+// (SHMEM_UID_FILE): written beside it, in a file created exclusively under
+// a random name, and renamed, so a reader never sees half an ID. The file
+// is readable by its owner only, as the ID is the job's secret.
 func WriteUniqueIDFile(path string, uid UniqueID) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(uid.String()+"\n"), 0o600); err != nil {
+	tmp, err := writeUIDTemp(path, []byte(uid.String()+"\n"))
+	if err != nil {
 		return errs.New("Init", 0, errs.NoPE, errs.ErrBootstrap, "writing the unique ID to %s: %v", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return errs.New("Init", 0, errs.NoPE, errs.ErrBootstrap, "writing the unique ID to %s: %v", path, err)
 	}
 	return nil
@@ -52,10 +54,17 @@ func WriteUniqueIDFile(path string, uid UniqueID) error {
 // ReadUniqueIDFile waits until rank 0 has published an ID at path
 // (WriteUniqueIDFile) and parses it. It polls, backing off to 100 ms, and
 // gives up after timeout (ErrTimeout) or when ctx ends (ErrBootstrap).
+// It takes only a regular file of this process's user, no longer than an
+// ID: another one at path fails at once (ErrBootstrap), as another user
+// could have planted it.
 func ReadUniqueIDFile(ctx context.Context, path string, timeout time.Duration) (UniqueID, error) {
 	deadline := time.Now().Add(timeout)
 	for delay := time.Millisecond; ; delay = min(2*delay, 100*time.Millisecond) {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+		b, err := readUIDFile(path)
+		if errors.Is(err, errForeignUIDFile) {
+			return UniqueID{}, errs.New("Init", errs.NoPE, 0, errs.ErrBootstrap, "%s: %v", EnvUIDFile, err)
+		}
+		if err == nil && len(b) > 0 {
 			return ParseUniqueID(string(trimNL(b)))
 		}
 		if time.Now().After(deadline) {

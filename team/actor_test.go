@@ -64,6 +64,12 @@ func TestScenarios(t *testing.T) {
 					out = a.Step(Observe{From: num("from"), Op: Op{Seq: uint64(num("seq")), Kind: kindByName[arg("kind")]}})
 				case "split":
 					m := SplitAgreed{Op: "SplitStrided", Params: int64s(t, arg("params")), Slots: 32}
+					if pt := arg("perteam"); pt != "" {
+						m.Op, m.PerTeam = "Split2D", ints(t, pt)
+					}
+					if o := arg("op"); o != "" {
+						m.Op = o
+					}
 					if e := arg("err"); e != "" {
 						m.BuildErr = errors.New(e)
 					}

@@ -33,3 +33,18 @@ func TestLaunchPEs(t *testing.T) {
 		t.Fatalf("no barrier row from PE 0:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
 }
+
+// TestLaunchRawTCP: the raw TCP references connect PE 0 to PE 1 with its
+// token (rawPair) and print their rows.
+func TestLaunchRawTCP(t *testing.T) {
+	t.Setenv("SHMEM_UID_SESSION_ID", "")
+	var out, errb bytes.Buffer
+	if err := run([]string{"-np", "2", "-b", "tcp_rtt", "-iters", "50", "-csv", "-bind", "none"}, &out, &errb); err != nil {
+		t.Fatalf("%v\nstderr:\n%s", err, errb.String())
+	}
+	for _, row := range []string{"\ngoshmem,udma,tcp_rtt,8,", "\ngoshmem,udma,tcp_rtt_poll,8,"} {
+		if !strings.Contains(out.String(), row) {
+			t.Fatalf("no %q row from PE 0:\n%s\nstderr:\n%s", row[1:], out.String(), errb.String())
+		}
+	}
+}

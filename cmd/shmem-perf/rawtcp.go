@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -25,7 +27,7 @@ import (
 //     in the same mode as goshmem's own round trips; with SHMEM_BUSY_POLL=0
 //     it parks too and equals tcp_rtt.
 //
-// PE 1 listens on every address and tells PE 0 its port; PE 0 dials -rawhost.
+// PE 1 listens on -rawhost and tells PE 0 its port; PE 0 dials it.
 func (r *runner) rawTCP() error {
 	poll, err := busyPoll()
 	if err != nil {
@@ -86,22 +88,27 @@ func (r *runner) roundTrips(name string, wrap func(net.Conn) net.Conn) error {
 }
 
 // rawPair connects PE 0 and PE 1 with a plain TCP connection, outside
-// goshmem: PE 1 listens on every address and tells PE 0 its port through
-// the heap, PE 0 dials -rawhost. Each of the two runs side with its end,
-// which rawPair closes; other PEs only take part in the barriers.
+// goshmem: PE 1 listens on -rawhost and tells PE 0 its port and a random
+// token through the heap; PE 0 dials and sends the token first, so a
+// stranger who connects first is dropped, not measured or answered
+// (acceptToken). Each of the two runs side with its end, which rawPair
+// closes; other PEs only take part in the barriers.
 func (r *runner) rawPair(side func(c net.Conn) error) error {
 	p := r.p
-	port, err := shmem.Calloc[int64](p, 1)
+	meet, err := shmem.Calloc[int64](p, 2) // the port and the token
 	if err != nil {
 		return err
 	}
 	var ln net.Listener
+	var token [8]byte
 	if r.me == 1 {
-		if ln, err = net.Listen("tcp", ":0"); err != nil {
-			return err
+		if ln, err = net.Listen("tcp", net.JoinHostPort(r.c.rawHost, "0")); err != nil {
+			return fmt.Errorf("listening on -rawhost %s: %w", r.c.rawHost, err)
 		}
 		defer ln.Close()
-		if err := shmem.P(p, port, int64(ln.Addr().(*net.TCPAddr).Port), 0); err != nil {
+		_, _ = rand.Read(token[:])
+		tok := int64(binary.LittleEndian.Uint64(token[:]))
+		if err := shmem.Put(p, meet, []int64{int64(ln.Addr().(*net.TCPAddr).Port), tok}, 0); err != nil {
 			return err
 		}
 	}
@@ -111,12 +118,17 @@ func (r *runner) rawPair(side func(c net.Conn) error) error {
 	var c net.Conn
 	switch r.me {
 	case 0:
-		addr := net.JoinHostPort(r.c.rawHost, strconv.FormatInt(port.Local(p)[0], 10))
+		addr := net.JoinHostPort(r.c.rawHost, strconv.FormatInt(meet.Local(p)[0], 10))
 		if c, err = net.Dial("tcp", addr); err != nil {
 			return fmt.Errorf("dialling PE 1 at %s: %w", addr, err)
 		}
+		binary.LittleEndian.PutUint64(token[:], uint64(meet.Local(p)[1]))
+		if _, err = c.Write(token[:]); err != nil {
+			c.Close()
+			return fmt.Errorf("sending PE 1 its token: %w", err)
+		}
 	case 1:
-		if c, err = ln.Accept(); err != nil {
+		if c, err = acceptToken(ln, token, time.Now().Add(rawAcceptWait)); err != nil {
 			return err
 		}
 	}
@@ -130,5 +142,38 @@ func (r *runner) rawPair(side func(c net.Conn) error) error {
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
-	return shmem.Free(p, port)
+	return shmem.Free(p, meet)
+}
+
+// rawAcceptWait bounds PE 1's wait for PE 0's connection, and rawTokenWait
+// a connection's wait for its token: PE 0 dials right after the barrier,
+// so only a stranger or a dead PE 0 takes long.
+const (
+	rawAcceptWait = 30 * time.Second
+	rawTokenWait  = 5 * time.Second
+)
+
+// acceptToken accepts connections on ln until one sends token as its
+// first bytes, closing the others, and returns it; it fails at deadline.
+func acceptToken(ln net.Listener, token [8]byte, deadline time.Time) (net.Conn, error) {
+	if tl, ok := ln.(*net.TCPListener); ok {
+		_ = tl.SetDeadline(deadline)
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return nil, fmt.Errorf("waiting for PE 0's connection: %w", err)
+		}
+		var got [8]byte
+		until := time.Now().Add(rawTokenWait)
+		if deadline.Before(until) {
+			until = deadline
+		}
+		_ = c.SetReadDeadline(until)
+		if _, err := io.ReadFull(c, got[:]); err == nil && got == token {
+			_ = c.SetReadDeadline(time.Time{})
+			return c, nil
+		}
+		c.Close()
+	}
 }

@@ -16,26 +16,29 @@ import (
 // with ErrInvalidArgument on every member; no free team slot common to the
 // new team's members fails with ErrOutOfMemory on every member.
 //
-// extra are further parameters the members must agree on (the team
-// configs), each non-negative.
+// extra is the new team's config: one value, which must be non-negative
+// everywhere and match among the new team's members (the PEs left out may
+// pass another), or further parameters every member must agree on.
 func (t *Team) SplitStrided(start, stride, size int, extra ...int64) (*Team, error) {
 	const op = "SplitStrided"
-	teams, err := t.split(op, append([]int64{1, int64(start), int64(stride), int64(size)}, extra...), func(n int) ([][]int, error) {
-		if err := nonNegative(extra); err != nil {
-			return nil, err
-		}
+	teams, err := t.split(op, append([]int64{1, int64(start), int64(stride), int64(size)}, extra...), func(n int) ([][]int, []int, error) {
 		if size < 1 || size > n || start < 0 || start >= n || (stride == 0 && size > 1) {
-			return nil, fmt.Errorf("start %d, stride %d, size %d in a team of %d", start, stride, size, n)
+			return nil, nil, fmt.Errorf("start %d, stride %d, size %d in a team of %d", start, stride, size, n)
 		}
 		last := int64(start) + int64(stride)*int64(size-1)
 		if last < 0 || last >= int64(n) {
-			return nil, fmt.Errorf("start %d, stride %d, size %d runs past a team of %d", start, stride, size, n)
+			return nil, nil, fmt.Errorf("start %d, stride %d, size %d runs past a team of %d", start, stride, size, n)
 		}
 		idx := make([]int, size)
 		for i := range idx {
 			idx[i] = start + i*stride
 		}
-		return [][]int{idx}, nil
+		if len(extra) != 1 {
+			// Without one config every param matches everywhere.
+			return [][]int{idx}, nil, nonNegative(extra)
+		}
+		// The config need match only among the new team's members.
+		return [][]int{idx}, []int{4}, nil
 	})
 	if err != nil {
 		return nil, err
@@ -46,25 +49,28 @@ func (t *Team) SplitStrided(start, stride, size int, extra ...int64) (*Team, err
 // Split2D arranges the parent's PEs in rows of xrange (the last row may be
 // partial) and returns the caller's row (x) and column (y) teams
 // (shmem_team_split_2d); an xrange above the parent's size is the size.
-// Collective over the parent, with the failure rules of SplitStrided.
+// Collective over the parent, with the failure rules of SplitStrided,
+// except that extra (given, the x config, then the y config) need match
+// only among the members of one row (x) or column (y): the spec lets
+// PEs that end in different teams pass different configs.
 func (t *Team) Split2D(xrange int, extra ...int64) (x, y *Team, err error) {
 	const op = "Split2D"
-	teams, err := t.split(op, append([]int64{2, int64(xrange)}, extra...), func(n int) ([][]int, error) {
-		if err := nonNegative(extra); err != nil {
-			return nil, err
-		}
+	params := append([]int64{2, int64(xrange)}, extra...)
+	teams, err := t.split(op, params, func(n int) ([][]int, []int, error) {
 		if xrange < 1 {
-			return nil, fmt.Errorf("xrange %d", xrange)
+			return nil, nil, fmt.Errorf("xrange %d", xrange)
 		}
 		xr := min(xrange, n)
 		rows := (n + xr - 1) / xr
 		var lists [][]int
+		var perTeam []int
 		for r := 0; r < rows; r++ {
 			var row []int
 			for i := r * xr; i < min(n, (r+1)*xr); i++ {
 				row = append(row, i)
 			}
 			lists = append(lists, row)
+			perTeam = append(perTeam, 2) // the x config
 		}
 		for c := 0; c < xr; c++ {
 			var col []int
@@ -72,8 +78,16 @@ func (t *Team) Split2D(xrange int, extra ...int64) (x, y *Team, err error) {
 				col = append(col, i)
 			}
 			lists = append(lists, col)
+			perTeam = append(perTeam, 3) // the y config
 		}
-		return lists, nil
+		if len(extra) != 2 {
+			// Without both configs every param matches everywhere.
+			if err := nonNegative(extra); err != nil {
+				return nil, nil, err
+			}
+			perTeam = nil
+		}
+		return lists, perTeam, nil
 	})
 	if err != nil {
 		return nil, nil, err
@@ -93,9 +107,11 @@ func (t *Team) Split2D(xrange int, extra ...int64) (x, y *Team, err error) {
 
 // split runs one team creation over t: the members agree on params and on
 // free slots, build turns the parent's size into the new teams' member
-// lists (parent indices), and the caller gets, for each new team, the team
+// lists (parent indices) and, for params that need match only within one
+// new team, the index of each team's (team.SplitAgreed.PerTeam; nil when
+// all match everywhere), and the caller gets, for each new team, the team
 // if it is a member and nil if not.
-func (t *Team) split(op string, params []int64, build func(n int) ([][]int, error)) ([]*Team, error) {
+func (t *Team) split(op string, params []int64, build func(n int) ([][]int, []int, error)) ([]*Team, error) {
 	if t == nil {
 		return nil, t.usable(op)
 	}
@@ -124,9 +140,9 @@ func (t *Team) split(op string, params []int64, build func(n int) ([][]int, erro
 		// team, so no member makes one without it.
 		return nil, t.poisoned(op)
 	}
-	lists, berr := build(len(t.members))
+	lists, perTeam, berr := build(len(t.members))
 	var slots []int
-	for _, e := range t.a.Step(team.SplitAgreed{Op: op, Params: params, Payloads: all, Lists: lists, BuildErr: berr, Slots: t.pool.Slots()}) {
+	for _, e := range t.a.Step(team.SplitAgreed{Op: op, Params: params, Payloads: all, Lists: lists, PerTeam: perTeam, BuildErr: berr, Slots: t.pool.Slots()}) {
 		switch e := e.(type) {
 		case team.Failed:
 			return nil, e.Err

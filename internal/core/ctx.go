@@ -190,3 +190,41 @@ func (p *PE) Destroy() error {
 	p.s.retireCtx(p)
 	return err
 }
+
+// shareableCtxs returns the live contexts made from team t without
+// CtxPrivate: those shmem_team_destroy destroys with the team.
+func (p *PE) shareableCtxs(t *coll.Team) []*PE {
+	p.s.ctxMu.Lock()
+	defer p.s.ctxMu.Unlock()
+	var out []*PE
+	for c := range p.s.ctxs {
+		if c.ctx.team == t && c.ctx.opts&CtxPrivate == 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// QuietTeamCtxs completes the operations of team t's shareable contexts,
+// so that a Destroy of t delivers them before its closing sync.
+func (p *PE) QuietTeamCtxs(t *coll.Team) error {
+	var err error
+	for _, c := range p.shareableCtxs(t) {
+		if e := c.Quiet(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// DestroyTeamCtxs destroys team t's shareable contexts, as
+// shmem_team_destroy does; the program destroys its private ones itself.
+func (p *PE) DestroyTeamCtxs(t *coll.Team) error {
+	var err error
+	for _, c := range p.shareableCtxs(t) {
+		if e := c.Destroy(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}

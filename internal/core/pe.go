@@ -542,6 +542,10 @@ func (p *PE) annotate(err error, op string, target int) error {
 	case errs.ErrFinalized:
 		return errs.New(op, p.s.cfg.Rank, target, errs.ErrFinalized, "called after Finalize")
 	case errs.ErrInvalidArgument:
+		if p.ctx != nil && p.ctx.team.Gone() {
+			// Destroyed by its team's Destroy (DestroyTeamCtxs).
+			return errs.New(op, p.s.cfg.Rank, target, errs.ErrInvalidArgument, "context was destroyed with its team %s", p.ctx.team.ID())
+		}
 		return errs.New(op, p.s.cfg.Rank, target, errs.ErrInvalidArgument, "context was destroyed")
 	}
 	return errs.New(op, p.s.cfg.Rank, target, err, "")

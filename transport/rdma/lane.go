@@ -1,7 +1,6 @@
 package rdma
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -210,7 +209,7 @@ func (l *lane) connect(op string, deadline time.Time) (shed bool, err error) {
 	var rec *recordConn
 	hs := net.Conn(head)
 	if n.cfg.ClientTLS != nil {
-		rec = &recordConn{Conn: conn, br: bufio.NewReaderSize(head, recordReadBuffer)}
+		rec = newRecordConn(conn, head)
 		tc = tls.Client(rec, n.cfg.ClientTLS)
 		if err := tc.Handshake(); err != nil {
 			return failed("TLS handshake", err)

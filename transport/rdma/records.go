@@ -2,10 +2,12 @@ package rdma
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"sync"
@@ -43,7 +45,8 @@ type gatherer interface {
 type recordConn struct {
 	net.Conn
 	br   *bufio.Reader
-	left int // bytes of the current TLS record not yet returned by Read
+	src  io.Reader // what br reads from
+	left int       // bytes of the current TLS record not yet returned by Read
 
 	// mu guards held and wbuf: crypto/tls may also write from the reading
 	// goroutine (a KeyUpdate a peer asks for), while a writer holds.
@@ -55,11 +58,33 @@ type recordConn struct {
 // recordReadBuffer is how much one read may fetch: several full records.
 const recordReadBuffer = 256 << 10
 
+// handshakeReadBuffer is the read buffer of a connection until its peer
+// has authenticated: enough for the handshake's records, and small, since
+// anyone may open such a connection (internal/admit bounds how many).
+const handshakeReadBuffer = 4 << 10
+
 // tlsHeaderLen is a TLS record header's length: type, version, length.
 const tlsHeaderLen = 5
 
-func newRecordConn(c net.Conn) *recordConn {
-	return &recordConn{Conn: c, br: bufio.NewReaderSize(c, recordReadBuffer)}
+// newRecordConn returns a recordConn writing to c and reading from src
+// (c itself, or a wrapper of it), with the small buffer of a connection
+// whose peer has not authenticated yet; grow gives it the full one.
+func newRecordConn(c net.Conn, src io.Reader) *recordConn {
+	return &recordConn{Conn: c, src: src, br: bufio.NewReaderSize(src, handshakeReadBuffer)}
+}
+
+// grow gives r its full read buffer once the peer has authenticated,
+// keeping the bytes the small one holds first. Strangers open connections
+// at will, so the 256 KiB is not theirs to make a PE allocate.
+func (r *recordConn) grow() {
+	if r.br.Size() >= recordReadBuffer {
+		return
+	}
+	src := r.src
+	if held, _ := r.br.Peek(r.br.Buffered()); len(held) > 0 {
+		src = io.MultiReader(bytes.NewReader(bytes.Clone(held)), r.src)
+	}
+	r.br = bufio.NewReaderSize(src, recordReadBuffer)
 }
 
 // NetConn returns the connection under r (secure.VerifiedHook looks
@@ -141,6 +166,7 @@ func (r *recordConn) Release(err error) error {
 func sealTLS(tc *tls.Conn, rec *recordConn, client bool) (net.Conn, gatherer, error) {
 	cs := tc.ConnectionState()
 	if !sealed.Supported(&cs) {
+		rec.grow()
 		return tc, rec, nil
 	}
 	if err := sealed.Exchange(tc); err != nil {

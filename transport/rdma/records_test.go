@@ -26,7 +26,7 @@ func (c *countConn) Write(p []byte) (int, error) {
 
 func TestRecordConnGathersHeldWrites(t *testing.T) {
 	c := &countConn{}
-	r := newRecordConn(c)
+	r := newRecordConn(c, c)
 	r.Write([]byte("handshake")) // not held: straight through
 	if c.writes != 1 {
 		t.Fatalf("an unheld write made %d writes, want 1", c.writes)
@@ -60,7 +60,7 @@ func TestRecordConnGathersHeldWrites(t *testing.T) {
 func TestRecordConnUnderTLS(t *testing.T) {
 	srv, cli := selfSigned(t)
 	c, s := tcpPair(t)
-	rc, rs := newRecordConn(c), newRecordConn(s)
+	rc, rs := newRecordConn(c, c), newRecordConn(s, s)
 	client := tls.Client(rc, cli)
 	server := tls.Server(rs, srv)
 	// Both ends handshake first, as lanes and server connections do: a
@@ -96,7 +96,7 @@ func TestRecordConnUnderTLS(t *testing.T) {
 // connection would otherwise split it into several socket writes:
 // crypto/tls's records above 16 KiB; a sealed connection never.
 func TestOneWriteOf(t *testing.T) {
-	if got := oneWriteOf(newRecordConn(&countConn{})); got != tlsMaxPlaintext {
+	if got := oneWriteOf(newRecordConn(&countConn{}, nil)); got != tlsMaxPlaintext {
 		t.Fatalf("crypto/tls: %d, want %d", got, tlsMaxPlaintext)
 	}
 	var sc *sealed.Conn

@@ -118,7 +118,7 @@ func TestForgedSealedRecordNeverReachesTheHeap(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer raw.Close()
-		rec := newRecordConn(raw)
+		rec := newRecordConn(raw, raw)
 		tc := tls.Client(rec, cli)
 		if err := tc.Handshake(); err != nil {
 			t.Fatal(err)

@@ -94,7 +94,7 @@ func (sc *serverConn) handshake() error {
 	var tc *tls.Conn
 	var rec *recordConn
 	if cfg.ServerTLS != nil {
-		rec = &recordConn{Conn: sc.c, br: bufio.NewReaderSize(base, recordReadBuffer)}
+		rec = newRecordConn(sc.c, base)
 		tc = tls.Server(rec, cfg.ServerTLS)
 		if err := tc.Handshake(); err != nil {
 			return err

@@ -108,13 +108,22 @@ func (l *Lane) admit(id int, raw net.Conn, admitted func()) {
 	// Admitted once the peer's proof checks out, before this side's proof
 	// goes out: a dialer whose handshake completes is never shed after
 	// it, which it would take for this PE's failure.
-	c, err := l.handshake(raw, true, deadline, admitted)
+	head := &headConn{Conn: raw} // whether the peer said a byte
+	c, err := l.handshake(head, true, deadline, admitted)
 	if err != nil {
-		if errors.Is(err, secure.ErrOtherService) {
-			// A goshmem peer of this job's secret dialed this port for
-			// another service: a rendezvous client means this listener
-			// holds the unique ID's port, which its ranks must hear of.
-			l.log.Warn("control lane: refused a client of another service", "remote", raw.RemoteAddr().String(), "err", err)
+		// Logged through the acceptor, at most a line a second: the
+		// peer may be any stranger, and its connections as many as it
+		// likes. One that hung up without a byte is a liveness probe
+		// (netprobe) or a port scan, not worth a warning.
+		switch {
+		case errors.Is(err, secure.ErrOtherService):
+			// A goshmem client of another service dialed this port
+			// (its hello proves no secret): a rendezvous client means
+			// this listener holds the unique ID's port, which its
+			// ranks must hear of.
+			l.acc.Refused("refused a client of another service", "remote", raw.RemoteAddr().String(), "err", err)
+		case head.n > 0:
+			l.acc.Refused("refused a connection", "remote", raw.RemoteAddr().String(), "err", err)
 		}
 		fail(err)
 		return
