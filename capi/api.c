@@ -56,9 +56,36 @@ int _my_pe(void) { return shmem_my_pe(); }
 int _num_pes(void) { return shmem_n_pes(); }
 int my_pe(void) { return shmem_my_pe(); }
 int num_pes(void) { return shmem_n_pes(); }
+/* start_pes asks no shmem_finalize of the program: the spec finalizes it
+ * implicitly, collectively, when the program exits (from main or exit()),
+ * so that a PE's last puts and its part of the last barrier reach the
+ * others before its connections close. An explicit shmem_finalize before
+ * makes this one do nothing; shmem_global_exit and the error exits
+ * (_exit) skip it. So does an exit with a nonzero status (glibc's on_exit
+ * tells it): a PE leaving on an error while the others run would only
+ * fail its Finalize and hide its status; leaving, it ends their calls
+ * with an error naming it and its status. */
+#ifdef __GLIBC__
+static void gs_implicit_finalize(int status, void *arg) {
+  (void)arg;
+  if (status == 0) shmem_finalize();
+}
+#else
+static void gs_implicit_finalize(void) { shmem_finalize(); }
+#endif
+
 void start_pes(int npes) {
+  static int registered;
   (void)npes;
   shmem_init();
+  if (!registered) {
+    registered = 1;
+#ifdef __GLIBC__
+    on_exit(gs_implicit_finalize, NULL);
+#else
+    atexit(gs_implicit_finalize);
+#endif
+  }
 }
 void shmem_pcontrol(const int level, ...) { (void)level; }
 
@@ -182,6 +209,7 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx) {
   if (!ctx) return -1; /* nowhere to put it: nothing created */
   uintptr_t h = 0;
   int rc = goshmem_ctx_create(OP("shmem_ctx_create"), 1, &h);
+  if (rc == 0 && h < GS_MAX_CTX) gs_ctx_map[h] = gs_ctx_world;
   *ctx = (shmem_ctx_t)h;
   return rc;
 }
@@ -204,6 +232,8 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx) {
     m[0] = n;
     for (int i = 0; i < n; i++) m[i + 1] = shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
     gs_ctx_map[h] = m;
+  } else if (h < GS_MAX_CTX) {
+    gs_ctx_map[h] = gs_ctx_world;
   }
   *ctx = (shmem_ctx_t)h;
   return 0;
@@ -212,7 +242,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx) {
   shmem_ctx_quiet(ctx);
   uintptr_t h = (uintptr_t)ctx;
   if (h > 1 && h < GS_MAX_CTX && gs_ctx_map[h]) {
-    free(gs_ctx_map[h]);
+    if (gs_ctx_map[h] != gs_ctx_world) free(gs_ctx_map[h]);
     gs_ctx_map[h] = NULL;
   }
   goshmem_ctx_destroy(OP("shmem_ctx_destroy"), h);

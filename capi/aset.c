@@ -31,9 +31,13 @@ typedef struct {
 static aset member(const char *op, int start, int log, int size) {
   aset a = {start, 1 << log, size, -1};
   int d = gs_me - start;
-  if (size < 1 || log < 0 || log > 30 || start < 0 || start + (long)(size - 1) * a.stride >= gs_npes || d < 0 ||
-      d % a.stride || d / a.stride >= size) {
-    char msg[200];
+  char msg[220];
+  if (size < 1 || log < 0 || log > 30 || start < 0 || start + (long)(size - 1) * a.stride >= gs_npes) {
+    snprintf(msg, sizeof msg, "goshmem: %s: the active set (start %d, log stride %d, size %d) does not fit in the %d PEs (PE %d): invalid argument",
+             op, start, log, size, gs_npes, gs_me);
+    gs_die(msg, 1);
+  }
+  if (d < 0 || d % a.stride || d / a.stride >= size) {
     snprintf(msg, sizeof msg, "goshmem: %s: PE %d is not in the active set (start %d, log stride %d, size %d) of %d PEs",
              op, gs_me, start, log, size, gs_npes);
     gs_die(msg, 1);
@@ -192,7 +196,12 @@ static int aset_pe(void *a, int i) { return pe_of(*(aset *)a, i); }
 
 void gs_to_all(const char *op, void *dest, const void *src, int n, size_t esize, int start, int log, int size, gs_combine f) {
   aset a = member(op, start, log, size);
-  if (n <= 0) return;
+  if (n < 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "goshmem: %s: nreduce %d is negative (PE %d): invalid argument", op, n, gs_me);
+    gs_die(msg, 1);
+  }
+  if (n == 0) return;
   aset_barrier(op, a);
   void *acc = gather_reduce(op, src, (size_t)n, esize, a.size, aset_pe, &a, f);
   aset_barrier(op, a); /* every member has read every source: dest may alias it */

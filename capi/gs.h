@@ -59,12 +59,21 @@ extern int gs_go_rma;
  * contexts, NULL for the others (set by shmem_team_create_ctx). */
 #define GS_MAX_CTX 4096
 extern int *gs_ctx_map[GS_MAX_CTX];
+/* gs_ctx_world marks in gs_ctx_map a live context on the world: every
+ * live handle below GS_MAX_CTX has an entry, so a destroyed or made-up
+ * one takes the Go path, which refuses it. */
+extern int gs_ctx_world[1];
 
+/* gs_pe returns the world PE that pe names on ctx, or -1 (no fast path:
+ * the Go path reports the error) for a handle that is no context:
+ * SHMEM_CTX_INVALID, a destroyed or made-up one, which the spec leaves
+ * undefined and the Go path refuses. */
 static inline int gs_pe(shmem_ctx_t ctx, int pe) {
   uintptr_t h = (uintptr_t)ctx;
-  if (h <= 1 || h >= GS_MAX_CTX) return pe;
+  if (h <= 1 || h >= GS_MAX_CTX) return h ? pe : -1;
   int *m = gs_ctx_map[h];
-  if (!m) return pe;
+  if (m == gs_ctx_world) return pe;
+  if (!m) return -1;
   return (unsigned)pe < (unsigned)m[0] ? m[pe + 1] : -1;
 }
 
@@ -102,6 +111,16 @@ static inline char *gs_at(const void *addr, size_t n, int pe) {
   if (!gs_in_heap(addr, n)) return gs_at_static(addr, n, pe);
   char *b = gs_rma_peer[pe];
   return b ? b + ((const char *)addr - gs_base) : NULL;
+}
+
+/* gs_at_amo is gs_at for an atomic, signal or lock word of n bytes (a
+ * power of two): NULL also when addr is not naturally aligned, which the
+ * spec's memory model requires of them, so that the Go path refuses it
+ * with a message, as it does for a peer on another host, rather than
+ * doing a torn (or, off x86, faulting) C11 atomic. */
+static inline char *gs_at_amo(const void *addr, size_t n, int pe) {
+  if ((uintptr_t)addr & (n - 1)) return NULL;
+  return gs_at(addr, n, pe);
 }
 
 /* gs_ptr is shmem_ptr: gs_at, but the PE's own memory is always reached. */
@@ -168,6 +187,10 @@ static inline int gs_pacer_due(gs_pacer *p, uint64_t now_ns) {
 
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block);
+/* gs_wait_mapped is gs_wait on memory that need not be this PE's
+ * symmetric memory: a mapped peer's word (slock.c). */
+size_t gs_wait_mapped(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
+                      int cmp, const void *values, int vector, int mode, int block);
 uint64_t gs_signal_wait(const char *op, uint64_t *sig, int cmp, uint64_t v);
 void gs_test_missed(void);
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);

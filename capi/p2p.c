@@ -120,8 +120,22 @@ void gs_test_missed(void) {
   if (gs_unmapped_peers && __atomic_add_fetch(&test_misses, 1, __ATOMIC_RELAXED) % 64 == 0) sched_yield();
 }
 
+/* gs_wait refuses ivars that are not this PE's symmetric memory (the
+ * spec requires them symmetric): no other PE can change them, and a wait
+ * on a stack variable polled forever. It refuses misaligned ones too, as
+ * goshmem's wait over the network does. */
 size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                int cmp, const void *values, int vector, int mode, int block) {
+  size_t bytes = n * esize, off = (size_t)((const char *)ivars - gs_dbase);
+  if (n && (((uintptr_t)ivars & (esize - 1)) || (!gs_in_heap(ivars, bytes) && !(off < gs_dsize && bytes <= gs_dsize - off)))) {
+    goshmem_bad_ivars((char *)op, ivars, bytes, esize);
+    return mode == GS_WAIT_ANY ? SIZE_MAX : 0; /* SHMEMX_ERRORS_RETURN */
+  }
+  return gs_wait_mapped(op, tc, esize, ivars, n, status, indices, cmp, values, vector, mode, block);
+}
+
+size_t gs_wait_mapped(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
+                      int cmp, const void *values, int vector, int mode, int block) {
   if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) {
     char msg[160];
     snprintf(msg, sizeof msg, "goshmem: %s: invalid comparison %d", op, cmp);

@@ -32,6 +32,9 @@ func goshmem_rma(op *C.char, ctx C.uintptr_t, kind C.int, remote, loc unsafe.Poi
 	}
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	sym, err := s.symOn(remote, uint64(n), int(pe))
 	if err == nil {
 		buf := local(loc, uint64(n))
@@ -59,6 +62,9 @@ func goshmem_strided(op *C.char, ctx C.uintptr_t, put C.int, remote, loc unsafe.
 	}
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	if rstride < 1 || lstride < 1 {
 		die(op, fmt.Errorf("%w: strides must be positive (%d, %d)", shmem.ErrInvalidArgument, rstride, lstride))
 		return
@@ -109,6 +115,9 @@ func goshmem_put_signal(op *C.char, ctx C.uintptr_t, nbi C.int, dest, src unsafe
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
+	if p == nil {
+		return
+	}
 	d, err := s.symOn(dest, uint64(n), int(pe))
 	if n == 0 {
 		d, err = s.symOn(dest, 1, int(pe))
@@ -116,7 +125,7 @@ func goshmem_put_signal(op *C.char, ctx C.uintptr_t, nbi C.int, dest, src unsafe
 	}
 	var g shmem.Sym[uint8]
 	if err == nil {
-		g, err = s.symOn(sig, 8, int(pe))
+		g, err = s.symWord(sig, 8, int(pe))
 	}
 	if err == nil {
 		f := shmem.PutSignal[uint8]
@@ -135,7 +144,10 @@ func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr u
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
-	b, err := s.symOn(addr, uint64(width), int(pe))
+	if p == nil {
+		return 0
+	}
+	b, err := s.symWord(addr, uint64(width), int(pe))
 	var r uint64
 	if err == nil {
 		if width == 4 {
@@ -163,7 +175,7 @@ func goshmem_amo(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, addr u
 func goshmem_lock_amo(op *C.char, code C.int, addr unsafe.Pointer, value, cond C.uint64_t) C.uint64_t {
 	defer guard(op)
 	s := world(op)
-	b, err := s.symOn(addr, 8, 0)
+	b, err := s.symWord(addr, 8, 0)
 	var r uint64
 	if err == nil {
 		r, err = amo(s.p, shmem.SymAs[uint64](b), code, uint64(value), uint64(cond), 0)
@@ -184,7 +196,10 @@ func goshmem_amo_nbi(op *C.char, ctx C.uintptr_t, code C.int, width C.size_t, ad
 	defer guard(op)
 	s := world(op)
 	p := s.pe(op, ctx)
-	b, err := s.symOn(addr, uint64(width), int(pe))
+	if p == nil {
+		return
+	}
+	b, err := s.symWord(addr, uint64(width), int(pe))
 	if err == nil {
 		// fetch is the C caller's memory, which it keeps until the next
 		// quiet (the spec's rule): goshmem fills it by then.
@@ -258,8 +273,10 @@ func amo[T uint32 | uint64](p *shmem.PE, d shmem.Sym[T], code C.int, v, cond T, 
 func goshmem_quiet(op *C.char, ctx C.uintptr_t) {
 	defer guard(op)
 	s := world(op)
-	if err := s.pe(op, ctx).Quiet(); err != nil {
-		die(op, err)
+	if p := s.pe(op, ctx); p != nil {
+		if err := p.Quiet(); err != nil {
+			die(op, err)
+		}
 	}
 }
 
@@ -267,7 +284,9 @@ func goshmem_quiet(op *C.char, ctx C.uintptr_t) {
 func goshmem_fence(op *C.char, ctx C.uintptr_t) {
 	defer guard(op)
 	s := world(op)
-	s.pe(op, ctx).Fence()
+	if p := s.pe(op, ctx); p != nil {
+		p.Fence()
+	}
 }
 
 //export goshmem_barrier_all
@@ -291,7 +310,7 @@ func goshmem_lock(op *C.char, kind C.int, lock unsafe.Pointer) C.int {
 	s := world(op)
 	// A static lock reaches here only when PE 0, which holds the word of a
 	// C lock (slock.c), is not mapped: the error names PE 0.
-	b, err := s.symOn(lock, 8, 0)
+	b, err := s.symWord(lock, 8, 0)
 	l := shmem.SymAs[int64](b)
 	got := false
 	if err == nil {
@@ -311,4 +330,16 @@ func goshmem_lock(op *C.char, kind C.int, lock unsafe.Pointer) C.int {
 		return 0 // shmem_test_lock: 0 when it acquired the lock
 	}
 	return 1
+}
+
+// symWord is symOn for the word of an atomic, signal, lock or wait, width bytes:
+// the spec's memory model requires it naturally aligned, and goshmem's
+// atomics address whole elements, so a misaligned one is refused here,
+// saying so (SymAs would only give the zero Sym).
+func (s *state) symWord(addr unsafe.Pointer, width uint64, pe int) (shmem.Sym[uint8], error) {
+	if uintptr(addr)%uintptr(width) != 0 {
+		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p is not aligned to %d bytes (PE %d -> PE %d): the word of an atomic, signal, lock or wait must be naturally aligned",
+			shmem.ErrInvalidArgument, addr, width, s.p.MyPE(), pe)
+	}
+	return s.symOn(addr, width, pe)
 }

@@ -13,6 +13,7 @@ int gs_me, gs_npes;
 int gs_unmapped_peers, gs_no_mapped_peers;
 int gs_go_rma;
 int *gs_ctx_map[GS_MAX_CTX];
+int gs_ctx_world[1];
 
 #define OP(op) ((char *)(op))
 #define CTX(ctx) ((uintptr_t)(ctx))
@@ -97,7 +98,7 @@ void gs_put_signal(shmem_ctx_t ctx, const char *op, void *dest, const void *src,
                    uint64_t *sig, uint64_t value, int sig_op, int pe, int nbi) {
   pe = gs_pe(ctx, pe);
   char *r = gs_at(dest, n, pe);
-  uint64_t *s = (uint64_t *)gs_at(sig, sizeof *sig, pe);
+  uint64_t *s = (uint64_t *)gs_at_amo(sig, sizeof *sig, pe);
   int known = sig_op == SHMEM_SIGNAL_SET || sig_op == SHMEM_SIGNAL_ADD;
   if (r && s && known) {
     memcpy(r, src, n);

@@ -41,7 +41,7 @@ static uint64_t cas(word *x, uint64_t expect, uint64_t want) {
 static void await_free(word *x) {
   uint64_t zero = 0;
   if (x->w) {
-    gs_wait(x->op, GS_U64, 8, x->w, 1, NULL, NULL, SHMEM_CMP_EQ, &zero, 0, GS_WAIT_ALL, 1);
+    gs_wait_mapped(x->op, GS_U64, 8, x->w, 1, NULL, NULL, SHMEM_CMP_EQ, &zero, 0, GS_WAIT_ALL, 1);
     return;
   }
   const char *e0 = goshmem_last_error();
@@ -68,7 +68,8 @@ static void await_free(word *x) {
  * result (test: 0 when acquired), or -1 when lock is not a static, for the
  * Go path to handle or report. */
 int gs_static_lock(const char *op, int kind, long *lock) {
-  if (!gs_is_static(lock) || (unsigned)gs_me >= (unsigned)gs_npes) return -1;
+  /* A misaligned word goes to the Go path too, which refuses it. */
+  if (!gs_is_static(lock) || (unsigned)gs_me >= (unsigned)gs_npes || ((uintptr_t)lock & 7)) return -1;
   word x = {op, lock, (uint64_t *)gs_at_static(lock, sizeof *lock, 0)};
   uint64_t mine = (uint64_t)gs_me + 1;
   const char *e0 = goshmem_last_error();

@@ -119,7 +119,10 @@ func world(op *C.char) *state {
 	return s
 }
 
-// pe returns the PE behind a context handle.
+// pe returns the PE behind a context handle, or nil, having reported op's
+// error, when the handle is no context (SHMEM_CTX_INVALID, destroyed,
+// made up): under SHMEMX_ERRORS_RETURN the call then does nothing, rather
+// than run on the default context or fail again on what follows.
 func (s *state) pe(op *C.char, ctx C.uintptr_t) *shmem.PE {
 	if ctx == ctxDefault {
 		return s.p
@@ -127,8 +130,8 @@ func (s *state) pe(op *C.char, ctx C.uintptr_t) *shmem.PE {
 	if e, ok := ctxTab.get(uintptr(ctx)); ok {
 		return e.p
 	}
-	die(op, fmt.Errorf("invalid context %#x", uintptr(ctx)))
-	return s.p
+	die(op, fmt.Errorf("%w: invalid context %#x", shmem.ErrInvalidArgument, uintptr(ctx)))
+	return nil
 }
 
 func (s *state) team(t C.uintptr_t) *shmem.Team {
@@ -150,6 +153,10 @@ func (s *state) symOn(addr unsafe.Pointer, n uint64, pe int) (shmem.Sym[uint8], 
 	off := uint64(uintptr(addr) - uintptr(s.base))
 	if off < s.size && n <= s.size-off {
 		return s.heap.Slice(int(off), int(off+n)), nil
+	}
+	if off < s.size {
+		return shmem.Sym[uint8]{}, fmt.Errorf("%w: address %p (%d bytes) runs past the end of the symmetric heap, which has %d bytes from it on (SHMEM_SYMMETRIC_SIZE sets its size)",
+			shmem.ErrInvalidArgument, addr, n, s.size-off)
 	}
 	base, size := uintptr(unsafe.Pointer(C.gs_dbase)), uint64(s.statics.Len())
 	if so := uint64(uintptr(addr) - base); pe >= 0 && so < size && n <= size-so {

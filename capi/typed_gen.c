@@ -71,25 +71,25 @@ static inline uint64_t gs_bits_float(float v) { uint64_t b = 0; memcpy(&b, &v, s
 static inline float gs_from_bits_float(uint64_t b) { float v; memcpy(&v, &b, sizeof v); return v; }
 float shmem_float_atomic_fetch(const float *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  float *r = (float *)gs_at(source, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(source, sizeof(float), pe);
   if (r) { float v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_atomic_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
 }
 float shmem_ctx_float_atomic_fetch(shmem_ctx_t ctx, const float *source, int pe) {
   pe = gs_pe(ctx, pe);
-  float *r = (float *)gs_at(source, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(source, sizeof(float), pe);
   if (r) { float v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_float(gs_amo(ctx, "shmem_ctx_float_atomic_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
 }
 float shmem_float_fetch(const float *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  float *r = (float *)gs_at(source, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(source, sizeof(float), pe);
   if (r) { float v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_fetch", GS_AMO_FETCH, sizeof(float), source, gs_bits_float((float)0), gs_bits_float((float)0), pe));
 }
 void shmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(float), wpe)) {
+  if (gs_at_amo(source, sizeof(float), wpe)) {
     *fetch = shmem_ctx_float_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -97,7 +97,7 @@ void shmem_float_atomic_fetch_nbi(float *fetch, const float *source, int pe) {
 }
 void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(float), wpe)) {
+  if (gs_at_amo(source, sizeof(float), wpe)) {
     *fetch = shmem_ctx_float_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -105,43 +105,43 @@ void shmem_ctx_float_atomic_fetch_nbi(shmem_ctx_t ctx, float *fetch, const float
 }
 void shmem_float_atomic_set(float *dest, float value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  float *r = (float *)gs_at(dest, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(dest, sizeof(float), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_atomic_set", GS_AMO_SET, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe);
 }
 void shmem_ctx_float_atomic_set(shmem_ctx_t ctx, float *dest, float value, int pe) {
   pe = gs_pe(ctx, pe);
-  float *r = (float *)gs_at(dest, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(dest, sizeof(float), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_float_atomic_set", GS_AMO_SET, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe);
 }
 void shmem_float_set(float *dest, float value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  float *r = (float *)gs_at(dest, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(dest, sizeof(float), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_set", GS_AMO_SET, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe);
 }
 float shmem_float_atomic_swap(float *dest, float value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  float *r = (float *)gs_at(dest, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(dest, sizeof(float), pe);
   if (r) { float old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_atomic_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
 }
 float shmem_ctx_float_atomic_swap(shmem_ctx_t ctx, float *dest, float value, int pe) {
   pe = gs_pe(ctx, pe);
-  float *r = (float *)gs_at(dest, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(dest, sizeof(float), pe);
   if (r) { float old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_float(gs_amo(ctx, "shmem_ctx_float_atomic_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
 }
 float shmem_float_swap(float *dest, float value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  float *r = (float *)gs_at(dest, sizeof(float), pe);
+  float *r = (float *)gs_at_amo(dest, sizeof(float), pe);
   if (r) { float old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_float(gs_amo(SHMEM_CTX_DEFAULT, "shmem_float_swap", GS_AMO_SWAP, sizeof(float), dest, gs_bits_float(value), gs_bits_float((float)0), pe));
 }
 void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(float), wpe)) {
+  if (gs_at_amo(dest, sizeof(float), wpe)) {
     *fetch = shmem_ctx_float_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -149,7 +149,7 @@ void shmem_float_atomic_swap_nbi(float *fetch, float *dest, float value, int pe)
 }
 void shmem_ctx_float_atomic_swap_nbi(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(float), wpe)) {
+  if (gs_at_amo(dest, sizeof(float), wpe)) {
     *fetch = shmem_ctx_float_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -287,25 +287,25 @@ static inline uint64_t gs_bits_double(double v) { uint64_t b = 0; memcpy(&b, &v,
 static inline double gs_from_bits_double(uint64_t b) { double v; memcpy(&v, &b, sizeof v); return v; }
 double shmem_double_atomic_fetch(const double *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  double *r = (double *)gs_at(source, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(source, sizeof(double), pe);
   if (r) { double v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_atomic_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
 }
 double shmem_ctx_double_atomic_fetch(shmem_ctx_t ctx, const double *source, int pe) {
   pe = gs_pe(ctx, pe);
-  double *r = (double *)gs_at(source, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(source, sizeof(double), pe);
   if (r) { double v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_double(gs_amo(ctx, "shmem_ctx_double_atomic_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
 }
 double shmem_double_fetch(const double *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  double *r = (double *)gs_at(source, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(source, sizeof(double), pe);
   if (r) { double v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_fetch", GS_AMO_FETCH, sizeof(double), source, gs_bits_double((double)0), gs_bits_double((double)0), pe));
 }
 void shmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(double), wpe)) {
+  if (gs_at_amo(source, sizeof(double), wpe)) {
     *fetch = shmem_ctx_double_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -313,7 +313,7 @@ void shmem_double_atomic_fetch_nbi(double *fetch, const double *source, int pe) 
 }
 void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const double *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(double), wpe)) {
+  if (gs_at_amo(source, sizeof(double), wpe)) {
     *fetch = shmem_ctx_double_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -321,43 +321,43 @@ void shmem_ctx_double_atomic_fetch_nbi(shmem_ctx_t ctx, double *fetch, const dou
 }
 void shmem_double_atomic_set(double *dest, double value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  double *r = (double *)gs_at(dest, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(dest, sizeof(double), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_atomic_set", GS_AMO_SET, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe);
 }
 void shmem_ctx_double_atomic_set(shmem_ctx_t ctx, double *dest, double value, int pe) {
   pe = gs_pe(ctx, pe);
-  double *r = (double *)gs_at(dest, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(dest, sizeof(double), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_double_atomic_set", GS_AMO_SET, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe);
 }
 void shmem_double_set(double *dest, double value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  double *r = (double *)gs_at(dest, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(dest, sizeof(double), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_set", GS_AMO_SET, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe);
 }
 double shmem_double_atomic_swap(double *dest, double value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  double *r = (double *)gs_at(dest, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(dest, sizeof(double), pe);
   if (r) { double old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_atomic_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
 }
 double shmem_ctx_double_atomic_swap(shmem_ctx_t ctx, double *dest, double value, int pe) {
   pe = gs_pe(ctx, pe);
-  double *r = (double *)gs_at(dest, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(dest, sizeof(double), pe);
   if (r) { double old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_double(gs_amo(ctx, "shmem_ctx_double_atomic_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
 }
 double shmem_double_swap(double *dest, double value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  double *r = (double *)gs_at(dest, sizeof(double), pe);
+  double *r = (double *)gs_at_amo(dest, sizeof(double), pe);
   if (r) { double old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_double(gs_amo(SHMEM_CTX_DEFAULT, "shmem_double_swap", GS_AMO_SWAP, sizeof(double), dest, gs_bits_double(value), gs_bits_double((double)0), pe));
 }
 void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(double), wpe)) {
+  if (gs_at_amo(dest, sizeof(double), wpe)) {
     *fetch = shmem_ctx_double_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -365,7 +365,7 @@ void shmem_double_atomic_swap_nbi(double *fetch, double *dest, double value, int
 }
 void shmem_ctx_double_atomic_swap_nbi(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(double), wpe)) {
+  if (gs_at_amo(dest, sizeof(double), wpe)) {
     *fetch = shmem_ctx_double_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -1024,25 +1024,25 @@ static inline uint64_t gs_bits_int(int v) { uint64_t b = 0; memcpy(&b, &v, sizeo
 static inline int gs_from_bits_int(uint64_t b) { int v; memcpy(&v, &b, sizeof v); return v; }
 int shmem_int_atomic_fetch(const int *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(source, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(source, sizeof(int), pe);
   if (r) { int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_fetch(shmem_ctx_t ctx, const int *source, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(source, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(source, sizeof(int), pe);
   if (r) { int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
 }
 int shmem_int_fetch(const int *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(source, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(source, sizeof(int), pe);
   if (r) { int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_fetch", GS_AMO_FETCH, sizeof(int), source, gs_bits_int((int)0), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(int), wpe)) {
+  if (gs_at_amo(source, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -1050,7 +1050,7 @@ void shmem_int_atomic_fetch_nbi(int *fetch, const int *source, int pe) {
 }
 void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(int), wpe)) {
+  if (gs_at_amo(source, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -1058,43 +1058,43 @@ void shmem_ctx_int_atomic_fetch_nbi(shmem_ctx_t ctx, int *fetch, const int *sour
 }
 void shmem_int_atomic_set(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_set", GS_AMO_SET, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_set(shmem_ctx_t ctx, int *dest, int value, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int_atomic_set", GS_AMO_SET, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_int_set(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_set", GS_AMO_SET, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 int shmem_int_atomic_swap(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_swap(shmem_ctx_t ctx, int *dest, int value, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_int_swap(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_swap", GS_AMO_SWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -1102,7 +1102,7 @@ void shmem_int_atomic_swap_nbi(int *fetch, int *dest, int value, int pe) {
 }
 void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -1110,25 +1110,25 @@ void shmem_ctx_int_atomic_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int v
 }
 int shmem_int_atomic_compare_swap(int *dest, int cond, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
 }
 int shmem_ctx_int_atomic_compare_swap(shmem_ctx_t ctx, int *dest, int cond, int value, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
 }
 int shmem_int_cswap(int *dest, int cond, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_cswap", GS_AMO_CSWAP, sizeof(int), dest, gs_bits_int(value), gs_bits_int(cond), pe));
 }
 void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -1136,7 +1136,7 @@ void shmem_int_atomic_compare_swap_nbi(int *fetch, int *dest, int cond, int valu
 }
 void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -1144,25 +1144,25 @@ void shmem_ctx_int_atomic_compare_swap_nbi(shmem_ctx_t ctx, int *fetch, int *des
 }
 int shmem_int_atomic_fetch_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_fetch_inc(shmem_ctx_t ctx, int *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_fetch_inc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
 }
 int shmem_int_finc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_finc", GS_AMO_FADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -1170,7 +1170,7 @@ void shmem_int_atomic_fetch_inc_nbi(int *fetch, int *dest, int pe) {
 }
 void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -1178,43 +1178,43 @@ void shmem_ctx_int_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int *fetch, int *dest, 
 }
 void shmem_int_atomic_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_inc", GS_AMO_ADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_inc(shmem_ctx_t ctx, int *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int_atomic_inc", GS_AMO_ADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 void shmem_int_inc(int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_inc", GS_AMO_ADD, sizeof(int), dest, gs_bits_int((int)1), gs_bits_int((int)0), pe);
 }
 int shmem_int_atomic_fetch_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_fetch_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_ctx_int_atomic_fetch_add(shmem_ctx_t ctx, int *dest, int value, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(ctx, "shmem_ctx_int_atomic_fetch_add", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 int shmem_int_fadd(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_fadd", GS_AMO_FADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe));
 }
 void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -1222,7 +1222,7 @@ void shmem_int_atomic_fetch_add_nbi(int *fetch, int *dest, int value, int pe) {
 }
 void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int), wpe)) {
+  if (gs_at_amo(dest, sizeof(int), wpe)) {
     *fetch = shmem_ctx_int_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -1230,19 +1230,19 @@ void shmem_ctx_int_atomic_fetch_add_nbi(shmem_ctx_t ctx, int *fetch, int *dest, 
 }
 void shmem_int_atomic_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_atomic_add", GS_AMO_ADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_ctx_int_atomic_add(shmem_ctx_t ctx, int *dest, int value, int pe) {
   pe = gs_pe(ctx, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int_atomic_add", GS_AMO_ADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
 void shmem_int_add(int *dest, int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int *r = (int *)gs_at(dest, sizeof(int), pe);
+  int *r = (int *)gs_at_amo(dest, sizeof(int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int_add", GS_AMO_ADD, sizeof(int), dest, gs_bits_int(value), gs_bits_int((int)0), pe);
 }
@@ -1450,25 +1450,25 @@ static inline uint64_t gs_bits_long(long v) { uint64_t b = 0; memcpy(&b, &v, siz
 static inline long gs_from_bits_long(uint64_t b) { long v; memcpy(&v, &b, sizeof v); return v; }
 long shmem_long_atomic_fetch(const long *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(source, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(source, sizeof(long), pe);
   if (r) { long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_fetch(shmem_ctx_t ctx, const long *source, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(source, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(source, sizeof(long), pe);
   if (r) { long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
 }
 long shmem_long_fetch(const long *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(source, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(source, sizeof(long), pe);
   if (r) { long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_fetch", GS_AMO_FETCH, sizeof(long), source, gs_bits_long((long)0), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(long), wpe)) {
+  if (gs_at_amo(source, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -1476,7 +1476,7 @@ void shmem_long_atomic_fetch_nbi(long *fetch, const long *source, int pe) {
 }
 void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(long), wpe)) {
+  if (gs_at_amo(source, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -1484,43 +1484,43 @@ void shmem_ctx_long_atomic_fetch_nbi(shmem_ctx_t ctx, long *fetch, const long *s
 }
 void shmem_long_atomic_set(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_set", GS_AMO_SET, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_set(shmem_ctx_t ctx, long *dest, long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_long_atomic_set", GS_AMO_SET, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_long_set(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_set", GS_AMO_SET, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 long shmem_long_atomic_swap(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_swap(shmem_ctx_t ctx, long *dest, long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_long_swap(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_swap", GS_AMO_SWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -1528,7 +1528,7 @@ void shmem_long_atomic_swap_nbi(long *fetch, long *dest, long value, int pe) {
 }
 void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -1536,25 +1536,25 @@ void shmem_ctx_long_atomic_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, lo
 }
 long shmem_long_atomic_compare_swap(long *dest, long cond, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
 }
 long shmem_ctx_long_atomic_compare_swap(shmem_ctx_t ctx, long *dest, long cond, long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
 }
 long shmem_long_cswap(long *dest, long cond, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_cswap", GS_AMO_CSWAP, sizeof(long), dest, gs_bits_long(value), gs_bits_long(cond), pe));
 }
 void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -1562,7 +1562,7 @@ void shmem_long_atomic_compare_swap_nbi(long *fetch, long *dest, long cond, long
 }
 void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -1570,25 +1570,25 @@ void shmem_ctx_long_atomic_compare_swap_nbi(shmem_ctx_t ctx, long *fetch, long *
 }
 long shmem_long_atomic_fetch_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_fetch_inc(shmem_ctx_t ctx, long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_fetch_inc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
 }
 long shmem_long_finc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_finc", GS_AMO_FADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -1596,7 +1596,7 @@ void shmem_long_atomic_fetch_inc_nbi(long *fetch, long *dest, int pe) {
 }
 void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -1604,43 +1604,43 @@ void shmem_ctx_long_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long *fetch, long *des
 }
 void shmem_long_atomic_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_inc", GS_AMO_ADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_inc(shmem_ctx_t ctx, long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_long_atomic_inc", GS_AMO_ADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 void shmem_long_inc(long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_inc", GS_AMO_ADD, sizeof(long), dest, gs_bits_long((long)1), gs_bits_long((long)0), pe);
 }
 long shmem_long_atomic_fetch_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_fetch_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_ctx_long_atomic_fetch_add(shmem_ctx_t ctx, long *dest, long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(ctx, "shmem_ctx_long_atomic_fetch_add", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 long shmem_long_fadd(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_long(gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_fadd", GS_AMO_FADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe));
 }
 void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -1648,7 +1648,7 @@ void shmem_long_atomic_fetch_add_nbi(long *fetch, long *dest, long value, int pe
 }
 void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long), wpe)) {
     *fetch = shmem_ctx_long_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -1656,19 +1656,19 @@ void shmem_ctx_long_atomic_fetch_add_nbi(shmem_ctx_t ctx, long *fetch, long *des
 }
 void shmem_long_atomic_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_atomic_add", GS_AMO_ADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_ctx_long_atomic_add(shmem_ctx_t ctx, long *dest, long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_long_atomic_add", GS_AMO_ADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
 void shmem_long_add(long *dest, long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long *r = (long *)gs_at(dest, sizeof(long), pe);
+  long *r = (long *)gs_at_amo(dest, sizeof(long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_long_add", GS_AMO_ADD, sizeof(long), dest, gs_bits_long(value), gs_bits_long((long)0), pe);
 }
@@ -1876,25 +1876,25 @@ static inline uint64_t gs_bits_longlong(long long v) { uint64_t b = 0; memcpy(&b
 static inline long long gs_from_bits_longlong(uint64_t b) { long long v; memcpy(&v, &b, sizeof v); return v; }
 long long shmem_longlong_atomic_fetch(const long long *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(source, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(source, sizeof(long long), pe);
   if (r) { long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_fetch(shmem_ctx_t ctx, const long long *source, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(source, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(source, sizeof(long long), pe);
   if (r) { long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_fetch(const long long *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(source, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(source, sizeof(long long), pe);
   if (r) { long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_fetch", GS_AMO_FETCH, sizeof(long long), source, gs_bits_longlong((long long)0), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(long long), wpe)) {
+  if (gs_at_amo(source, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -1902,7 +1902,7 @@ void shmem_longlong_atomic_fetch_nbi(long long *fetch, const long long *source, 
 }
 void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(long long), wpe)) {
+  if (gs_at_amo(source, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -1910,43 +1910,43 @@ void shmem_ctx_longlong_atomic_fetch_nbi(shmem_ctx_t ctx, long long *fetch, cons
 }
 void shmem_longlong_atomic_set(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_set", GS_AMO_SET, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_set(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_longlong_atomic_set", GS_AMO_SET, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_set(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_set", GS_AMO_SET, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 long long shmem_longlong_atomic_swap(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_swap(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_swap(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_swap", GS_AMO_SWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -1954,7 +1954,7 @@ void shmem_longlong_atomic_swap_nbi(long long *fetch, long long *dest, long long
 }
 void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -1962,25 +1962,25 @@ void shmem_ctx_longlong_atomic_swap_nbi(shmem_ctx_t ctx, long long *fetch, long 
 }
 long long shmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
 }
 long long shmem_ctx_longlong_atomic_compare_swap(shmem_ctx_t ctx, long long *dest, long long cond, long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
 }
 long long shmem_longlong_cswap(long long *dest, long long cond, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_cswap", GS_AMO_CSWAP, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong(cond), pe));
 }
 void shmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, long long cond, long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -1988,7 +1988,7 @@ void shmem_longlong_atomic_compare_swap_nbi(long long *fetch, long long *dest, l
 }
 void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -1996,25 +1996,25 @@ void shmem_ctx_longlong_atomic_compare_swap_nbi(shmem_ctx_t ctx, long long *fetc
 }
 long long shmem_longlong_atomic_fetch_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_fetch_inc(shmem_ctx_t ctx, long long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_fetch_inc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_finc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_finc", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -2022,7 +2022,7 @@ void shmem_longlong_atomic_fetch_inc_nbi(long long *fetch, long long *dest, int 
 }
 void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -2030,43 +2030,43 @@ void shmem_ctx_longlong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, long long *fetch, 
 }
 void shmem_longlong_atomic_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_inc", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_inc(shmem_ctx_t ctx, long long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_longlong_atomic_inc", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_inc(long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_inc", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong((long long)1), gs_bits_longlong((long long)0), pe);
 }
 long long shmem_longlong_atomic_fetch_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_fetch_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_ctx_longlong_atomic_fetch_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(ctx, "shmem_ctx_longlong_atomic_fetch_add", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 long long shmem_longlong_fadd(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_longlong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_fadd", GS_AMO_FADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe));
 }
 void shmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -2074,7 +2074,7 @@ void shmem_longlong_atomic_fetch_add_nbi(long long *fetch, long long *dest, long
 }
 void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(long long), wpe)) {
     *fetch = shmem_ctx_longlong_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -2082,19 +2082,19 @@ void shmem_ctx_longlong_atomic_fetch_add_nbi(shmem_ctx_t ctx, long long *fetch, 
 }
 void shmem_longlong_atomic_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_atomic_add", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_ctx_longlong_atomic_add(shmem_ctx_t ctx, long long *dest, long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_longlong_atomic_add", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
 void shmem_longlong_add(long long *dest, long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  long long *r = (long long *)gs_at(dest, sizeof(long long), pe);
+  long long *r = (long long *)gs_at_amo(dest, sizeof(long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_longlong_add", GS_AMO_ADD, sizeof(long long), dest, gs_bits_longlong(value), gs_bits_longlong((long long)0), pe);
 }
@@ -2584,19 +2584,19 @@ static inline uint64_t gs_bits_uint(unsigned int v) { uint64_t b = 0; memcpy(&b,
 static inline unsigned int gs_from_bits_uint(uint64_t b) { unsigned int v; memcpy(&v, &b, sizeof v); return v; }
 unsigned int shmem_uint_atomic_fetch(const unsigned int *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(source, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(source, sizeof(unsigned int), pe);
   if (r) { unsigned int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch(shmem_ctx_t ctx, const unsigned int *source, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(source, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(source, sizeof(unsigned int), pe);
   if (r) { unsigned int v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned int), source, gs_bits_uint((unsigned int)0), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(source, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -2604,7 +2604,7 @@ void shmem_uint_atomic_fetch_nbi(unsigned int *fetch, const unsigned int *source
 }
 void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(source, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -2612,31 +2612,31 @@ void shmem_ctx_uint_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned int *fetch, const
 }
 void shmem_uint_atomic_set(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_set", GS_AMO_SET, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_set(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_set", GS_AMO_SET, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_swap(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { unsigned int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_swap", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { unsigned int old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_swap", GS_AMO_SWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -2644,7 +2644,7 @@ void shmem_uint_atomic_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigne
 }
 void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -2652,19 +2652,19 @@ void shmem_ctx_uint_atomic_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsign
 }
 unsigned int shmem_uint_atomic_compare_swap(unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), pe));
 }
 unsigned int shmem_ctx_uint_atomic_compare_swap(shmem_ctx_t ctx, unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint(cond), pe));
 }
 void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -2672,7 +2672,7 @@ void shmem_uint_atomic_compare_swap_nbi(unsigned int *fetch, unsigned int *dest,
 }
 void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -2680,19 +2680,19 @@ void shmem_ctx_uint_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned int *fetch
 }
 unsigned int shmem_uint_atomic_fetch_inc(unsigned int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -2700,7 +2700,7 @@ void shmem_uint_atomic_fetch_inc_nbi(unsigned int *fetch, unsigned int *dest, in
 }
 void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -2708,31 +2708,31 @@ void shmem_ctx_uint_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
 }
 void shmem_uint_atomic_inc(unsigned int *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_inc", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_inc(shmem_ctx_t ctx, unsigned int *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_inc", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint((unsigned int)1), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_add(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -2740,7 +2740,7 @@ void shmem_uint_atomic_fetch_add_nbi(unsigned int *fetch, unsigned int *dest, un
 }
 void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -2748,31 +2748,31 @@ void shmem_ctx_uint_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
 }
 void shmem_uint_atomic_add(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_add", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_add(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_add", GS_AMO_ADD, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_and(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -2780,7 +2780,7 @@ void shmem_uint_atomic_fetch_and_nbi(unsigned int *fetch, unsigned int *dest, un
 }
 void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -2788,31 +2788,31 @@ void shmem_ctx_uint_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
 }
 void shmem_uint_atomic_and(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_and", GS_AMO_AND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_and(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_and", GS_AMO_AND, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_or(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -2820,7 +2820,7 @@ void shmem_uint_atomic_fetch_or_nbi(unsigned int *fetch, unsigned int *dest, uns
 }
 void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -2828,31 +2828,31 @@ void shmem_ctx_uint_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned int *fetch, un
 }
 void shmem_uint_atomic_or(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_or", GS_AMO_OR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_or(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_or", GS_AMO_OR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 unsigned int shmem_uint_atomic_fetch_xor(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 unsigned int shmem_ctx_uint_atomic_fetch_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint(gs_amo(ctx, "shmem_ctx_uint_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe));
 }
 void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -2860,7 +2860,7 @@ void shmem_uint_atomic_fetch_xor_nbi(unsigned int *fetch, unsigned int *dest, un
 }
 void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned int), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned int), wpe)) {
     *fetch = shmem_ctx_uint_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -2868,13 +2868,13 @@ void shmem_ctx_uint_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned int *fetch, u
 }
 void shmem_uint_atomic_xor(unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint_atomic_xor", GS_AMO_XOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
 void shmem_ctx_uint_atomic_xor(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned int *r = (unsigned int *)gs_at(dest, sizeof(unsigned int), pe);
+  unsigned int *r = (unsigned int *)gs_at_amo(dest, sizeof(unsigned int), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint_atomic_xor", GS_AMO_XOR, sizeof(unsigned int), dest, gs_bits_uint(value), gs_bits_uint((unsigned int)0), pe);
 }
@@ -3060,19 +3060,19 @@ static inline uint64_t gs_bits_ulong(unsigned long v) { uint64_t b = 0; memcpy(&
 static inline unsigned long gs_from_bits_ulong(uint64_t b) { unsigned long v; memcpy(&v, &b, sizeof v); return v; }
 unsigned long shmem_ulong_atomic_fetch(const unsigned long *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(source, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(source, sizeof(unsigned long), pe);
   if (r) { unsigned long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch(shmem_ctx_t ctx, const unsigned long *source, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(source, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(source, sizeof(unsigned long), pe);
   if (r) { unsigned long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long), source, gs_bits_ulong((unsigned long)0), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(source, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -3080,7 +3080,7 @@ void shmem_ulong_atomic_fetch_nbi(unsigned long *fetch, const unsigned long *sou
 }
 void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(source, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -3088,31 +3088,31 @@ void shmem_ctx_ulong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long *fetch, con
 }
 void shmem_ulong_atomic_set(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_set", GS_AMO_SET, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_set(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_set", GS_AMO_SET, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_swap(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { unsigned long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { unsigned long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3120,7 +3120,7 @@ void shmem_ulong_atomic_swap_nbi(unsigned long *fetch, unsigned long *dest, unsi
 }
 void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -3128,19 +3128,19 @@ void shmem_ctx_ulong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsi
 }
 unsigned long shmem_ulong_atomic_compare_swap(unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong(cond), pe));
 }
 void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -3148,7 +3148,7 @@ void shmem_ulong_atomic_compare_swap_nbi(unsigned long *fetch, unsigned long *de
 }
 void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -3156,19 +3156,19 @@ void shmem_ctx_ulong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long *fet
 }
 unsigned long shmem_ulong_atomic_fetch_inc(unsigned long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -3176,7 +3176,7 @@ void shmem_ulong_atomic_fetch_inc_nbi(unsigned long *fetch, unsigned long *dest,
 }
 void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -3184,31 +3184,31 @@ void shmem_ctx_ulong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long *fetch,
 }
 void shmem_ulong_atomic_inc(unsigned long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_inc(shmem_ctx_t ctx, unsigned long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong((unsigned long)1), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_add(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3216,7 +3216,7 @@ void shmem_ulong_atomic_fetch_add_nbi(unsigned long *fetch, unsigned long *dest,
 }
 void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -3224,31 +3224,31 @@ void shmem_ctx_ulong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long *fetch,
 }
 void shmem_ulong_atomic_add(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_add", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_add(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_add", GS_AMO_ADD, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_and(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3256,7 +3256,7 @@ void shmem_ulong_atomic_fetch_and_nbi(unsigned long *fetch, unsigned long *dest,
 }
 void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -3264,31 +3264,31 @@ void shmem_ctx_ulong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long *fetch,
 }
 void shmem_ulong_atomic_and(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_and", GS_AMO_AND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_and(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_and", GS_AMO_AND, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_or(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3296,7 +3296,7 @@ void shmem_ulong_atomic_fetch_or_nbi(unsigned long *fetch, unsigned long *dest, 
 }
 void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -3304,31 +3304,31 @@ void shmem_ctx_ulong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long *fetch, 
 }
 void shmem_ulong_atomic_or(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_or", GS_AMO_OR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_or(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_or", GS_AMO_OR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 unsigned long shmem_ulong_atomic_fetch_xor(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 unsigned long shmem_ctx_ulong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulong(gs_amo(ctx, "shmem_ctx_ulong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe));
 }
 void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3336,7 +3336,7 @@ void shmem_ulong_atomic_fetch_xor_nbi(unsigned long *fetch, unsigned long *dest,
 }
 void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long), wpe)) {
     *fetch = shmem_ctx_ulong_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -3344,13 +3344,13 @@ void shmem_ctx_ulong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long *fetch,
 }
 void shmem_ulong_atomic_xor(unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
 void shmem_ctx_ulong_atomic_xor(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long *r = (unsigned long *)gs_at(dest, sizeof(unsigned long), pe);
+  unsigned long *r = (unsigned long *)gs_at_amo(dest, sizeof(unsigned long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long), dest, gs_bits_ulong(value), gs_bits_ulong((unsigned long)0), pe);
 }
@@ -3536,19 +3536,19 @@ static inline uint64_t gs_bits_ulonglong(unsigned long long v) { uint64_t b = 0;
 static inline unsigned long long gs_from_bits_ulonglong(uint64_t b) { unsigned long long v; memcpy(&v, &b, sizeof v); return v; }
 unsigned long long shmem_ulonglong_atomic_fetch(const unsigned long long *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(source, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(source, sizeof(unsigned long long), pe);
   if (r) { unsigned long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch(shmem_ctx_t ctx, const unsigned long long *source, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(source, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(source, sizeof(unsigned long long), pe);
   if (r) { unsigned long long v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch", GS_AMO_FETCH, sizeof(unsigned long long), source, gs_bits_ulonglong((unsigned long long)0), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned long long *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(source, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -3556,7 +3556,7 @@ void shmem_ulonglong_atomic_fetch_nbi(unsigned long long *fetch, const unsigned 
 }
 void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(source, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -3564,31 +3564,31 @@ void shmem_ctx_ulonglong_atomic_fetch_nbi(shmem_ctx_t ctx, unsigned long long *f
 }
 void shmem_ulonglong_atomic_set(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_set", GS_AMO_SET, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_set(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_set", GS_AMO_SET, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_swap(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { unsigned long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { unsigned long long old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_swap", GS_AMO_SWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3596,7 +3596,7 @@ void shmem_ulonglong_atomic_swap_nbi(unsigned long long *fetch, unsigned long lo
 }
 void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -3604,19 +3604,19 @@ void shmem_ctx_ulonglong_atomic_swap_nbi(shmem_ctx_t ctx, unsigned long long *fe
 }
 unsigned long long shmem_ulonglong_atomic_compare_swap(unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_compare_swap(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_compare_swap", GS_AMO_CSWAP, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong(cond), pe));
 }
 void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -3624,7 +3624,7 @@ void shmem_ulonglong_atomic_compare_swap_nbi(unsigned long long *fetch, unsigned
 }
 void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -3632,19 +3632,19 @@ void shmem_ctx_ulonglong_atomic_compare_swap_nbi(shmem_ctx_t ctx, unsigned long 
 }
 unsigned long long shmem_ulonglong_atomic_fetch_inc(unsigned long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_inc", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned long long *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -3652,7 +3652,7 @@ void shmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long *fetch, unsigned lo
 }
 void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -3660,31 +3660,31 @@ void shmem_ctx_ulonglong_atomic_fetch_inc_nbi(shmem_ctx_t ctx, unsigned long lon
 }
 void shmem_ulonglong_atomic_inc(unsigned long long *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_inc(shmem_ctx_t ctx, unsigned long long *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_inc", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong((unsigned long long)1), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_add(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_add", GS_AMO_FADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3692,7 +3692,7 @@ void shmem_ulonglong_atomic_fetch_add_nbi(unsigned long long *fetch, unsigned lo
 }
 void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -3700,31 +3700,31 @@ void shmem_ctx_ulonglong_atomic_fetch_add_nbi(shmem_ctx_t ctx, unsigned long lon
 }
 void shmem_ulonglong_atomic_add(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_add", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_add(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_add", GS_AMO_ADD, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_and(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_and", GS_AMO_FAND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3732,7 +3732,7 @@ void shmem_ulonglong_atomic_fetch_and_nbi(unsigned long long *fetch, unsigned lo
 }
 void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -3740,31 +3740,31 @@ void shmem_ctx_ulonglong_atomic_fetch_and_nbi(shmem_ctx_t ctx, unsigned long lon
 }
 void shmem_ulonglong_atomic_and(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_and", GS_AMO_AND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_and(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_and", GS_AMO_AND, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_or(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_or", GS_AMO_FOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3772,7 +3772,7 @@ void shmem_ulonglong_atomic_fetch_or_nbi(unsigned long long *fetch, unsigned lon
 }
 void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -3780,31 +3780,31 @@ void shmem_ctx_ulonglong_atomic_fetch_or_nbi(shmem_ctx_t ctx, unsigned long long
 }
 void shmem_ulonglong_atomic_or(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_or", GS_AMO_OR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_or(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_or", GS_AMO_OR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 unsigned long long shmem_ulonglong_atomic_fetch_xor(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 unsigned long long shmem_ctx_ulonglong_atomic_fetch_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ulonglong(gs_amo(ctx, "shmem_ctx_ulonglong_atomic_fetch_xor", GS_AMO_FXOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe));
 }
 void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -3812,7 +3812,7 @@ void shmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long *fetch, unsigned lo
 }
 void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(unsigned long long), wpe)) {
+  if (gs_at_amo(dest, sizeof(unsigned long long), wpe)) {
     *fetch = shmem_ctx_ulonglong_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -3820,13 +3820,13 @@ void shmem_ctx_ulonglong_atomic_fetch_xor_nbi(shmem_ctx_t ctx, unsigned long lon
 }
 void shmem_ulonglong_atomic_xor(unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ulonglong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
 void shmem_ctx_ulonglong_atomic_xor(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe) {
   pe = gs_pe(ctx, pe);
-  unsigned long long *r = (unsigned long long *)gs_at(dest, sizeof(unsigned long long), pe);
+  unsigned long long *r = (unsigned long long *)gs_at_amo(dest, sizeof(unsigned long long), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ulonglong_atomic_xor", GS_AMO_XOR, sizeof(unsigned long long), dest, gs_bits_ulonglong(value), gs_bits_ulonglong((unsigned long long)0), pe);
 }
@@ -4288,19 +4288,19 @@ static inline uint64_t gs_bits_int32(int32_t v) { uint64_t b = 0; memcpy(&b, &v,
 static inline int32_t gs_from_bits_int32(uint64_t b) { int32_t v; memcpy(&v, &b, sizeof v); return v; }
 int32_t shmem_int32_atomic_fetch(const int32_t *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(source, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(source, sizeof(int32_t), pe);
   if (r) { int32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch(shmem_ctx_t ctx, const int32_t *source, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(source, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(source, sizeof(int32_t), pe);
   if (r) { int32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch", GS_AMO_FETCH, sizeof(int32_t), source, gs_bits_int32((int32_t)0), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(source, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -4308,7 +4308,7 @@ void shmem_int32_atomic_fetch_nbi(int32_t *fetch, const int32_t *source, int pe)
 }
 void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int32_t *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(source, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -4316,31 +4316,31 @@ void shmem_ctx_int32_atomic_fetch_nbi(shmem_ctx_t ctx, int32_t *fetch, const int
 }
 void shmem_int32_atomic_set(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_set", GS_AMO_SET, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_set(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_set", GS_AMO_SET, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_swap(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { int32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_swap", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_swap(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { int32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_swap", GS_AMO_SWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4348,7 +4348,7 @@ void shmem_int32_atomic_swap_nbi(int32_t *fetch, int32_t *dest, int32_t value, i
 }
 void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -4356,19 +4356,19 @@ void shmem_ctx_int32_atomic_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *d
 }
 int32_t shmem_int32_atomic_compare_swap(int32_t *dest, int32_t cond, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), pe));
 }
 int32_t shmem_ctx_int32_atomic_compare_swap(shmem_ctx_t ctx, int32_t *dest, int32_t cond, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32(cond), pe));
 }
 void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -4376,7 +4376,7 @@ void shmem_int32_atomic_compare_swap_nbi(int32_t *fetch, int32_t *dest, int32_t 
 }
 void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -4384,19 +4384,19 @@ void shmem_ctx_int32_atomic_compare_swap_nbi(shmem_ctx_t ctx, int32_t *fetch, in
 }
 int32_t shmem_int32_atomic_fetch_inc(int32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_inc(shmem_ctx_t ctx, int32_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_inc", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -4404,7 +4404,7 @@ void shmem_int32_atomic_fetch_inc_nbi(int32_t *fetch, int32_t *dest, int pe) {
 }
 void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -4412,31 +4412,31 @@ void shmem_ctx_int32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
 }
 void shmem_int32_atomic_inc(int32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_inc", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_inc(shmem_ctx_t ctx, int32_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_inc", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32((int32_t)1), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_add(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_add", GS_AMO_FADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4444,7 +4444,7 @@ void shmem_int32_atomic_fetch_add_nbi(int32_t *fetch, int32_t *dest, int32_t val
 }
 void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -4452,31 +4452,31 @@ void shmem_ctx_int32_atomic_fetch_add_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
 }
 void shmem_int32_atomic_add(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_add", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_add(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_add", GS_AMO_ADD, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_and(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_and", GS_AMO_FAND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4484,7 +4484,7 @@ void shmem_int32_atomic_fetch_and_nbi(int32_t *fetch, int32_t *dest, int32_t val
 }
 void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -4492,31 +4492,31 @@ void shmem_ctx_int32_atomic_fetch_and_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
 }
 void shmem_int32_atomic_and(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_and", GS_AMO_AND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_and(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_and", GS_AMO_AND, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_or(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_or", GS_AMO_FOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4524,7 +4524,7 @@ void shmem_int32_atomic_fetch_or_nbi(int32_t *fetch, int32_t *dest, int32_t valu
 }
 void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -4532,31 +4532,31 @@ void shmem_ctx_int32_atomic_fetch_or_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_
 }
 void shmem_int32_atomic_or(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_or", GS_AMO_OR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_or(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_or", GS_AMO_OR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 int32_t shmem_int32_atomic_fetch_xor(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 int32_t shmem_ctx_int32_atomic_fetch_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int32(gs_amo(ctx, "shmem_ctx_int32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe));
 }
 void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4564,7 +4564,7 @@ void shmem_int32_atomic_fetch_xor_nbi(int32_t *fetch, int32_t *dest, int32_t val
 }
 void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int32_t), wpe)) {
     *fetch = shmem_ctx_int32_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -4572,13 +4572,13 @@ void shmem_ctx_int32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int32_t *fetch, int32
 }
 void shmem_int32_atomic_xor(int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int32_atomic_xor", GS_AMO_XOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
 void shmem_ctx_int32_atomic_xor(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int32_t *r = (int32_t *)gs_at(dest, sizeof(int32_t), pe);
+  int32_t *r = (int32_t *)gs_at_amo(dest, sizeof(int32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int32_atomic_xor", GS_AMO_XOR, sizeof(int32_t), dest, gs_bits_int32(value), gs_bits_int32((int32_t)0), pe);
 }
@@ -4764,19 +4764,19 @@ static inline uint64_t gs_bits_int64(int64_t v) { uint64_t b = 0; memcpy(&b, &v,
 static inline int64_t gs_from_bits_int64(uint64_t b) { int64_t v; memcpy(&v, &b, sizeof v); return v; }
 int64_t shmem_int64_atomic_fetch(const int64_t *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(source, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(source, sizeof(int64_t), pe);
   if (r) { int64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch(shmem_ctx_t ctx, const int64_t *source, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(source, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(source, sizeof(int64_t), pe);
   if (r) { int64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch", GS_AMO_FETCH, sizeof(int64_t), source, gs_bits_int64((int64_t)0), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(source, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -4784,7 +4784,7 @@ void shmem_int64_atomic_fetch_nbi(int64_t *fetch, const int64_t *source, int pe)
 }
 void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int64_t *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(source, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -4792,31 +4792,31 @@ void shmem_ctx_int64_atomic_fetch_nbi(shmem_ctx_t ctx, int64_t *fetch, const int
 }
 void shmem_int64_atomic_set(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_set", GS_AMO_SET, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_set(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_set", GS_AMO_SET, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_swap(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { int64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_swap", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_swap(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { int64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_swap", GS_AMO_SWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4824,7 +4824,7 @@ void shmem_int64_atomic_swap_nbi(int64_t *fetch, int64_t *dest, int64_t value, i
 }
 void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -4832,19 +4832,19 @@ void shmem_ctx_int64_atomic_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *d
 }
 int64_t shmem_int64_atomic_compare_swap(int64_t *dest, int64_t cond, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), pe));
 }
 int64_t shmem_ctx_int64_atomic_compare_swap(shmem_ctx_t ctx, int64_t *dest, int64_t cond, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64(cond), pe));
 }
 void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -4852,7 +4852,7 @@ void shmem_int64_atomic_compare_swap_nbi(int64_t *fetch, int64_t *dest, int64_t 
 }
 void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -4860,19 +4860,19 @@ void shmem_ctx_int64_atomic_compare_swap_nbi(shmem_ctx_t ctx, int64_t *fetch, in
 }
 int64_t shmem_int64_atomic_fetch_inc(int64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_inc(shmem_ctx_t ctx, int64_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_inc", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -4880,7 +4880,7 @@ void shmem_int64_atomic_fetch_inc_nbi(int64_t *fetch, int64_t *dest, int pe) {
 }
 void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -4888,31 +4888,31 @@ void shmem_ctx_int64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
 }
 void shmem_int64_atomic_inc(int64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_inc", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_inc(shmem_ctx_t ctx, int64_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_inc", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64((int64_t)1), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_add(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_add", GS_AMO_FADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4920,7 +4920,7 @@ void shmem_int64_atomic_fetch_add_nbi(int64_t *fetch, int64_t *dest, int64_t val
 }
 void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -4928,31 +4928,31 @@ void shmem_ctx_int64_atomic_fetch_add_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
 }
 void shmem_int64_atomic_add(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_add", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_add(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_add", GS_AMO_ADD, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_and(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_and", GS_AMO_FAND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -4960,7 +4960,7 @@ void shmem_int64_atomic_fetch_and_nbi(int64_t *fetch, int64_t *dest, int64_t val
 }
 void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -4968,31 +4968,31 @@ void shmem_ctx_int64_atomic_fetch_and_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
 }
 void shmem_int64_atomic_and(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_and", GS_AMO_AND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_and(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_and", GS_AMO_AND, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_or(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_or", GS_AMO_FOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5000,7 +5000,7 @@ void shmem_int64_atomic_fetch_or_nbi(int64_t *fetch, int64_t *dest, int64_t valu
 }
 void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -5008,31 +5008,31 @@ void shmem_ctx_int64_atomic_fetch_or_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_
 }
 void shmem_int64_atomic_or(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_or", GS_AMO_OR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_or(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_or", GS_AMO_OR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 int64_t shmem_int64_atomic_fetch_xor(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 int64_t shmem_ctx_int64_atomic_fetch_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_int64(gs_amo(ctx, "shmem_ctx_int64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe));
 }
 void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5040,7 +5040,7 @@ void shmem_int64_atomic_fetch_xor_nbi(int64_t *fetch, int64_t *dest, int64_t val
 }
 void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(int64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(int64_t), wpe)) {
     *fetch = shmem_ctx_int64_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -5048,13 +5048,13 @@ void shmem_ctx_int64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, int64_t *fetch, int64
 }
 void shmem_int64_atomic_xor(int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_int64_atomic_xor", GS_AMO_XOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
 void shmem_ctx_int64_atomic_xor(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  int64_t *r = (int64_t *)gs_at(dest, sizeof(int64_t), pe);
+  int64_t *r = (int64_t *)gs_at_amo(dest, sizeof(int64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_int64_atomic_xor", GS_AMO_XOR, sizeof(int64_t), dest, gs_bits_int64(value), gs_bits_int64((int64_t)0), pe);
 }
@@ -5516,19 +5516,19 @@ static inline uint64_t gs_bits_uint32(uint32_t v) { uint64_t b = 0; memcpy(&b, &
 static inline uint32_t gs_from_bits_uint32(uint64_t b) { uint32_t v; memcpy(&v, &b, sizeof v); return v; }
 uint32_t shmem_uint32_atomic_fetch(const uint32_t *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(source, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(source, sizeof(uint32_t), pe);
   if (r) { uint32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch(shmem_ctx_t ctx, const uint32_t *source, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(source, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(source, sizeof(uint32_t), pe);
   if (r) { uint32_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch", GS_AMO_FETCH, sizeof(uint32_t), source, gs_bits_uint32((uint32_t)0), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(source, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -5536,7 +5536,7 @@ void shmem_uint32_atomic_fetch_nbi(uint32_t *fetch, const uint32_t *source, int 
 }
 void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(source, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -5544,31 +5544,31 @@ void shmem_ctx_uint32_atomic_fetch_nbi(shmem_ctx_t ctx, uint32_t *fetch, const u
 }
 void shmem_uint32_atomic_set(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_set", GS_AMO_SET, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_set(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_set", GS_AMO_SET, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_swap(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { uint32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_swap", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { uint32_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_swap", GS_AMO_SWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5576,7 +5576,7 @@ void shmem_uint32_atomic_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t valu
 }
 void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -5584,19 +5584,19 @@ void shmem_ctx_uint32_atomic_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t
 }
 uint32_t shmem_uint32_atomic_compare_swap(uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_compare_swap(shmem_ctx_t ctx, uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32(cond), pe));
 }
 void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -5604,7 +5604,7 @@ void shmem_uint32_atomic_compare_swap_nbi(uint32_t *fetch, uint32_t *dest, uint3
 }
 void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -5612,19 +5612,19 @@ void shmem_ctx_uint32_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint32_t *fetch, 
 }
 uint32_t shmem_uint32_atomic_fetch_inc(uint32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -5632,7 +5632,7 @@ void shmem_uint32_atomic_fetch_inc_nbi(uint32_t *fetch, uint32_t *dest, int pe) 
 }
 void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -5640,31 +5640,31 @@ void shmem_ctx_uint32_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
 }
 void shmem_uint32_atomic_inc(uint32_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_inc", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_inc(shmem_ctx_t ctx, uint32_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_inc", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32((uint32_t)1), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_add(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_add", GS_AMO_FADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5672,7 +5672,7 @@ void shmem_uint32_atomic_fetch_add_nbi(uint32_t *fetch, uint32_t *dest, uint32_t
 }
 void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -5680,31 +5680,31 @@ void shmem_ctx_uint32_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
 }
 void shmem_uint32_atomic_add(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_add", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_add(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_add", GS_AMO_ADD, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_and(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_and", GS_AMO_FAND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5712,7 +5712,7 @@ void shmem_uint32_atomic_fetch_and_nbi(uint32_t *fetch, uint32_t *dest, uint32_t
 }
 void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -5720,31 +5720,31 @@ void shmem_ctx_uint32_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
 }
 void shmem_uint32_atomic_and(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_and", GS_AMO_AND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_and(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_and", GS_AMO_AND, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_or(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_or", GS_AMO_FOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5752,7 +5752,7 @@ void shmem_uint32_atomic_fetch_or_nbi(uint32_t *fetch, uint32_t *dest, uint32_t 
 }
 void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -5760,31 +5760,31 @@ void shmem_ctx_uint32_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint
 }
 void shmem_uint32_atomic_or(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_or", GS_AMO_OR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_or(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_or", GS_AMO_OR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 uint32_t shmem_uint32_atomic_fetch_xor(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 uint32_t shmem_ctx_uint32_atomic_fetch_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint32(gs_amo(ctx, "shmem_ctx_uint32_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe));
 }
 void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -5792,7 +5792,7 @@ void shmem_uint32_atomic_fetch_xor_nbi(uint32_t *fetch, uint32_t *dest, uint32_t
 }
 void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint32_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint32_t), wpe)) {
     *fetch = shmem_ctx_uint32_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -5800,13 +5800,13 @@ void shmem_ctx_uint32_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint32_t *fetch, uin
 }
 void shmem_uint32_atomic_xor(uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint32_atomic_xor", GS_AMO_XOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
 void shmem_ctx_uint32_atomic_xor(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint32_t *r = (uint32_t *)gs_at(dest, sizeof(uint32_t), pe);
+  uint32_t *r = (uint32_t *)gs_at_amo(dest, sizeof(uint32_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint32_atomic_xor", GS_AMO_XOR, sizeof(uint32_t), dest, gs_bits_uint32(value), gs_bits_uint32((uint32_t)0), pe);
 }
@@ -5992,19 +5992,19 @@ static inline uint64_t gs_bits_uint64(uint64_t v) { uint64_t b = 0; memcpy(&b, &
 static inline uint64_t gs_from_bits_uint64(uint64_t b) { uint64_t v; memcpy(&v, &b, sizeof v); return v; }
 uint64_t shmem_uint64_atomic_fetch(const uint64_t *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(source, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(source, sizeof(uint64_t), pe);
   if (r) { uint64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch(shmem_ctx_t ctx, const uint64_t *source, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(source, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(source, sizeof(uint64_t), pe);
   if (r) { uint64_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch", GS_AMO_FETCH, sizeof(uint64_t), source, gs_bits_uint64((uint64_t)0), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(source, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -6012,7 +6012,7 @@ void shmem_uint64_atomic_fetch_nbi(uint64_t *fetch, const uint64_t *source, int 
 }
 void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(source, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -6020,31 +6020,31 @@ void shmem_ctx_uint64_atomic_fetch_nbi(shmem_ctx_t ctx, uint64_t *fetch, const u
 }
 void shmem_uint64_atomic_set(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_set", GS_AMO_SET, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_set(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_set", GS_AMO_SET, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_swap(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { uint64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_swap", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { uint64_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_swap", GS_AMO_SWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6052,7 +6052,7 @@ void shmem_uint64_atomic_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t valu
 }
 void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -6060,19 +6060,19 @@ void shmem_ctx_uint64_atomic_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t
 }
 uint64_t shmem_uint64_atomic_compare_swap(uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_compare_swap(shmem_ctx_t ctx, uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_compare_swap", GS_AMO_CSWAP, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64(cond), pe));
 }
 void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -6080,7 +6080,7 @@ void shmem_uint64_atomic_compare_swap_nbi(uint64_t *fetch, uint64_t *dest, uint6
 }
 void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -6088,19 +6088,19 @@ void shmem_ctx_uint64_atomic_compare_swap_nbi(shmem_ctx_t ctx, uint64_t *fetch, 
 }
 uint64_t shmem_uint64_atomic_fetch_inc(uint64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_inc", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -6108,7 +6108,7 @@ void shmem_uint64_atomic_fetch_inc_nbi(uint64_t *fetch, uint64_t *dest, int pe) 
 }
 void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -6116,31 +6116,31 @@ void shmem_ctx_uint64_atomic_fetch_inc_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
 }
 void shmem_uint64_atomic_inc(uint64_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_inc", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_inc(shmem_ctx_t ctx, uint64_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_inc", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64((uint64_t)1), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_add(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_add", GS_AMO_FADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6148,7 +6148,7 @@ void shmem_uint64_atomic_fetch_add_nbi(uint64_t *fetch, uint64_t *dest, uint64_t
 }
 void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -6156,31 +6156,31 @@ void shmem_ctx_uint64_atomic_fetch_add_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
 }
 void shmem_uint64_atomic_add(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_add", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_add(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_add", GS_AMO_ADD, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_and(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_and", GS_AMO_FAND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_and(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6188,7 +6188,7 @@ void shmem_uint64_atomic_fetch_and_nbi(uint64_t *fetch, uint64_t *dest, uint64_t
 }
 void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_and(ctx, dest, value, pe);
     return;
   }
@@ -6196,31 +6196,31 @@ void shmem_ctx_uint64_atomic_fetch_and_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
 }
 void shmem_uint64_atomic_and(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_and", GS_AMO_AND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_and(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_and(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_and", GS_AMO_AND, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_or(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_or", GS_AMO_FOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_or(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6228,7 +6228,7 @@ void shmem_uint64_atomic_fetch_or_nbi(uint64_t *fetch, uint64_t *dest, uint64_t 
 }
 void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_or(ctx, dest, value, pe);
     return;
   }
@@ -6236,31 +6236,31 @@ void shmem_ctx_uint64_atomic_fetch_or_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint
 }
 void shmem_uint64_atomic_or(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_or", GS_AMO_OR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_or(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_or(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_or", GS_AMO_OR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 uint64_t shmem_uint64_atomic_fetch_xor(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 uint64_t shmem_ctx_uint64_atomic_fetch_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { return __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_uint64(gs_amo(ctx, "shmem_ctx_uint64_atomic_fetch_xor", GS_AMO_FXOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe));
 }
 void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_xor(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6268,7 +6268,7 @@ void shmem_uint64_atomic_fetch_xor_nbi(uint64_t *fetch, uint64_t *dest, uint64_t
 }
 void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(uint64_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(uint64_t), wpe)) {
     *fetch = shmem_ctx_uint64_atomic_fetch_xor(ctx, dest, value, pe);
     return;
   }
@@ -6276,13 +6276,13 @@ void shmem_ctx_uint64_atomic_fetch_xor_nbi(shmem_ctx_t ctx, uint64_t *fetch, uin
 }
 void shmem_uint64_atomic_xor(uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_uint64_atomic_xor", GS_AMO_XOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
 void shmem_ctx_uint64_atomic_xor(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  uint64_t *r = (uint64_t *)gs_at(dest, sizeof(uint64_t), pe);
+  uint64_t *r = (uint64_t *)gs_at_amo(dest, sizeof(uint64_t), pe);
   if (r) { __atomic_fetch_xor(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_uint64_atomic_xor", GS_AMO_XOR, sizeof(uint64_t), dest, gs_bits_uint64(value), gs_bits_uint64((uint64_t)0), pe);
 }
@@ -6468,19 +6468,19 @@ static inline uint64_t gs_bits_size(size_t v) { uint64_t b = 0; memcpy(&b, &v, s
 static inline size_t gs_from_bits_size(uint64_t b) { size_t v; memcpy(&v, &b, sizeof v); return v; }
 size_t shmem_size_atomic_fetch(const size_t *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(source, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(source, sizeof(size_t), pe);
   if (r) { size_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_fetch(shmem_ctx_t ctx, const size_t *source, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(source, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(source, sizeof(size_t), pe);
   if (r) { size_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch", GS_AMO_FETCH, sizeof(size_t), source, gs_bits_size((size_t)0), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(size_t), wpe)) {
+  if (gs_at_amo(source, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -6488,7 +6488,7 @@ void shmem_size_atomic_fetch_nbi(size_t *fetch, const size_t *source, int pe) {
 }
 void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(size_t), wpe)) {
+  if (gs_at_amo(source, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -6496,31 +6496,31 @@ void shmem_ctx_size_atomic_fetch_nbi(shmem_ctx_t ctx, size_t *fetch, const size_
 }
 void shmem_size_atomic_set(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_set", GS_AMO_SET, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_set(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_size_atomic_set", GS_AMO_SET, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 size_t shmem_size_atomic_swap(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { size_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_swap", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_swap(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { size_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_swap", GS_AMO_SWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6528,7 +6528,7 @@ void shmem_size_atomic_swap_nbi(size_t *fetch, size_t *dest, size_t value, int p
 }
 void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -6536,19 +6536,19 @@ void shmem_ctx_size_atomic_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest
 }
 size_t shmem_size_atomic_compare_swap(size_t *dest, size_t cond, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_compare_swap", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), pe));
 }
 size_t shmem_ctx_size_atomic_compare_swap(shmem_ctx_t ctx, size_t *dest, size_t cond, size_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_compare_swap", GS_AMO_CSWAP, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size(cond), pe));
 }
 void shmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -6556,7 +6556,7 @@ void shmem_size_atomic_compare_swap_nbi(size_t *fetch, size_t *dest, size_t cond
 }
 void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -6564,19 +6564,19 @@ void shmem_ctx_size_atomic_compare_swap_nbi(shmem_ctx_t ctx, size_t *fetch, size
 }
 size_t shmem_size_atomic_fetch_inc(size_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_fetch_inc(shmem_ctx_t ctx, size_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch_inc", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -6584,7 +6584,7 @@ void shmem_size_atomic_fetch_inc_nbi(size_t *fetch, size_t *dest, int pe) {
 }
 void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -6592,31 +6592,31 @@ void shmem_ctx_size_atomic_fetch_inc_nbi(shmem_ctx_t ctx, size_t *fetch, size_t 
 }
 void shmem_size_atomic_inc(size_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_inc", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_inc(shmem_ctx_t ctx, size_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_size_atomic_inc", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size((size_t)1), gs_bits_size((size_t)0), pe);
 }
 size_t shmem_size_atomic_fetch_add(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_fetch_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 size_t shmem_ctx_size_atomic_fetch_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_size(gs_amo(ctx, "shmem_ctx_size_atomic_fetch_add", GS_AMO_FADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe));
 }
 void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6624,7 +6624,7 @@ void shmem_size_atomic_fetch_add_nbi(size_t *fetch, size_t *dest, size_t value, 
 }
 void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(size_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(size_t), wpe)) {
     *fetch = shmem_ctx_size_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -6632,13 +6632,13 @@ void shmem_ctx_size_atomic_fetch_add_nbi(shmem_ctx_t ctx, size_t *fetch, size_t 
 }
 void shmem_size_atomic_add(size_t *dest, size_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_size_atomic_add", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
 void shmem_ctx_size_atomic_add(shmem_ctx_t ctx, size_t *dest, size_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  size_t *r = (size_t *)gs_at(dest, sizeof(size_t), pe);
+  size_t *r = (size_t *)gs_at_amo(dest, sizeof(size_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_size_atomic_add", GS_AMO_ADD, sizeof(size_t), dest, gs_bits_size(value), gs_bits_size((size_t)0), pe);
 }
@@ -6824,19 +6824,19 @@ static inline uint64_t gs_bits_ptrdiff(ptrdiff_t v) { uint64_t b = 0; memcpy(&b,
 static inline ptrdiff_t gs_from_bits_ptrdiff(uint64_t b) { ptrdiff_t v; memcpy(&v, &b, sizeof v); return v; }
 ptrdiff_t shmem_ptrdiff_atomic_fetch(const ptrdiff_t *source, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(source, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(source, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch(shmem_ctx_t ctx, const ptrdiff_t *source, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(source, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(source, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t v; __atomic_load(r, &v, __ATOMIC_SEQ_CST); return v; }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch", GS_AMO_FETCH, sizeof(ptrdiff_t), source, gs_bits_ptrdiff((ptrdiff_t)0), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(source, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(source, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_fetch(SHMEM_CTX_DEFAULT, source, pe);
     return;
   }
@@ -6844,7 +6844,7 @@ void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t *fetch, const ptrdiff_t *source, i
 }
 void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *source, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(source, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(source, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_fetch(ctx, source, pe);
     return;
   }
@@ -6852,31 +6852,31 @@ void shmem_ctx_ptrdiff_atomic_fetch_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, const
 }
 void shmem_ptrdiff_atomic_set(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_set", GS_AMO_SET, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_set(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_store(r, &value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_set", GS_AMO_SET, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_swap(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_swap", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { ptrdiff_t old; __atomic_exchange(r, &value, &old, __ATOMIC_SEQ_CST); return old; }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_swap", GS_AMO_SWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_swap(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6884,7 +6884,7 @@ void shmem_ptrdiff_atomic_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t 
 }
 void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_swap(ctx, dest, value, pe);
     return;
   }
@@ -6892,19 +6892,19 @@ void shmem_ctx_ptrdiff_atomic_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdif
 }
 ptrdiff_t shmem_ptrdiff_atomic_compare_swap(ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_compare_swap", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_compare_swap(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_compare_exchange(r, &cond, &value, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); return cond; }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_compare_swap", GS_AMO_CSWAP, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff(cond), pe));
 }
 void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(SHMEM_CTX_DEFAULT, dest, cond, value, pe);
     return;
   }
@@ -6912,7 +6912,7 @@ void shmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, pt
 }
 void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_compare_swap(ctx, dest, cond, value, pe);
     return;
   }
@@ -6920,19 +6920,19 @@ void shmem_ctx_ptrdiff_atomic_compare_swap_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch
 }
 ptrdiff_t shmem_ptrdiff_atomic_fetch_inc(ptrdiff_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch_inc", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(SHMEM_CTX_DEFAULT, dest, pe);
     return;
   }
@@ -6940,7 +6940,7 @@ void shmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, int p
 }
 void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_fetch_inc(ctx, dest, pe);
     return;
   }
@@ -6948,31 +6948,31 @@ void shmem_ctx_ptrdiff_atomic_fetch_inc_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, p
 }
 void shmem_ptrdiff_atomic_inc(ptrdiff_t *dest, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_inc", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_inc(shmem_ctx_t ctx, ptrdiff_t *dest, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, 1, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_inc", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff((ptrdiff_t)1), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 ptrdiff_t shmem_ptrdiff_atomic_fetch_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_fetch_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 ptrdiff_t shmem_ctx_ptrdiff_atomic_fetch_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { return __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); }
   return gs_from_bits_ptrdiff(gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_fetch_add", GS_AMO_FADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe));
 }
 void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   int wpe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(SHMEM_CTX_DEFAULT, dest, value, pe);
     return;
   }
@@ -6980,7 +6980,7 @@ void shmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdi
 }
 void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   int wpe = gs_pe(ctx, pe);
-  if (gs_at(dest, sizeof(ptrdiff_t), wpe)) {
+  if (gs_at_amo(dest, sizeof(ptrdiff_t), wpe)) {
     *fetch = shmem_ctx_ptrdiff_atomic_fetch_add(ctx, dest, value, pe);
     return;
   }
@@ -6988,13 +6988,13 @@ void shmem_ctx_ptrdiff_atomic_fetch_add_nbi(shmem_ctx_t ctx, ptrdiff_t *fetch, p
 }
 void shmem_ptrdiff_atomic_add(ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(SHMEM_CTX_DEFAULT, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(SHMEM_CTX_DEFAULT, "shmem_ptrdiff_atomic_add", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }
 void shmem_ctx_ptrdiff_atomic_add(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe) {
   pe = gs_pe(ctx, pe);
-  ptrdiff_t *r = (ptrdiff_t *)gs_at(dest, sizeof(ptrdiff_t), pe);
+  ptrdiff_t *r = (ptrdiff_t *)gs_at_amo(dest, sizeof(ptrdiff_t), pe);
   if (r) { __atomic_fetch_add(r, value, __ATOMIC_SEQ_CST); return; }
   gs_amo(ctx, "shmem_ctx_ptrdiff_atomic_add", GS_AMO_ADD, sizeof(ptrdiff_t), dest, gs_bits_ptrdiff(value), gs_bits_ptrdiff((ptrdiff_t)0), pe);
 }

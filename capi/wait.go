@@ -58,3 +58,21 @@ func goshmem_wait1(op *C.char, tc C.int, ivar unsafe.Pointer, cmp C.int, value u
 	}
 	return 1
 }
+
+// goshmem_bad_ivars reports op's error for a wait or test on
+// [addr, addr+n), elements of width bytes, which the C side found
+// misaligned or outside this PE's symmetric memory: the error says which
+// (symWord, symOn), or that shmem_init has not been called.
+//
+//export goshmem_bad_ivars
+func goshmem_bad_ivars(op *C.char, addr unsafe.Pointer, n, width C.size_t) {
+	defer guard(op)
+	s := world(op)
+	_, err := s.symWord(addr, uint64(width), s.p.MyPE())
+	if err == nil {
+		_, err = s.symOn(addr, uint64(n), s.p.MyPE())
+	}
+	if err != nil {
+		die(op, err)
+	}
+}

@@ -80,7 +80,7 @@ func atomics(t ctype, emit emitFn, c *bytes.Buffer) {
 		if a.ret != "void" {
 			slow = "  return gs_from_bits_{T}(" + conv + ");"
 		}
-		body := fmt.Sprintf("  pe = gs_pe(CTX, pe);\n  TYPE *r = (TYPE *)gs_at(%s, sizeof(TYPE), pe);\n  if (r) { %s }\n%s", addr, a.fast, slow)
+		body := fmt.Sprintf("  pe = gs_pe(CTX, pe);\n  TYPE *r = (TYPE *)gs_at_amo(%s, sizeof(TYPE), pe);\n  if (r) { %s }\n%s", addr, a.fast, slow)
 		if t.kind == 'f' && a.op != "fetch" && a.op != "set" && a.op != "swap" {
 			continue
 		}
@@ -96,7 +96,7 @@ func atomics(t ctype, emit emitFn, c *bytes.Buffer) {
 			params := "TYPE *fetch, " + a.params
 			call := fmt.Sprintf("shmem_ctx_%s_atomic_%s(CTX, %s)", t.name, a.op, argNames(a.params))
 			post := fmt.Sprintf("gs_amo_nbi(CTX, {N}, %s, sizeof(TYPE), %s, gs_bits_{T}(%s), gs_bits_{T}(%s), wpe, fetch)", a.code, addr, castVal(a.value), castVal(a.cond))
-			body := fmt.Sprintf("  int wpe = gs_pe(CTX, pe);\n  if (gs_at(%s, sizeof(TYPE), wpe)) {\n    *fetch = %s;\n    return;\n  }\n  %s;", addr, call, post)
+			body := fmt.Sprintf("  int wpe = gs_pe(CTX, pe);\n  if (gs_at_amo(%s, sizeof(TYPE), wpe)) {\n    *fetch = %s;\n    return;\n  }\n  %s;", addr, call, post)
 			pair(emit, t, "void", "shmem_{ctx}{T}_atomic_"+a.op+"_nbi", params, body)
 		}
 	}
