@@ -5,14 +5,7 @@
  * default context), and writes nothing. SHMEMX_ERRORS_RETURN lets one run
  * try every call; PE 1's memory must stay zero. With the argument "abort",
  * the default error mode: the first call ends the job. */
-#include <string.h>
-#include <shmemx.h>
-#include "check.h"
-
-static void refused(const char *call, const char *want) {
-  const char *e = shmemx_last_error();
-  CHECK(strstr(e, call) && strstr(e, want), "%s: last error \"%s\", want it to name the call and say \"%s\"", call, e, want);
-}
+#include "refused.h"
 
 int main(int argc, char **argv) {
   shmem_init();
@@ -35,19 +28,19 @@ int main(int argc, char **argv) {
   if (me == 0) {
     shmem_ctx_long_put(SHMEM_CTX_INVALID, h, src, 2, 1);
     CHECK(!abort_mode, "shmem_ctx_long_put on SHMEM_CTX_INVALID returned");
-    refused("shmem_ctx_long_put", "invalid context 0x0");
+    refused_as("shmem_ctx_long_put", "invalid context 0x0");
     shmem_ctx_long_p(SHMEM_CTX_INVALID, h + 2, 7, 1);
-    refused("shmem_ctx_long_p", "invalid context 0x0");
+    refused_as("shmem_ctx_long_p", "invalid context 0x0");
     long v = shmem_ctx_long_atomic_fetch_add(SHMEM_CTX_INVALID, h + 3, 7, 1);
-    refused("shmem_ctx_long_atomic_fetch_add", "invalid context 0x0");
+    refused_as("shmem_ctx_long_atomic_fetch_add", "invalid context 0x0");
     CHECK(v == 0, "fetch on no context returned %ld", v);
     shmem_ctx_long_atomic_add(gone, h + 4, 7, 1);
-    refused("shmem_ctx_long_atomic_add", "invalid context");
+    refused_as("shmem_ctx_long_atomic_add", "invalid context");
     shmem_ctx_putmem_nbi(team_gone, h + 5, src, 8, 1);
-    refused("shmem_ctx_putmem_nbi", "invalid context");
+    refused_as("shmem_ctx_putmem_nbi", "invalid context");
     long got = 0;
     shmem_ctx_long_get(SHMEM_CTX_INVALID, &got, h, 1, 1);
-    refused("shmem_ctx_long_get", "invalid context 0x0");
+    refused_as("shmem_ctx_long_get", "invalid context 0x0");
     shmem_ctx_quiet(SHMEM_CTX_INVALID); /* the spec: no operation */
   }
   shmem_barrier_all();

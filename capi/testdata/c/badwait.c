@@ -6,14 +6,7 @@
  * come first, which used to return "not yet" without an error. With
  * SHMEMX_ERRORS_RETURN each returns; with the argument "abort", the
  * default error mode, the first wait ends the job with status 1. */
-#include <string.h>
-#include <shmemx.h>
-#include "check.h"
-
-static void refused_as(const char *call, const char *want) {
-  const char *e = shmemx_last_error();
-  CHECK(strstr(e, call) && strstr(e, want), "%s: last error \"%s\", want it to name the call and say \"%s\"", call, e, want);
-}
+#include "refused.h"
 
 static void refused(const char *call) { refused_as(call, "is not symmetric"); }
 

@@ -6,16 +6,9 @@
  * SHMEMX_ERRORS_RETURN lets one run try every call: each must fail with
  * the expected text, and PE 1's memory must stay zero. With the argument
  * "abort", the default error mode: the first call ends the job. */
-#include <string.h>
-#include <shmemx.h>
-#include "check.h"
+#include "refused.h"
 
 static long slocks[2];
-
-static void refused(const char *call, const char *want) {
-  const char *e = shmemx_last_error();
-  CHECK(strstr(e, call) && strstr(e, want), "%s: last error \"%s\", want it to name the call and say \"%s\"", call, e, want);
-}
 
 int main(int argc, char **argv) {
   shmem_init();
@@ -30,23 +23,23 @@ int main(int argc, char **argv) {
     long fl = -1;
     (void)shmem_int_atomic_fetch_add((int *)(h + 1), 1, 1);
     CHECK(!abort_mode, "shmem_int_atomic_fetch_add on a misaligned word returned");
-    refused("shmem_int_atomic_fetch_add", "is not aligned to 4 bytes (PE 0 -> PE 1)");
+    refused_as("shmem_int_atomic_fetch_add", "is not aligned to 4 bytes (PE 0 -> PE 1)");
     shmem_long_atomic_add((long *)(h + 12), 1, 1);
-    refused("shmem_long_atomic_add", "is not aligned to 8 bytes (PE 0 -> PE 1)");
+    refused_as("shmem_long_atomic_add", "is not aligned to 8 bytes (PE 0 -> PE 1)");
     (void)shmem_int_atomic_compare_swap((int *)(h + 18), 0, 5, 1);
-    refused("shmem_int_atomic_compare_swap", "is not aligned to 4 bytes");
+    refused_as("shmem_int_atomic_compare_swap", "is not aligned to 4 bytes");
     shmem_int_atomic_fetch_add_nbi(&fi, (int *)(h + 22), 1, 1);
-    refused("shmem_int_atomic_fetch_add_nbi", "is not aligned to 4 bytes");
+    refused_as("shmem_int_atomic_fetch_add_nbi", "is not aligned to 4 bytes");
     (void)shmem_ctx_long_atomic_swap(SHMEM_CTX_DEFAULT, (long *)(h + 28), 9, 0);
-    refused("shmem_ctx_long_atomic_swap", "is not aligned to 8 bytes (PE 0 -> PE 0)");
+    refused_as("shmem_ctx_long_atomic_swap", "is not aligned to 8 bytes (PE 0 -> PE 0)");
     shmem_putmem_signal(h + 40, src, 8, (uint64_t *)(h + 51), 1, SHMEM_SIGNAL_SET, 1);
-    refused("shmem_putmem_signal", "is not aligned to 8 bytes");
+    refused_as("shmem_putmem_signal", "is not aligned to 8 bytes");
     shmem_set_lock((long *)(h + 4));
-    refused("shmem_set_lock", "is not aligned to 8 bytes");
+    refused_as("shmem_set_lock", "is not aligned to 8 bytes");
     shmem_set_lock((long *)((char *)slocks + 4));
-    refused("shmem_set_lock", "is not aligned to 8 bytes");
+    refused_as("shmem_set_lock", "is not aligned to 8 bytes");
     shmem_putmem(h, src, (size_t)1 << 40, 1);
-    refused("shmem_putmem", "runs past the end of the symmetric heap");
+    refused_as("shmem_putmem", "runs past the end of the symmetric heap");
     shmem_quiet();
     CHECK(fi == -1 && fl == -1, "fetch landed: %d %ld", fi, fl);
   }
