@@ -52,8 +52,9 @@ func (s Sym[T]) Slice(i, j int) Sym[T] {
 // The slice is not checked on use, so it is valid only while s is live and
 // the PE runs: after Free or Realloc of s it aliases whatever is allocated
 // there next, and Finalize (in the simulator, also the end of sim.Run)
-// unmaps the heap, so touching it afterwards crashes the process with a
-// fault that recover does not catch. Keep it no longer than s.
+// releases the heap: touching the slice afterwards reads zeros and loses
+// writes for a few seconds (internal/retire), then crashes the process
+// with a fault that recover does not catch. Keep it no longer than s.
 func (s Sym[T]) Local(p *PE) []T {
 	if _, err := s.checkLocal(p, "Local", 0, s.n); err != nil || s.n == 0 {
 		return nil

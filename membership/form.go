@@ -180,7 +180,7 @@ func (n *node) otherSeedsLocked() []string {
 func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []string) {
 	t := time.NewTimer(0)
 	defer t.Stop()
-	joinedOnce := false
+	joined := false // a join ever succeeded (noteJoin)
 	for {
 		select {
 		case <-ctx.Done():
@@ -192,12 +192,10 @@ func (n *node) joinLoop(ctx context.Context, ml *memberlist.Memberlist, seeds []
 			_, err := ml.Join([]string{target})
 			if err != nil {
 				n.cfg.Logger.Debug("membership: join failed, retrying", "node", n.self.Name, "err", err)
-			} else {
-				joinedOnce = true
 			}
-			n.noteJoin(err)
+			joined = n.noteJoin(err)
 		}
-		if !joinedOnce {
+		if !joined {
 			wait /= 5
 		}
 		t.Reset(wait)

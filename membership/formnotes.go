@@ -12,15 +12,17 @@ const maxNoted = 3
 // refusal is a process this one refused, as logged: why, and its address.
 type refusal struct{ reason, addr string }
 
-// noteJoin records the outcome of one join attempt for joinNoteLocked.
-func (n *node) noteJoin(err error) {
+// noteJoin records the outcome of one join attempt for joinNoteLocked,
+// and reports whether a join ever succeeded.
+func (n *node) noteJoin(err error) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err == nil {
 		n.joinedOnce = true
-		return
+	} else {
+		n.joinErr = oneLine(err)
 	}
-	n.joinErr = oneLine(err)
+	return n.joinedOnce
 }
 
 // oneLine flattens memberlist's join error, a list ("1 error occurred:\n\t*

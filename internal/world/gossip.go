@@ -81,13 +81,14 @@ func gossipAddrs(bind, controlHost string) (host, advertise string, port int, er
 	if err != nil || port < 0 || port > 65535 {
 		return "", "", 0, fmt.Errorf("gossip address %q: bad port", bind)
 	}
-	if net.ParseIP(host) == nil {
+	ip := net.ParseIP(host)
+	if ip == nil {
 		return "", "", 0, fmt.Errorf("gossip address %q: the host must be an IP address", bind)
 	}
-	advertise = host
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		advertise = controlHost
+	if !ip.IsUnspecified() {
+		return host, host, port, nil
 	}
+	advertise = controlHost
 	if ip := net.ParseIP(advertise); ip == nil || ip.IsUnspecified() {
 		return "", "", 0, fmt.Errorf("gossip address %q: the others need an IP address to reach this member at, and the control listener's host %q is none", bind, controlHost)
 	}
