@@ -86,7 +86,7 @@ func (p *PE) AgreeChecked(op, domain string, seq uint64, members []int, me int, 
 		return [][]byte{payload}, nil
 	}
 	if block := p.s.cfg.Block; block != nil {
-		defer block()()
+		defer block(domain, seq, len(members))()
 	}
 	g := &actors.Gather{Domain: domain, Seq: seq, Rank: me, N: len(members), Members: members, Payload: payload}
 	answer, stop, err := actorsys.StartGather(p.s.cfg.System.Root, p.s.cfg.Coordinator, g, func() { p.s.blocks.gen.Add(1) })

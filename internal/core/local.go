@@ -258,9 +258,9 @@ func teamOpOf(n Net, rank int) func(string, uint64, string, bool) {
 	return func(team string, seq uint64, op string, end bool) { n.TeamOp(rank, team, seq, op, end) }
 }
 
-func blockOf(n Net, rank int) func() func() {
+func blockOf(n Net, rank int) func(string, uint64, int) func() {
 	if n == nil {
 		return nil
 	}
-	return func() func() { return n.Block(rank) }
+	return func(domain string, seq uint64, members int) func() { return n.Block(rank, domain, seq, members) }
 }

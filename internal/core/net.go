@@ -17,8 +17,9 @@ type Net interface {
 	// and a world of n PEs holds no n² table of them.
 	Path(from, to int, mappable bool) transport.Path
 	// Block is called by PE rank before it blocks outside its paths and
-	// bell; it calls the returned function once it runs again.
-	Block(rank int) (resume func())
+	// bell, in the coordinator's round seq of domain among members PEs;
+	// it calls the returned function once it runs again.
+	Block(rank int, domain string, seq uint64, members int) (resume func())
 	// TeamOp hears PE rank start (end false) and return from operation
 	// seq of a team (Config.TeamOp).
 	TeamOp(rank int, team string, seq uint64, op string, end bool)

@@ -139,7 +139,7 @@ type Config struct {
 	Release func() error
 	// Block, if set, is called before the PE blocks in a control-plane
 	// agreement, and what it returns when the PE runs on (see Net).
-	Block func() (resume func())
+	Block func(domain string, seq uint64, members int) (resume func())
 	// TeamOp, if set, hears when each team operation of the PE starts
 	// and returns (see coll.OpTimer): the simulator times them.
 	TeamOp func(team string, seq uint64, op string, end bool)

@@ -69,19 +69,26 @@ func (n *Net) armCheck(epoch uint64) {
 	// Answers to an agreement of many PEs take their goroutines a while
 	// to reach: 20 µs more a PE outside.
 	grace := checkGrace + time.Duration(n.outside)*20*time.Microsecond
-	n.stall = time.AfterFunc(grace, func() {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		if n.steps != epoch || n.holder != nil || len(n.ready) > 0 {
-			return
-		}
-		if n.cfg.Control != nil && n.cfg.Control() != msgs {
-			n.armCheck(epoch)
-			return
-		}
-		n.checkRound()
-		n.schedule()
-	})
+	n.stall = time.AfterFunc(grace, func() { n.stillFor(epoch, msgs) })
+}
+
+// stillFor is armCheck's timer: the world stood still since scheduling
+// step epoch, with msgs the control plane's count then. It runs a round
+// of checks unless something moved or is sure to (an agreement every
+// member entered: see rounds.go), and waits again while the control
+// plane moves.
+func (n *Net) stillFor(epoch, msgs uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || n.roundsSure() {
+		return
+	}
+	if n.cfg.Control != nil && n.cfg.Control() != msgs {
+		n.armCheck(epoch)
+		return
+	}
+	n.checkRound()
+	n.schedule()
 }
 
 // checkDue reports whether PE p, blocked in a wait or an agreement, checks

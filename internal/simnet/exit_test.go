@@ -82,7 +82,7 @@ func TestEndedWhileOutsideDoesNotRejoin(t *testing.T) {
 		close(pe1Done)
 	}()
 	n.Start(0)
-	resume := n.Block(0)
+	resume := n.Block(0, "test", 1, 2)
 	n.Exit(0)
 	go func() {
 		resume()

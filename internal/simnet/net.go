@@ -107,6 +107,7 @@ type Net struct {
 	ready    []*pe
 	outside  int
 	returned []*pe
+	rounds   map[roundKey]*round // agreements PEs are outside in
 	steps    uint64
 	// scheduling is set while schedule runs: a write it lands wakes its
 	// target without a nested schedule.
@@ -146,7 +147,7 @@ type Net struct {
 
 // New returns the network cfg describes.
 func New(cfg Config) *Net {
-	n := &Net{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))}
+	n := &Net{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)), rounds: map[roundKey]*round{}}
 	n.meanDelay = [...]float64{0.5, 3, 10, 40}[n.rng.IntN(4)]
 	// A world of no PEs or fewer is the world's to refuse (core's Init
 	// error), after the network is made.
@@ -219,11 +220,12 @@ func (n *Net) Path(from, to int, mappable bool) transport.Path {
 	return pa
 }
 
-// Block is called before PE rank blocks in a control-plane agreement: the
-// others run meanwhile (pe.Net). The calling goroutine counts as outside
-// until it resumes; the PE gives the baton up if it holds it and no other
-// goroutine of it wants it.
-func (n *Net) Block(rank int) (resume func()) {
+// Block is called before PE rank blocks in a control-plane agreement,
+// round seq of domain among members PEs: the others run meanwhile
+// (pe.Net). The calling goroutine counts as outside until it resumes; the
+// PE gives the baton up if it holds it and no other goroutine of it wants
+// it.
+func (n *Net) Block(rank int, domain string, seq uint64, members int) (resume func()) {
 	p := n.pes[rank]
 	n.mu.Lock()
 	if p.st == stIdle || p.st == stDone {
@@ -233,6 +235,8 @@ func (n *Net) Block(rank int) (resume func()) {
 	n.tracef("outside %d", rank)
 	p.outside++
 	n.outside++
+	k := roundKey{domain, seq}
+	r := n.enterRound(p, k, members)
 	if n.holder == p && !p.othersWant() {
 		p.st = stBlocked
 		n.holder = nil
@@ -242,6 +246,7 @@ func (n *Net) Block(rank int) (resume func()) {
 	return func() {
 		n.mu.Lock()
 		defer n.mu.Unlock()
+		n.leaveRound(p, r, k)
 		if p.st == stDone {
 			return // ended meanwhile: Exit took p's goroutines off the outside count
 		}

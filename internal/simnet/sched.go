@@ -75,8 +75,9 @@ type pe struct {
 	// (Under the scheduler, waits counts them.)
 	waiting int
 
-	streams uint32 // completion streams opened (NewStream), one per context
-	out     []*op  // issued, not landed, in issue order (writes and NBI gets)
+	rounds  []*round // the agreements it is outside in (Block)
+	streams uint32   // completion streams opened (NewStream), one per context
+	out     []*op    // issued, not landed, in issue order (writes and NBI gets)
 
 	clock      float64 // virtual ns
 	lastSend   float64
@@ -129,6 +130,7 @@ func (n *Net) Exit(rank int) {
 	// (a rejoin, a check round) may go on now.
 	n.outside -= p.outside
 	p.outside = 0
+	n.leaveRounds(p)
 	switch was {
 	case stReady:
 		n.removeReady(p)
@@ -384,8 +386,8 @@ func (n *Net) rejoin() {
 func (n *Net) rejoinLate(epoch uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || len(n.returned) == 0 {
-		return
+	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || len(n.returned) == 0 || n.roundsSure() {
+		return // the world moved, or will when an agreement's members come back
 	}
 	n.tracef("rejoin late")
 	n.rejoin()
@@ -520,6 +522,7 @@ func (n *Net) die(p *pe, reason string) {
 	n.progress++
 	n.outside -= p.outside // as in Exit
 	p.outside = 0
+	n.leaveRounds(p)
 	n.mu.Unlock()
 	if n.cfg.Kill != nil {
 		n.cfg.Kill(p.rank, reason)
