@@ -84,9 +84,16 @@ func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 }
 
 // Free releases s on every PE (shmem_free). Collective; it completes the
-// caller's outstanding puts first.
+// caller's outstanding puts first. Free of the zero Sym frees nothing, as
+// shmem_free(NULL) does, but is still a collective call: every PE must
+// make it, with the zero Sym too (one that frees an object while another
+// frees nothing fails on both).
 func Free[T Elem](p *PE, s Sym[T]) error {
 	const op = "Free"
+	if s == (Sym[T]{}) && !p.zero() {
+		_, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindFree})
+		return err
+	}
 	if _, err := s.check(p, op, errs.NoPE, 0, 0); err != nil {
 		return refuse(p, op, err)
 	}

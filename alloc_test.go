@@ -289,12 +289,42 @@ func TestFreeErrors(t *testing.T) {
 		}
 		return joinFirst(
 			wantErr(shmem.Free(p, s), shmem.ErrInvalidArgument, "Free", "freed"),
-			wantErr(shmem.Free(p, shmem.Sym[int64]{}), shmem.ErrInvalidArgument, "Free", "zero"),
 			wantErr(second(shmem.Realloc(p, s, 8)), shmem.ErrInvalidArgument, "Realloc", "freed"),
 			wantErr(second(shmem.Malloc[int64](p, -1)), shmem.ErrInvalidArgument, "Malloc", "negative"),
 			wantErr(second(shmem.Calloc[int64](p, -1)), shmem.ErrInvalidArgument, "Calloc", "negative"),
 		)
 	}, sim.WithTimeout(20*time.Second))
+}
+
+// TestFreeZeroSym: Free of the zero Sym frees nothing (shmem_free(NULL))
+// and returns nil when every PE makes it; when one PE frees nothing while
+// another frees an object, both fail and the object stays allocated. A
+// nil context's Destroy (SHMEM_CTX_INVALID's) does nothing either.
+func TestFreeZeroSym(t *testing.T) {
+	run(t, 2, func(p *shmem.PE) error {
+		if err := shmem.Free(p, shmem.Sym[int64]{}); err != nil {
+			return fmt.Errorf("Free of the zero Sym on every PE: %v", err)
+		}
+		s, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		freed := s
+		if p.MyPE() == 0 {
+			freed = shmem.Sym[int64]{}
+		}
+		if err := wantErr(shmem.Free(p, freed), shmem.ErrInvalidArgument, "Free", "different free"); err != nil {
+			return err
+		}
+		if err := shmem.P(p, s, 7, 1-p.MyPE()); err != nil {
+			return fmt.Errorf("the object a mismatched Free named is not allocated still: %v", err)
+		}
+		var ctx *shmem.PE
+		if err := ctx.Destroy(); err != nil {
+			return fmt.Errorf("Destroy of a nil context: %v", err)
+		}
+		return shmem.Free(p, s)
+	})
 }
 
 // TestAllocSyncFailureNamesCall: when a peer dies in the synchronization

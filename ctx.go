@@ -106,9 +106,14 @@ func (p *PE) CtxOptions() CtxOption {
 
 // Destroy completes a context's operations and ends it, closing its
 // connections (shmem_ctx_destroy); the context must not be used during or
-// after the call. Destroying it twice does nothing; calling it on a PE
-// (not a context) is ErrInvalidArgument.
+// after the call. Destroying it twice does nothing, and so does Destroy
+// on a nil *PE (SHMEM_CTX_INVALID: what a failed CreateCtx returned);
+// calling it on a PE (not a context) or on a zero PE is
+// ErrInvalidArgument.
 func (p *PE) Destroy() error {
+	if p == nil {
+		return nil
+	}
 	if p.zero() {
 		return zeroPE("Destroy")
 	}

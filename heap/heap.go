@@ -191,6 +191,9 @@ func (h *Heap) apply(r Request) Result {
 	case KindAlloc:
 		return h.allocate(r.Size, r.Align)
 	case KindFree:
+		if r.Gen == 0 {
+			return Result{} // the zero Sym's (no object has generation 0): nothing to free
+		}
 		o, ok := h.Lookup(r.Slot, r.Gen)
 		if !ok {
 			return Result{Err: fmt.Errorf("object %d.%d is not allocated: %w", r.Slot, r.Gen, errs.ErrInvalidArgument)}
