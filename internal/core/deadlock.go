@@ -86,8 +86,10 @@ func (d *detector) close() {
 
 func (d *detector) run() {
 	defer close(d.done)
-	tick := time.NewTicker(d.grace / 5)
+	period := d.grace / 5
+	tick := time.NewTicker(period)
 	defer tick.Stop()
+	lag := newLag(period)
 	// Two buffers, the last snapshot and the next, swapped: the detector
 	// ticks for as long as the world runs, and what it allocates counts
 	// against the PEs' allocation tests.
@@ -101,11 +103,12 @@ func (d *detector) run() {
 			return
 		case <-tick.C:
 		}
+		behind := lag.behind(time.Now())
 		ok := d.snapshot(next)
 		switch {
 		case !ok:
 			seen = false
-		case !seen || !equal(next, last):
+		case !seen || !equal(next, last) || behind:
 			last, next = next, last
 			seen, since, asked = true, time.Now(), false
 		case time.Since(since) >= d.grace && !asked:
