@@ -195,20 +195,7 @@ func LoadTLS(caFile, certFile, keyFile, crlFile string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := m.Client.Clone()
-	cfg.ServerName = "goshmem"
-	cfg.ClientAuth = m.Server.ClientAuth
-	cfg.ClientCAs = m.Server.ClientCAs
-	if m.Server.VerifyConnection != nil {
-		srv, cli := m.Server.VerifyConnection, m.Client.VerifyConnection
-		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
-			if cs.DidResume || len(cs.PeerCertificates) > 0 && cs.ServerName == "" {
-				return srv(cs)
-			}
-			return cli(cs)
-		}
-	}
-	return cfg, nil
+	return m.Both("goshmem"), nil
 }
 
 // defaultBusyPoll is how long a network read polls its socket before it

@@ -175,3 +175,28 @@ func (r revoked) check(chains [][]*x509.Certificate) error {
 	}
 	return nil
 }
+
+// Both returns one configuration that serves as either end of a
+// connection, as shmem.WithTLS takes it: m's client side, with the server
+// side's client verification and serverName as the name every peer's
+// certificate must carry. Its VerifyConnection runs the server side's
+// check on a connection it accepted (a client certificate and no server
+// name) and the client side's otherwise. Session tickets are off, as in
+// m.Server: every connection shows its certificate chain.
+func (m *Material) Both(serverName string) *tls.Config {
+	cfg := m.Client.Clone()
+	cfg.ServerName = serverName
+	cfg.ClientAuth = m.Server.ClientAuth
+	cfg.ClientCAs = m.Server.ClientCAs
+	cfg.SessionTicketsDisabled = true
+	if m.Server.VerifyConnection != nil {
+		srv, cli := m.Server.VerifyConnection, m.Client.VerifyConnection
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error {
+			if cs.DidResume || len(cs.PeerCertificates) > 0 && cs.ServerName == "" {
+				return srv(cs)
+			}
+			return cli(cs)
+		}
+	}
+	return cfg
+}

@@ -125,3 +125,33 @@ func TestPEMConfigsAreTLS13Mutual(t *testing.T) {
 		t.Fatal("CA-verified client config skips verification")
 	}
 }
+
+// TestBothEnds: the one configuration LoadTLS gives (Material.Both) serves
+// as server and client, refuses a revoked peer on the accepting side, and
+// issues no session tickets (the merged configuration once took the
+// client side's default, tickets on).
+func TestBothEnds(t *testing.T) {
+	p := newPKI(t, "job")
+	_, srvCert, srvKey := p.issue(t, "server")
+	_, cliCert, cliKey := p.issue(t, "client")
+	bad, badCert, badKey := p.issue(t, "revoked-client")
+	crl := p.crl(t, p, bad, big.NewInt(999))
+	load := func(cert, key string) *tls.Config {
+		m, err := LoadPEM(p.caFile, cert, key, crl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Both("127.0.0.1")
+	}
+	srv, cli, revoked := load(srvCert, srvKey), load(cliCert, cliKey), load(badCert, badKey)
+	if !srv.SessionTicketsDisabled {
+		t.Error("session tickets are on")
+	}
+	if srvErr, cliErr := pair(t, srv, cli, testSecret, testSecret); srvErr != nil || cliErr != nil {
+		t.Fatalf("server: %v, client: %v", srvErr, cliErr)
+	}
+	srvErr, _ := pair(t, srv, revoked, testSecret, testSecret)
+	if !errors.Is(srvErr, errs.ErrTLS) || !strings.Contains(srvErr.Error(), "revoked") {
+		t.Fatalf("server error = %v, want ErrTLS naming the revocation", srvErr)
+	}
+}

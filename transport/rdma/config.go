@@ -80,6 +80,13 @@ type Config struct {
 	// stalled socket). An expired wait fails the peer: an unresponsive peer
 	// may have lost our puts. Default 30 s.
 	OpTimeout time.Duration
+	// HandshakeTimeout bounds an accepted connection's TLS and job-secret
+	// handshake, while its peer has proved nothing: a stranger that
+	// connects and stalls holds its place among the connections in their
+	// handshake (admit's bound) no longer. Default 10 s, the control
+	// plane's bound (lane.Config.HandshakeTimeout), or OpTimeout if
+	// shorter; a peer whose handshake it cut dials again.
+	HandshakeTimeout time.Duration
 	// BusyPoll is the longest a read polls its socket before it parks in
 	// the runtime's poller (see busyConn; the node adapts it, down to 0,
 	// while polls go unanswered): a response that comes within it costs no
@@ -141,6 +148,9 @@ func (c *Config) withDefaults() (Config, error) {
 	if cfg.OpTimeout == 0 {
 		cfg.OpTimeout = 30 * time.Second
 	}
+	if cfg.HandshakeTimeout == 0 {
+		cfg.HandshakeTimeout = min(10*time.Second, cfg.OpTimeout)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -157,6 +167,8 @@ func (c *Config) withDefaults() (Config, error) {
 		return bad("BusyPoll %v outside [0, 1s]", cfg.BusyPoll)
 	case cfg.OpTimeout < 0:
 		return bad("OpTimeout %v negative", cfg.OpTimeout)
+	case cfg.HandshakeTimeout < 0:
+		return bad("HandshakeTimeout %v negative", cfg.HandshakeTimeout)
 	}
 	return cfg, nil
 }

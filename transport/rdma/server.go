@@ -80,7 +80,8 @@ func (sc *serverConn) serve() {
 	}
 }
 
-// handshake runs TLS and Authenticate under OpTimeout, before any frame.
+// handshake runs TLS and Authenticate under HandshakeTimeout, before any
+// frame.
 // Their writes go through an acceptedConn, which tells the acceptor that
 // this side spoke, and Authenticate admits the connection once the client
 // proved itself (see admitconn.go); the frames after it go straight to
@@ -90,7 +91,7 @@ func (sc *serverConn) handshake() error {
 	sc.tcp = admit.Raw(sc.raw)
 	base := newBusyConn(sc.tcp, sc.n.poll)
 	sc.c = &acceptedConn{Conn: base, owner: sc.raw, admitted: sc.admitted}
-	sc.raw.SetDeadline(time.Now().Add(cfg.OpTimeout))
+	sc.raw.SetDeadline(time.Now().Add(cfg.HandshakeTimeout))
 	var tc *tls.Conn
 	var rec *recordConn
 	if cfg.ServerTLS != nil {
