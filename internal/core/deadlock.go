@@ -8,6 +8,7 @@ import (
 
 	"github.com/goshmem/shmem/internal/coll"
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/lag"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -89,7 +90,7 @@ func (d *detector) run() {
 	period := d.grace / 5
 	tick := time.NewTicker(period)
 	defer tick.Stop()
-	lag := newLag(period)
+	lagging := lag.New(period)
 	// Two buffers, the last snapshot and the next, swapped: the detector
 	// ticks for as long as the world runs, and what it allocates counts
 	// against the PEs' allocation tests.
@@ -103,7 +104,7 @@ func (d *detector) run() {
 			return
 		case <-tick.C:
 		}
-		behind := lag.behind(time.Now())
+		behind := lagging.Behind(time.Now())
 		ok := d.snapshot(next)
 		switch {
 		case !ok:

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goshmem/shmem/internal/lag"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -115,6 +116,10 @@ type Net struct {
 	// stall, while every PE waits, reports a deadlock unless the control
 	// plane rings a bell first.
 	stall *time.Timer
+	// lag, made for the grace lagPeriod, says whether the process fell
+	// behind while the world stood still (armDeadlock).
+	lag       *lag.Lag
+	lagPeriod time.Duration
 	// meanDelay is the mean number of scheduling steps a write stays in
 	// flight in Lazy mode; the seed picks it, so different seeds explore
 	// both "everything lands at once" and "nothing lands until forced".

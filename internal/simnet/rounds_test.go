@@ -2,10 +2,12 @@ package simnet
 
 import (
 	"bytes"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/goshmem/shmem/internal/lag"
 	"github.com/goshmem/shmem/transport"
 )
 
@@ -110,4 +112,46 @@ func TestEndedPELeavesItsAgreements(t *testing.T) {
 	if len(n.rounds) != 0 {
 		t.Errorf("%d agreements still recorded after both PEs ended", len(n.rounds))
 	}
+}
+
+// TestBehindProcessIsNoDeadlock: a world whose every PE waits on its bell
+// is declared deadlocked at the end of the grace, unless the process fell
+// behind meanwhile (a goroutine waited long to run: one running its own
+// code may still call), when the grace starts again.
+func TestBehindProcessIsNoDeadlock(t *testing.T) {
+	declared := make(chan struct{}, 1)
+	sig := newTraceSignal("wait 0")
+	n := New(Config{NPEs: 1, Trace: sig, Grace: time.Hour, Deadlock: func(func(int) bool) { declared <- struct{}{} }})
+	b := n.Bell(0, transport.NewLocalBell(), make([]byte, 64))
+	n.Start(0)
+	released := make(chan struct{})
+	go func() {
+		b.Wait(b.Arm(), 0) // nothing is ever written: the world stands still
+		close(released)
+	}()
+	<-sig.seen
+
+	// Waits to run in seconds: under half an hour, and from half an hour
+	// on (over a quarter of the grace).
+	slow := &metrics.Float64Histogram{Buckets: []float64{0, 1800, 7200}, Counts: []uint64{0, 0}}
+	n.mu.Lock()
+	n.lag = lag.NewFrom(time.Hour, func() *metrics.Float64Histogram { return slow })
+	n.lag.Behind(time.Now())
+	epoch := n.steps
+	slow.Counts[1]++ // a goroutine waited that long to run
+	n.mu.Unlock()
+	n.declareDeadlock(epoch, time.Hour)
+	select {
+	case <-declared:
+		t.Fatal("a deadlock was declared while the process was behind")
+	default:
+	}
+	n.declareDeadlock(epoch, time.Hour) // nothing waited since
+	select {
+	case <-declared:
+	default:
+		t.Fatal("no deadlock was declared in a still world")
+	}
+	n.Exit(0)
+	<-released
 }

@@ -1,4 +1,7 @@
-package core
+// Package lag tells a slow process from a still one, for the deadlock
+// detectors of in-process worlds, which count real time: goroutines that
+// waited long to run, or a look that came late, say the process is behind.
+package lag
 
 import (
 	"runtime/metrics"
@@ -9,7 +12,7 @@ import (
 // runnable, before they ran.
 const schedLatencies = "/sched/latencies:seconds"
 
-// lag tells the deadlock detector a slow process from a still world. The
+// Lag tells a deadlock detector a slow process from a still world. A
 // detector ends a world in which nothing changed for its grace period;
 // on an overloaded machine (two test suites at once under -race) a world
 // of 1024 PEs whose allocation had been answered was ended so while most
@@ -18,7 +21,7 @@ const schedLatencies = "/sched/latencies:seconds"
 // it). Goroutines that waited long to run since the detector last looked,
 // or a look that came late, say the process is behind, not stuck: the
 // grace starts again.
-type lag struct {
+type Lag struct {
 	read   func() *metrics.Float64Histogram // the scheduling latencies so far
 	bound  float64                          // seconds of waiting to run that count as behind
 	over   uint64                           // latencies at or over bound counted so far
@@ -26,10 +29,23 @@ type lag struct {
 	last   time.Time                        // the last look
 }
 
-// newLag returns the lag of a detector that looks every period. A wait to
+// New returns the Lag of a detector that looks every period. A wait to
 // run of a quarter period is far beyond a healthy process's (microseconds)
-// and far below the grace.
-func newLag(period time.Duration) *lag {
+// and far below a grace of several periods. A Lag is one detector's: it
+// is not safe for concurrent use.
+func New(period time.Duration) *Lag {
+	return NewFrom(period, runtimeLatencies())
+}
+
+// NewFrom is New reading the scheduling latencies from read (a histogram
+// of seconds, cumulative, as the runtime keeps them; nil when unknown):
+// the detectors' tests drive a Lag with it.
+func NewFrom(period time.Duration, read func() *metrics.Float64Histogram) *Lag {
+	return &Lag{read: read, bound: (period / 4).Seconds(), period: period}
+}
+
+// runtimeLatencies reads the runtime's scheduling latencies.
+func runtimeLatencies() func() *metrics.Float64Histogram {
 	sample := []metrics.Sample{{Name: schedLatencies}}
 	read := func() *metrics.Float64Histogram {
 		// Read reuses the histogram it returned last time: no
@@ -40,13 +56,13 @@ func newLag(period time.Duration) *lag {
 		}
 		return sample[0].Value.Float64Histogram()
 	}
-	return &lag{read: read, bound: (period / 4).Seconds(), period: period}
+	return read
 }
 
-// behind reports whether, since its last call, a goroutine of the process
+// Behind reports whether, since its last call, a goroutine of the process
 // waited more than the bound to run or this look came over a period late
 // (the process itself did not run). The first call only takes stock.
-func (l *lag) behind(now time.Time) bool {
+func (l *Lag) Behind(now time.Time) bool {
 	late := !l.last.IsZero() && now.Sub(l.last) > 2*l.period
 	first := l.last.IsZero()
 	l.last = now

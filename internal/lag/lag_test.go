@@ -1,4 +1,4 @@
-package core
+package lag
 
 import (
 	"runtime/metrics"
@@ -12,12 +12,12 @@ import (
 // waits below the bound do not count.
 func TestLagBehind(t *testing.T) {
 	h := &metrics.Float64Histogram{Buckets: []float64{0, 0.001, 0.01, 0.1, 1}, Counts: []uint64{0, 0, 0, 0}}
-	l := &lag{read: func() *metrics.Float64Histogram { return h }, bound: 0.025, period: 100 * time.Millisecond}
+	l := NewFrom(100*time.Millisecond, func() *metrics.Float64Histogram { return h }) // bound 25 ms
 	t0 := time.Unix(1000, 0)
 	step := func(i int, at time.Duration, counts [4]uint64, want bool) {
 		t.Helper()
 		copy(h.Counts, counts[:])
-		if got := l.behind(t0.Add(at)); got != want {
+		if got := l.Behind(t0.Add(at)); got != want {
 			t.Errorf("look %d: behind %v, want %v", i, got, want)
 		}
 	}
@@ -33,13 +33,13 @@ func TestLagBehind(t *testing.T) {
 // scheduling latencies (a histogram on this Go) without allocating after
 // its first look.
 func TestLagReadsRuntime(t *testing.T) {
-	l := newLag(100 * time.Millisecond)
+	l := New(100 * time.Millisecond)
 	if l.read() == nil {
 		t.Fatalf("%s is not a histogram on this Go", schedLatencies)
 	}
 	now := time.Now()
-	l.behind(now)
-	if n := testing.AllocsPerRun(10, func() { now = now.Add(time.Millisecond); l.behind(now) }); n != 0 {
+	l.Behind(now)
+	if n := testing.AllocsPerRun(10, func() { now = now.Add(time.Millisecond); l.Behind(now) }); n != 0 {
 		t.Errorf("a look allocates %v times", n)
 	}
 }
