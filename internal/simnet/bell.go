@@ -109,8 +109,10 @@ func (b *bell) CheckDue() bool { return b.n.checkDue(b.p) }
 // reads only the PE's own heap (Test, SignalFetch). A PE spinning on one
 // is never blocked, so the world never stands still for the check rounds
 // its waiting peers need (a peer's operation timeout, a peer that left):
-// while it spins with nothing in flight, it runs a round every checkGrace
-// of real time itself. With a model its clock moves on to the next event
+// while it spins with nothing in flight, it runs a round itself every
+// pollLooks polls, a count and not real time, so that a seed replays
+// (rounds every 20 ms of real time fell at other points of the schedule
+// in each run). With a model its clock moves on to the next event
 // (the next arrival, or the earliest ready PE), as a spinning PE's would:
 // otherwise it would keep the baton at a clock where nothing lands.
 func (b *bell) Poll() {
@@ -132,13 +134,23 @@ func (b *bell) Poll() {
 			p.clock = next
 		}
 	}
-	if n.inflight.writes == 0 && n.anyWaiting() && time.Since(n.polled) >= checkGrace {
-		n.polled = time.Now()
-		n.checked = n.progress - 1 // a round even if nothing moved: time did
+	if n.inflight.writes == 0 && n.anyWaiting() {
+		n.polls++
+	}
+	if n.polls >= pollLooks(len(n.pes)) {
+		n.polls = 0
+		n.checked = n.progress - 1 // a round even if nothing moved: polls did
 		n.checkRound()
 	}
 	n.endCall(p)
 }
+
+// pollLooks is how many polls with nothing in flight a polling PE makes
+// between the check rounds it runs: a round reads every peer's state for
+// each waiting PE, and a poll costs a microsecond or two, so a round comes
+// every few milliseconds of spinning, as the 20 ms of real time it
+// replaced did, a little more often.
+func pollLooks(npes int) int { return max(4096, 64*npes) }
 
 // waitUnscheduled is Wait in an Unscheduled network, called with n.mu
 // held: nobody else may call again, so the network delivers to the waiter

@@ -144,10 +144,10 @@ type Net struct {
 	inflight opHeap // writes and NBI gets issued and not landed
 	opSeq    uint64
 
-	down   map[[2]int]bool
-	stats  stats
-	calls  map[callKey]*Call // team operations (calls.go)
-	polled time.Time         // the last check round a polling PE ran (bell.Poll)
+	down  map[[2]int]bool
+	stats stats
+	calls map[callKey]*Call // team operations (calls.go)
+	polls int               // polls with nothing in flight since a polling PE's last check round (bell.Poll)
 }
 
 // New returns the network cfg describes.
