@@ -129,6 +129,13 @@ static inline void *gs_ptr(const void *addr, int pe) {
   return gs_at(addr, 1, pe);
 }
 
+/* The allocation calls (api.c), shared by shmem_* and aclshmem_*: op is
+ * the entry point the program called, which the errors name. */
+void *gs_malloc(const char *op, size_t size);
+void *gs_calloc(const char *op, size_t count, size_t size);
+void *gs_align(const char *op, size_t alignment, size_t size);
+void gs_free(const char *op, void *ptr);
+
 void gs_put_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);
 void gs_get_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);
 
