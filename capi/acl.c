@@ -42,14 +42,20 @@ int aclshmemx_set_conf_store_tls(bool enable, const char *tls_info, const uint32
   return goshmem_acl_set_tls(enable, (char *)tls_info, tls_info_len) == 0 ? ACLSHMEM_SUCCESS : ACLSHMEM_INVALID_PARAM;
 }
 
-void *aclshmem_malloc(size_t size) { return shmem_malloc(size); }
-void *aclshmem_calloc(size_t nmemb, size_t size) { return shmem_calloc(nmemb, size); }
-void *aclshmem_align(size_t alignment, size_t size) { return shmem_align(alignment, size); }
-void aclshmem_free(void *ptr) { shmem_free(ptr); }
+/* Each entry point names itself in its errors (gs_malloc and kin), not
+ * the shmem_* routine it shares its work with. */
+void *aclshmem_malloc(size_t size) { return gs_malloc("aclshmem_malloc", size); }
+void *aclshmem_calloc(size_t nmemb, size_t size) { return gs_calloc("aclshmem_calloc", nmemb, size); }
+void *aclshmem_align(size_t alignment, size_t size) { return gs_align("aclshmem_align", alignment, size); }
+void aclshmem_free(void *ptr) { gs_free("aclshmem_free", ptr); }
 int aclshmem_finalize(void) {
-  shmem_finalize();
+  fflush(NULL);
+  goshmem_finalize("aclshmem_finalize");
   return ACLSHMEM_SUCCESS;
 }
 int aclshmem_my_pe(void) { return shmem_my_pe(); }
 int aclshmem_n_pes(void) { return shmem_n_pes(); }
-void aclshmem_barrier_all(void) { shmem_barrier_all(); }
+void aclshmem_barrier_all(void) {
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  goshmem_barrier_all("aclshmem_barrier_all", 0);
+}

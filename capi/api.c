@@ -113,41 +113,52 @@ void shmem_info_get_name(char *name) {
   name[SHMEM_MAX_NAME_LEN - 1] = 0;
 }
 
-void *shmem_malloc(size_t size) {
+/* The allocation calls behind shmem_* and aclshmem_* alike: op is the
+ * entry point the program called, which its errors name. A zero size is
+ * NULL without a call, as the spec allows; an alignment that is not a
+ * power of two and a calloc whose count*size overflows size_t are refused
+ * in goshmem_alloc, after every PE has joined, with a reason for
+ * shmemx_last_error. */
+void *gs_malloc(const char *op, size_t size) {
   if (size == 0) return NULL;
-  return goshmem_alloc(OP("shmem_malloc"), size, 1, 0);
+  return goshmem_alloc(OP(op), 1, size, 1, 0);
 }
+
+void *gs_calloc(const char *op, size_t count, size_t size) {
+  if (count == 0 || size == 0) return NULL;
+  return goshmem_alloc(OP(op), count, size, 1, 1);
+}
+
+void *gs_align(const char *op, size_t alignment, size_t size) {
+  if (size == 0) return NULL;
+  return goshmem_alloc(OP(op), 1, size, alignment, 0);
+}
+
+void gs_free(const char *op, void *ptr) {
+  if (ptr) goshmem_free(OP(op), ptr);
+}
+
+void *shmem_malloc(size_t size) { return gs_malloc("shmem_malloc", size); }
 
 void *shmem_malloc_with_hints(size_t size, long hints) {
   (void)hints; /* every object supports atomics and signals */
-  if (size == 0) return NULL;
-  return goshmem_alloc(OP("shmem_malloc_with_hints"), size, 1, 0);
+  return gs_malloc("shmem_malloc_with_hints", size);
 }
 
-void *shmem_calloc(size_t count, size_t size) {
-  if (count == 0 || size == 0 || count > SIZE_MAX / size) return NULL;
-  return goshmem_alloc(OP("shmem_calloc"), count * size, 1, 1);
-}
+void *shmem_calloc(size_t count, size_t size) { return gs_calloc("shmem_calloc", count, size); }
 
-void *shmem_align(size_t alignment, size_t size) {
-  if (size == 0) return NULL;
-  /* An alignment that is not a power of two is refused in goshmem_alloc,
-   * after every PE has joined, with a reason for shmemx_last_error. */
-  return goshmem_alloc(OP("shmem_align"), size, alignment, 0);
-}
+void *shmem_align(size_t alignment, size_t size) { return gs_align("shmem_align", alignment, size); }
 
 void *shmem_realloc(void *ptr, size_t size) {
-  if (!ptr) return shmem_malloc(size);
+  if (!ptr) return gs_malloc("shmem_realloc", size);
   if (size == 0) {
-    shmem_free(ptr);
+    gs_free("shmem_realloc", ptr);
     return NULL;
   }
   return goshmem_realloc(OP("shmem_realloc"), ptr, size);
 }
 
-void shmem_free(void *ptr) {
-  if (ptr) goshmem_free(OP("shmem_free"), ptr);
-}
+void shmem_free(void *ptr) { gs_free("shmem_free", ptr); }
 
 /* Quiet and fence: stores to mapped peers are complete once the CPU's
  * store buffer drains, which a full fence forces; only a job that sent

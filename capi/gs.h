@@ -59,18 +59,21 @@ extern int gs_go_rma;
  * contexts, NULL for the others (set by shmem_team_create_ctx). */
 #define GS_MAX_CTX 4096
 extern int *gs_ctx_map[GS_MAX_CTX];
-/* gs_ctx_world marks in gs_ctx_map a live context on the world: every
- * live handle below GS_MAX_CTX has an entry, so a destroyed or made-up
- * one takes the Go path, which refuses it. */
+/* gs_ctx_world marks in gs_ctx_map a live context on the world. The Go
+ * side hands out context handles below GS_MAX_CTX only (ctxTab.addIn),
+ * and every live one has an entry, so a destroyed or made-up handle, in
+ * the table or past it, takes the Go path, which refuses it. */
 extern int gs_ctx_world[1];
 
 /* gs_pe returns the world PE that pe names on ctx, or -1 (no fast path:
  * the Go path reports the error) for a handle that is no context:
- * SHMEM_CTX_INVALID, a destroyed or made-up one, which the spec leaves
- * undefined and the Go path refuses. */
+ * SHMEM_CTX_INVALID, a destroyed or made-up one (GS_MAX_CTX or more
+ * included), which the spec leaves undefined and the Go path refuses.
+ * The compiler makes the first test one unsigned compare, which
+ * SHMEM_CTX_DEFAULT also takes. */
 static inline int gs_pe(shmem_ctx_t ctx, int pe) {
   uintptr_t h = (uintptr_t)ctx;
-  if (h <= 1 || h >= GS_MAX_CTX) return h ? pe : -1;
+  if (h <= 1 || h >= GS_MAX_CTX) return h == 1 ? pe : -1;
   int *m = gs_ctx_map[h];
   if (m == gs_ctx_world) return pe;
   if (!m) return -1;
@@ -128,6 +131,13 @@ static inline void *gs_ptr(const void *addr, int pe) {
   if (pe == gs_me && gs_npes > 0 && gs_in_heap(addr, 1)) return (void *)addr;
   return gs_at(addr, 1, pe);
 }
+
+/* The allocation calls (api.c), shared by shmem_* and aclshmem_*: op is
+ * the entry point the program called, which the errors name. */
+void *gs_malloc(const char *op, size_t size);
+void *gs_calloc(const char *op, size_t count, size_t size);
+void *gs_align(const char *op, size_t alignment, size_t size);
+void gs_free(const char *op, void *ptr);
 
 void gs_put_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);
 void gs_get_slow(shmem_ctx_t ctx, const char *op, void *dest, const void *src, size_t n, int pe, int nbi);

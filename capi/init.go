@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"unsafe"
 
@@ -255,21 +256,25 @@ func failedFirst(s *state, op *C.char) error {
 }
 
 // goshmem_alloc is the collective allocation behind shmem_malloc and its
-// kin: size bytes aligned to align (a power of two; malloc's 1 means
-// malloc's 16), zeroed when zero is set, or NULL with the reason recorded
-// for shmemx_last_error. Every PE joins the agreement even when its own
-// arguments are refused, so that the others fail instead of waiting.
+// kin: count*size bytes (count is 1 but for calloc) aligned to align (a
+// power of two; malloc's 1 means malloc's 16), zeroed when zero is set, or
+// NULL with the reason recorded for shmemx_last_error, naming op: the
+// entry point the program called. Every PE joins the agreement even when
+// its own arguments are refused (a bad alignment, a count*size that
+// overflows size_t), so that the others fail instead of waiting.
 //
 //export goshmem_alloc
-func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer {
+func goshmem_alloc(op *C.char, count, size, align C.size_t, zero C.int) unsafe.Pointer {
 	defer guard(op)
 	s := world(op)
+	hi, total := bits.Mul64(uint64(count), uint64(size))
+	overflow := hi != 0 || total > uint64(^C.size_t(0))
 	badAlign := align == 0 || align&(align-1) != 0
 	var off uint64
 	ok := false
-	if !badAlign {
+	if !badAlign && !overflow {
 		setup.Lock()
-		off, ok = heapAllo.alloc(uint64(size), max(uint64(align), 16))
+		off, ok = heapAllo.alloc(total, max(uint64(align), 16))
 		setup.Unlock()
 	}
 	res := int64(off)
@@ -277,11 +282,11 @@ func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer 
 		res = -1
 	}
 	if ok && zero != 0 {
-		clear(s.heap.Slice(int(off), int(off+uint64(size))).Local(s.p))
+		clear(s.heap.Slice(int(off), int(off+total)).Local(s.p))
 	}
 	// The spec's barrier (no PE uses the object before every PE has it),
 	// which also checks that every PE asked for the same object.
-	if err := agree(s, int64(size), res); err != nil {
+	if err := agree(s, int64(total), res); err != nil {
 		if ok {
 			setup.Lock()
 			heapAllo.release(off)
@@ -291,11 +296,14 @@ func goshmem_alloc(op *C.char, size, align C.size_t, zero C.int) unsafe.Pointer 
 		return nil
 	}
 	switch {
+	case overflow:
+		record(op, fmt.Errorf("%w: count %d times size %d overflows size_t", shmem.ErrInvalidArgument, count, size))
+		return nil
 	case badAlign:
 		record(op, fmt.Errorf("%w: alignment %d is not a power of two", shmem.ErrInvalidArgument, align))
 		return nil
 	case !ok:
-		record(op, fmt.Errorf("%w: %d bytes (SHMEM_SYMMETRIC_SIZE is %d)", shmem.ErrOutOfMemory, size, s.size))
+		record(op, fmt.Errorf("%w: %d bytes (SHMEM_SYMMETRIC_SIZE is %d)", shmem.ErrOutOfMemory, total, s.size))
 		return nil
 	}
 	return unsafe.Add(s.base, off)

@@ -94,6 +94,32 @@ func (h *handles[T]) add(v T) uintptr {
 	return k
 }
 
+// addIn is add for a table whose keys must lie in [low, limit): context
+// handles, which the C side's fast path looks up in its table of
+// GS_MAX_CTX entries and refuses outside it. It takes the first free key
+// from next on, wrapping to low, so that a freed key comes back only after
+// every other one has been handed out since: a destroyed handle stays
+// refused for as long as the range allows. False when every key is taken.
+func (h *handles[T]) addIn(v T, low, limit uintptr) (uintptr, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[uintptr]T{}
+	}
+	for range limit - low {
+		k := h.next
+		if k < low || k >= limit {
+			k = low
+		}
+		h.next = k + 1
+		if _, taken := h.m[k]; !taken {
+			h.m[k] = v
+			return k, true
+		}
+	}
+	return 0, false
+}
+
 func (h *handles[T]) del(k uintptr) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -173,7 +173,13 @@ func goshmem_ctx_create(op *C.char, team C.uintptr_t, out *C.uintptr_t) C.int {
 	if err != nil {
 		return fail(op, err)
 	}
-	*out = C.uintptr_t(ctxTab.add(&ctxEntry{p: p, team: uintptr(team)}))
+	h, ok := ctxTab.addIn(&ctxEntry{p: p, team: uintptr(team)}, ctxDefault+1, C.GS_MAX_CTX)
+	if !ok {
+		_ = p.Destroy()
+		return fail(op, fmt.Errorf("%w: %d contexts are live, as many as libgoshmem holds: destroy one first",
+			shmem.ErrOutOfMemory, C.GS_MAX_CTX-ctxDefault-1))
+	}
+	*out = C.uintptr_t(h)
 	return 0
 }
 

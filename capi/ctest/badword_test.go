@@ -32,10 +32,13 @@ func TestMisalignedWordRefused(t *testing.T) {
 	}
 }
 
-// TestInvalidContextRefused: RMA and atomics on SHMEM_CTX_INVALID or a
-// destroyed context are refused with "invalid context" and write nothing,
-// on a mapped peer as over TCP; on a mapped peer they used to run on the
-// default context. In the default error mode the first ends the job.
+// TestInvalidContextRefused: RMA and atomics on SHMEM_CTX_INVALID, a
+// destroyed context or a made-up handle of 4096 or more are refused with
+// "invalid context" and write nothing, on a mapped peer as over TCP; on a
+// mapped peer they used to run on the default context. After 4200
+// contexts made and destroyed, new world and team contexts still work (a
+// team context could not be made once handles passed 4095). In the
+// default error mode the first refusal ends the job.
 func TestInvalidContextRefused(t *testing.T) {
 	setup(t)
 	prog := compile(t, "badctx")
