@@ -27,6 +27,12 @@ void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
     return; /* the tables stay: a racing call reads them, finds npes 0 */
   }
   if (gs_rma_peer != gs_peer) free(gs_rma_peer); /* a previous world's */
+  /* A previous world's contexts ended with it, destroyed or not: their
+   * handles must take the Go path, which refuses them. */
+  for (int h = 0; h < GS_MAX_CTX; h++) {
+    if (gs_ctx_map[h] != gs_ctx_world) free(gs_ctx_map[h]);
+    gs_ctx_map[h] = NULL;
+  }
   gs_base = base;
   gs_size = size;
   gs_peer = gs_rma_peer = peers;

@@ -55,6 +55,19 @@ func TestInvalidContextRefused(t *testing.T) {
 	}
 }
 
+// TestOldWorldContextRefused: a context left undestroyed when the world
+// ended (shmem_finalize, then shmem_init again) is refused in the next
+// world, on a mapped peer as over TCP; a new context works there.
+func TestOldWorldContextRefused(t *testing.T) {
+	setup(t)
+	prog := compile(t, "reinitctx")
+	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
+		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "reinitctx ok") != 2 {
+			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
+		}
+	}
+}
+
 // TestWaitOnNonSymmetricRefused: waits and tests on a stack variable are
 // refused, naming the call and saying the address is not symmetric, on
 // shared memory and over TCP; a wait on one used to poll forever (on one
