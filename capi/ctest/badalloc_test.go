@@ -1,9 +1,6 @@
 package ctest
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // TestAllocationRefusalsNameTheCall: refused allocations return NULL with
 // a last error that starts with the entry point called and says why. A
@@ -14,9 +11,5 @@ import (
 func TestAllocationRefusalsNameTheCall(t *testing.T) {
 	setup(t)
 	prog := compile(t, "badalloc")
-	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
-		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "badalloc ok") != 2 || strings.Contains(out, "FAIL") {
-			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
-		}
-	}
+	passesOnBothPaths(t, prog, "badalloc")
 }

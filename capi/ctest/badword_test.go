@@ -18,11 +18,7 @@ import (
 func TestMisalignedWordRefused(t *testing.T) {
 	setup(t)
 	prog := compile(t, "badword")
-	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
-		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "badword ok") != 2 {
-			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
-		}
-	}
+	passesOnBothPaths(t, prog, "badword")
 	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog, "abort").CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
@@ -42,11 +38,7 @@ func TestMisalignedWordRefused(t *testing.T) {
 func TestInvalidContextRefused(t *testing.T) {
 	setup(t)
 	prog := compile(t, "badctx")
-	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
-		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "badctx ok") != 2 {
-			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
-		}
-	}
+	passesOnBothPaths(t, prog, "badctx")
 	out, err := exec.Command(tools.shmrun, "-np", "2", "--timeout", "60s", prog, "abort").CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Contains(string(out), "FAIL") ||
@@ -61,11 +53,7 @@ func TestInvalidContextRefused(t *testing.T) {
 func TestOldWorldContextRefused(t *testing.T) {
 	setup(t)
 	prog := compile(t, "reinitctx")
-	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
-		if out := shmemrunFlags(t, flags, prog); strings.Count(out, "reinitctx ok") != 2 {
-			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
-		}
-	}
+	passesOnBothPaths(t, prog, "reinitctx")
 }
 
 // TestWaitOnNonSymmetricRefused: waits and tests on a stack variable are

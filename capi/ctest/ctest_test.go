@@ -135,6 +135,18 @@ func shmemrunFlags(t *testing.T, flags []string, prog string, args ...string) st
 	return string(out)
 }
 
+// passesOnBothPaths runs prog on 2 PEs, mapped to each other and over TCP
+// (shmemrun --network), and fails the test unless both PEs print
+// "name ok" and no check failed.
+func passesOnBothPaths(t *testing.T, prog, name string) {
+	t.Helper()
+	for _, flags := range [][]string{{"-np", "2"}, {"-np", "2", "--network"}} {
+		if out := shmemrunFlags(t, flags, prog); strings.Count(out, name+" ok") != 2 || strings.Contains(out, "FAIL") {
+			t.Errorf("%v: want both PEs to pass:\n%s", flags, out)
+		}
+	}
+}
+
 // TestFamilies runs a C program per API family, as the spec's examples do
 // for each, on 2 and 4 PEs: every PE must report its checks passed. A
 // third run forces TCP between the PEs (shmemrun --network), so that no
