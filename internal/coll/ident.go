@@ -211,7 +211,10 @@ func (t *Team) peek(op string, w int, off uint64) (uint64, error) {
 	if mem := path.Ptr(off, 8); mem != nil {
 		return transport.Load64(mem, 0), nil
 	}
-	return path.Atomic(transport.AtomicFetch, 8, off, 0, 0)
+	// The path names its own operation (Atomic), which the caller did
+	// not call: a Malloc whose peer died read "Atomic (PE 0 -> PE 1)".
+	v, err := path.Atomic(transport.AtomicFetch, 8, off, 0, 0)
+	return v, errs.As(op, t.rt.MyPE(), err)
 }
 
 // callers says what each member called at one operation number, grouped
@@ -258,7 +261,7 @@ func Left(rt Runtime, op string, w int) (bool, error) {
 		return false, err
 	}
 	v, err := path.Atomic(transport.AtomicFetch, 8, rt.TeamPool().layout(0).left, 0, 0)
-	return v != 0, err
+	return v != 0, errs.As(op, rt.MyPE(), err)
 }
 
 // Broken returns why the team can no longer run operations, or nil.
