@@ -146,6 +146,8 @@ func collective(p *shmem.PE, k string, src, dst shmem.Sym[int64]) error {
 	case "Malloc":
 		_, err := shmem.Malloc[int64](p, 8)
 		return err
+	case "Free":
+		return shmem.Free(p, src)
 	case "Finalize":
 		return nil // the caller's Finalize comes next
 	}
@@ -358,6 +360,13 @@ func Scenarios() []Scenario {
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
 		{Name: "global-exit", NPEs: 4, Body: globalExit, Want: all("Exit:5"), Fin: all("Exit:5")},
+		{Name: "global-exit-vs-finalize", NPEs: 3, Body: globalExitVsFinalize, Want: all("Exit:7"), Fin: all("Exit:7")},
+		{Name: "finalize-vs-free", NPEs: 3, Body: split(1, "Finalize", "Free"),
+			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Free", "PE 1 called Finalize"} }},
+		{Name: "dies-in-free", NPEs: 3, Body: diesDuring(2, "Free"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Free", "PE 2"} }},
 		{Name: "global-exit-in-waits", NPEs: 4, Body: globalExitInWaits, Want: all("Exit:6"), Fin: all("Exit:6")},
 		{Name: "wait-vs-finalize", NPEs: 3, Body: waitVsFinalize,
 			Want: but(0, "PEFailed", "nil"), Fin: all("nil"),
@@ -783,4 +792,31 @@ func globalExitInWaits(p *shmem.PE) error {
 			p.GlobalExit(6)
 		}
 	}
+}
+
+// globalExitVsFinalize: PE 1 ends the world once the others have told it,
+// by a put, that they are on their way into Finalize (which waits for PE
+// 1's); their Finalize must end with the exit.
+func globalExitVsFinalize(p *shmem.PE) error {
+	out, err := shmem.Calloc[int64](p, p.NPEs())
+	if err != nil {
+		return err
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	me := p.MyPE()
+	if me != 1 {
+		if err := shmem.P(p, out.Slice(me, me+1), 1, 1); err != nil {
+			return err
+		}
+		return p.Finalize()
+	}
+	status := make([]bool, p.NPEs())
+	status[me] = true
+	if err := shmem.WaitUntilAll(p, out, status, shmem.CmpEQ, 1); err != nil {
+		return err
+	}
+	p.GlobalExit(7)
+	return p.BarrierAll() // where GlobalExit returns (the simulator), fails with the exit
 }
