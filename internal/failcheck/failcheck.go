@@ -9,6 +9,7 @@ package failcheck
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/goshmem/shmem"
@@ -92,7 +93,7 @@ func but(pe int, c, others Class) func(int) Class {
 // allocations that every PE makes (the data of the collectives).
 func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 	return func(p *shmem.PE) error {
-		src, dst, err := collData(p)
+		a, err := collData(p, kind, oddKind)
 		if err != nil {
 			return err
 		}
@@ -100,26 +101,36 @@ func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 		if p.MyPE() == odd {
 			k = oddKind
 		}
-		return collective(p, k, src, dst)
+		return collective(p, k, a)
 	}
 }
 
-// collData allocates the source and destination of collective: two
-// elements a PE in each block of 2·NPEs.
-func collData(p *shmem.PE) (src, dst shmem.Sym[int64], err error) {
-	src, err = shmem.Malloc[int64](p, 2*p.NPEs())
+// collArgs are the data of collective: a source and a destination of
+// two elements a PE in each block of 2·NPEs, and for Destroy a team.
+type collArgs struct {
+	src, dst shmem.Sym[int64]
+	team     *shmem.Team
+}
+
+// collData makes collective's data for kinds, before the call.
+func collData(p *shmem.PE, kinds ...string) (a collArgs, err error) {
+	a.src, err = shmem.Malloc[int64](p, 2*p.NPEs())
 	if err != nil {
-		return src, dst, err
+		return a, err
 	}
-	dst, err = shmem.Malloc[int64](p, 2*p.NPEs())
-	return src, dst, err
+	a.dst, err = shmem.Malloc[int64](p, 2*p.NPEs())
+	if err != nil || !slices.Contains(kinds, "Destroy") {
+		return a, err
+	}
+	a.team, err = p.TeamWorld().SplitStrided(0, 1, p.NPEs())
+	return a, err
 }
 
-// collective makes the blocking call of kind k on TeamWorld, with src and
-// dst from collData; "Finalize" makes none (the caller's Finalize comes
+// collective makes the blocking call of kind k on TeamWorld (Destroy: of
+// the team), with the data from collData; "Finalize" makes none (the caller's Finalize comes
 // next).
-func collective(p *shmem.PE, k string, src, dst shmem.Sym[int64]) error {
-	w := p.TeamWorld()
+func collective(p *shmem.PE, k string, a collArgs) error {
+	w, src, dst := p.TeamWorld(), a.src, a.dst
 	switch k {
 	case "FCollect":
 		return shmem.FCollect(w, dst, src.Slice(0, 2))
@@ -148,6 +159,8 @@ func collective(p *shmem.PE, k string, src, dst shmem.Sym[int64]) error {
 		return err
 	case "Free":
 		return shmem.Free(p, src)
+	case "Destroy":
+		return a.team.Destroy()
 	case "Finalize":
 		return nil // the caller's Finalize comes next
 	}
@@ -360,6 +373,19 @@ func Scenarios() []Scenario {
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
 		{Name: "global-exit", NPEs: 4, Body: globalExit, Want: all("Exit:5"), Fin: all("Exit:5")},
+		{Name: "global-exit-in-malloc", NPEs: 3, Body: exitDuring("Malloc"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-split", NPEs: 3, Body: exitDuring("Split"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-alltoall", NPEs: 4, Body: exitDuring("Alltoall"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		// Every PE destroys the team and leaves at once: a peer that
+		// finished Destroy and finalized is no early Finalize.
+		{Name: "destroy-then-finalize", NPEs: 4, Body: split(-1, "", "Destroy"),
+			Want: all("nil"), Fin: all("nil")},
+		{Name: "finalize-vs-destroy", NPEs: 3, Body: split(0, "Finalize", "Destroy"),
+			Want: but(0, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Destroy", "PE 0 called Finalize"} }},
+		{Name: "dies-in-destroy", NPEs: 3, Body: diesDuring(1, "Destroy"),
+			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Destroy", "PE 1"} }},
 		{Name: "global-exit-vs-finalize", NPEs: 3, Body: globalExitVsFinalize, Want: all("Exit:7"), Fin: all("Exit:7")},
 		{Name: "finalize-vs-free", NPEs: 3, Body: split(1, "Finalize", "Free"),
 			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
@@ -639,6 +665,12 @@ func WaitForever(p *shmem.PE) error {
 // leaving a barrier does not mean the others have, and a PE that dies
 // takes its last signals along); the others then run call.
 func outThen(victim int, call func(p *shmem.PE) error) func(p *shmem.PE) error {
+	return fateThen(victim, Die, call)
+}
+
+// fateThen is outThen where PE victim meets fate (Die, or exits) instead
+// of dying; fate's error is the victim's.
+func fateThen(victim int, fate func(p *shmem.PE), call func(p *shmem.PE) error) func(p *shmem.PE) error {
 	return func(p *shmem.PE) error {
 		out, err := shmem.Calloc[int64](p, p.NPEs())
 		if err != nil {
@@ -654,7 +686,9 @@ func outThen(victim int, call func(p *shmem.PE) error) func(p *shmem.PE) error {
 			if err := shmem.WaitUntilAll(p, out, status, shmem.CmpEQ, 1); err != nil {
 				return err
 			}
-			Die(p)
+			fate(p)
+			// Where GlobalExit returns (the simulator): fails with the exit.
+			return p.BarrierAll()
 		}
 		// No Quiet: the victim may die before the put's completion
 		// comes back, which would fail the Quiet instead of call.
@@ -669,11 +703,11 @@ func outThen(victim int, call func(p *shmem.PE) error) func(p *shmem.PE) error {
 // kind (see collective) on TeamWorld.
 func diesDuring(victim int, kind string) func(p *shmem.PE) error {
 	return func(p *shmem.PE) error {
-		src, dst, err := collData(p)
+		a, err := collData(p, kind)
 		if err != nil {
 			return err
 		}
-		return outThen(victim, func(p *shmem.PE) error { return collective(p, kind, src, dst) })(p)
+		return fateThen(victim, Die, func(p *shmem.PE) error { return collective(p, kind, a) })(p)
 	}
 }
 
@@ -819,4 +853,17 @@ func globalExitVsFinalize(p *shmem.PE) error {
 	}
 	p.GlobalExit(7)
 	return p.BarrierAll() // where GlobalExit returns (the simulator), fails with the exit
+}
+
+// exitDuring: PE 1 calls GlobalExit(8) while the others make the blocking
+// call of kind (see collective) on TeamWorld; each must end with the exit.
+func exitDuring(kind string) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		a, err := collData(p, kind)
+		if err != nil {
+			return err
+		}
+		exit := func(p *shmem.PE) { p.GlobalExit(8) }
+		return fateThen(1, exit, func(p *shmem.PE) error { return collective(p, kind, a) })(p)
+	}
 }
