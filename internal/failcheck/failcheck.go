@@ -376,6 +376,11 @@ func Scenarios() []Scenario {
 		{Name: "global-exit-in-malloc", NPEs: 3, Body: exitDuring("Malloc"), Want: all("Exit:8"), Fin: all("Exit:8")},
 		{Name: "global-exit-in-split", NPEs: 3, Body: exitDuring("Split"), Want: all("Exit:8"), Fin: all("Exit:8")},
 		{Name: "global-exit-in-alltoall", NPEs: 4, Body: exitDuring("Alltoall"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-broadcast", NPEs: 3, Body: exitDuring("Broadcast"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-fcollect", NPEs: 3, Body: exitDuring("FCollect"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-reduce", NPEs: 4, Body: exitDuring("Reduce"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-destroy", NPEs: 3, Body: exitDuring("Destroy"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-free", NPEs: 3, Body: exitDuring("Free"), Want: all("Exit:8"), Fin: all("Exit:8")},
 		// Every PE destroys the team and leaves at once: a peer that
 		// finished Destroy and finalized is no early Finalize.
 		{Name: "destroy-then-finalize", NPEs: 4, Body: split(-1, "", "Destroy"),
@@ -394,6 +399,11 @@ func Scenarios() []Scenario {
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"Free", "PE 2"} }},
 		{Name: "global-exit-in-waits", NPEs: 4, Body: globalExitInWaits, Want: all("Exit:6"), Fin: all("Exit:6")},
+		{Name: "signal-wait-vs-finalize", NPEs: 3, Body: signalWaitVsFinalize,
+			Want: but(0, "PEFailed", "nil"), Fin: all("nil"),
+			Say: func(int) []string {
+				return []string{"SignalWaitUntil", "every other PE has called Finalize or failed (PEs 1-2)"}
+			}},
 		{Name: "wait-vs-finalize", NPEs: 3, Body: waitVsFinalize,
 			Want: but(0, "PEFailed", "nil"), Fin: all("nil"),
 			Say: func(int) []string {
@@ -866,4 +876,29 @@ func exitDuring(kind string) func(p *shmem.PE) error {
 		exit := func(p *shmem.PE) { p.GlobalExit(8) }
 		return fateThen(1, exit, func(p *shmem.PE) error { return collective(p, kind, a) })(p)
 	}
+}
+
+// signalWaitVsFinalize is waitVsFinalize with PE 0 in SignalWaitUntil.
+func signalWaitVsFinalize(p *shmem.PE) error {
+	sig, err := shmem.Calloc[uint64](p, 1)
+	if err != nil {
+		return err
+	}
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() != 0 {
+		return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+	}
+	for r := 1; r < p.NPEs(); r++ {
+		if err := shmem.P(p, flag, 1, r); err != nil {
+			return err
+		}
+	}
+	if err := p.Quiet(); err != nil {
+		return err
+	}
+	_, err = shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1)
+	return err
 }
