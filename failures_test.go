@@ -292,3 +292,39 @@ func TestFinalizeAgainAfterTimeout(t *testing.T) {
 		t.Errorf("PE 1's second Finalize: %v, want the first's %v", again1, first1)
 	}
 }
+
+// TestGlobalExitEndsEveryWait: PE 1's GlobalExit ends PE 0's WaitUntil,
+// PE 2's SetLock (of the lock PE 1 holds) and PE 3's Reduce with the exit,
+// under the Lazy delivery's seeds (failcheck's global-exit-in-waits). The
+// Finalize after PE 1's GlobalExit used to publish its departure, which
+// PE 2 could read before the exit's notice: its SetLock failed with
+// ErrPEFailed, "PE 1 holds the lock ... and called Finalize" (seeds 8,
+// 11, 12).
+func TestGlobalExitEndsEveryWait(t *testing.T) {
+	var sc failcheck.Scenario
+	for _, s := range failcheck.Scenarios() {
+		if s.Name == "global-exit-in-waits" {
+			sc = s
+		}
+	}
+	for seed := int64(1); seed <= 12; seed++ {
+		got := make([]error, sc.NPEs)
+		var mu sync.Mutex
+		err := sim.Run(sc.NPEs, func(p *shmem.PE) error {
+			body := sc.Body(p)
+			fin := p.Finalize()
+			mu.Lock()
+			got[p.MyPE()] = body
+			mu.Unlock()
+			return fin
+		}, sim.WithDelivery(sim.Lazy), sim.WithSeed(seed))
+		if st, ok := shmem.ExitStatus(err); !ok || st != 6 {
+			t.Errorf("seed %d: Run returned %v, want exit status 6", seed, err)
+		}
+		for r, e := range got {
+			if st, ok := shmem.ExitStatus(e); !ok || st != 6 {
+				t.Errorf("seed %d: PE %d got %v, want the exit (status 6)", seed, r, e)
+			}
+		}
+	}
+}

@@ -140,17 +140,14 @@ func (t *Team) CheckPeers(op string) error {
 		if o.Seq > mine.Seq || mine.Kind == team.KindFinalize {
 			continue // it passed this operation, so it took part in it
 		}
-		if v == 0 && mine.Kind == team.KindDestroy {
-			// A zeroed word is a released slot: the peer completed the
-			// team's Destroy (the last operation of the team, which this
-			// PE waits in) and may have finalized since. In any other
-			// operation it is a peer that has run none of the team's
-			// operations yet (none can complete Destroy before this PE
-			// reaches it): behind, as below.
-			continue
-		}
 		// Behind: on its way, unless it called Finalize (numbered on
-		// TeamWorld, so for other teams only the left word tells).
+		// TeamWorld, so for other teams only the left word tells). In
+		// Destroy a zeroed word may also be a released slot: the peer
+		// completed Destroy, and may have finalized since. Its Finalize
+		// completed its signals to this PE (Quiet) before it set its left
+		// word, so this PE's wait ends at its next look, before the grace
+		// below runs out; a peer that called Finalize without Destroy
+		// never comes, and is named (the wait used to go on for ever).
 		if left, err := t.peek(op, w, t.pool.layout(0).left); err != nil {
 			return err
 		} else if left != 0 {
@@ -211,7 +208,10 @@ func (t *Team) peek(op string, w int, off uint64) (uint64, error) {
 	if mem := path.Ptr(off, 8); mem != nil {
 		return transport.Load64(mem, 0), nil
 	}
-	return path.Atomic(transport.AtomicFetch, 8, off, 0, 0)
+	// The path names its own operation (Atomic), which the caller did
+	// not call: a Malloc whose peer died read "Atomic (PE 0 -> PE 1)".
+	v, err := path.Atomic(transport.AtomicFetch, 8, off, 0, 0)
+	return v, errs.As(op, t.rt.MyPE(), err)
 }
 
 // callers says what each member called at one operation number, grouped
@@ -258,7 +258,7 @@ func Left(rt Runtime, op string, w int) (bool, error) {
 		return false, err
 	}
 	v, err := path.Atomic(transport.AtomicFetch, 8, rt.TeamPool().layout(0).left, 0, 0)
-	return v != 0, err
+	return v != 0, errs.As(op, rt.MyPE(), err)
 }
 
 // Broken returns why the team can no longer run operations, or nil.

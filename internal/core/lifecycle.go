@@ -219,8 +219,14 @@ func (p *PE) Finalize() error {
 		return p.finalizedAgain(op)
 	}
 	// Publish the departure first: a peer blocked in an operation this PE
-	// will never run learns it from here (coll.CheckPeers).
-	p.s.world.NumberFinalize()
+	// will never run learns it from here (coll.CheckPeers). Not after a
+	// GlobalExit: the exit's notice is on its way to every peer, and the
+	// departure, read from memory, could beat it there and end a peer's
+	// wait as a failure ("PE 1 holds the lock and called Finalize")
+	// where the exit ended the world.
+	if p.s.exited.Load() == nil {
+		p.s.world.NumberFinalize()
+	}
 	if leaving := p.s.cfg.Leaving; leaving != nil {
 		leaving()
 	}

@@ -9,6 +9,7 @@ package failcheck
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/goshmem/shmem"
@@ -89,14 +90,10 @@ func but(pe int, c, others Class) func(int) Class {
 }
 
 // split makes PE odd call oddKind while the others call kind, after two
-// allocations that every PE makes (the data of FCollect and Reduce).
+// allocations that every PE makes (the data of the collectives).
 func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 	return func(p *shmem.PE) error {
-		src, err := shmem.Malloc[int64](p, 2)
-		if err != nil {
-			return err
-		}
-		dst, err := shmem.Malloc[int64](p, 2*p.NPEs())
+		a, err := collData(p, kind, oddKind)
 		if err != nil {
 			return err
 		}
@@ -104,23 +101,70 @@ func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 		if p.MyPE() == odd {
 			k = oddKind
 		}
-		switch k {
-		case "FCollect":
-			return shmem.FCollect(p.TeamWorld(), dst, src)
-		case "Reduce":
-			return shmem.Reduce(p.TeamWorld(), shmem.OpSum, dst.Slice(0, 2), src)
-		case "BarrierAll":
-			return p.BarrierAll()
-		case "SyncAll":
-			return p.SyncAll()
-		case "Malloc":
-			_, err := shmem.Malloc[int64](p, 8)
-			return err
-		case "Finalize":
-			return nil // the caller's Finalize comes next
-		}
-		return fmt.Errorf("no collective %q", k)
+		return collective(p, k, a)
 	}
+}
+
+// collArgs are the data of collective: a source and a destination of
+// two elements a PE in each block of 2·NPEs, and for Destroy a team.
+type collArgs struct {
+	src, dst shmem.Sym[int64]
+	team     *shmem.Team
+}
+
+// collData makes collective's data for kinds, before the call.
+func collData(p *shmem.PE, kinds ...string) (a collArgs, err error) {
+	a.src, err = shmem.Malloc[int64](p, 2*p.NPEs())
+	if err != nil {
+		return a, err
+	}
+	a.dst, err = shmem.Malloc[int64](p, 2*p.NPEs())
+	if err != nil || !slices.Contains(kinds, "Destroy") {
+		return a, err
+	}
+	a.team, err = p.TeamWorld().SplitStrided(0, 1, p.NPEs())
+	return a, err
+}
+
+// collective makes the blocking call of kind k on TeamWorld (Destroy: of
+// the team), with the data from collData; "Finalize" makes none (the caller's Finalize comes
+// next).
+func collective(p *shmem.PE, k string, a collArgs) error {
+	w, src, dst := p.TeamWorld(), a.src, a.dst
+	switch k {
+	case "FCollect":
+		return shmem.FCollect(w, dst, src.Slice(0, 2))
+	case "Collect":
+		return shmem.Collect(w, dst, src.Slice(0, 2))
+	case "Reduce":
+		return shmem.Reduce(w, shmem.OpSum, dst.Slice(0, 2), src.Slice(0, 2))
+	case "Broadcast":
+		return shmem.Broadcast(w, dst, src, 0)
+	case "BroadcastRoot1":
+		return shmem.Broadcast(w, dst, src, 1)
+	case "Alltoall":
+		return shmem.Alltoall(w, dst, src)
+	case "Split":
+		t, err := w.SplitStrided(0, 1, p.NPEs())
+		if err != nil {
+			return err
+		}
+		return t.Destroy()
+	case "BarrierAll":
+		return p.BarrierAll()
+	case "SyncAll":
+		return p.SyncAll()
+	case "Malloc":
+		_, err := shmem.Malloc[int64](p, 8)
+		return err
+	case "Free":
+		return shmem.Free(p, src)
+	case "Destroy":
+		return a.team.Destroy()
+	case "Finalize":
+		return nil // the caller's Finalize comes next
+	}
+	return fmt.Errorf("no collective %q", k)
 }
 
 // destroyVsSync makes PE 0 destroy a team that PE 1 synchronizes: two
@@ -221,6 +265,66 @@ func Scenarios() []Scenario {
 		{Name: "finalize-vs-malloc", NPEs: 3, Body: split(0, "Finalize", "Malloc"),
 			Want: but(0, "nil", "PEFailed"), Fin: all("nil"),
 			Say: func(r int) []string { return []string{"Malloc", "PE 0 called Finalize"} }},
+		{Name: "finalize-vs-reduce", NPEs: 4, Body: split(2, "Finalize", "Reduce"),
+			Want: but(2, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Reduce", "PE 2 called Finalize"} }},
+		{Name: "finalize-vs-broadcast", NPEs: 3, Body: split(0, "Finalize", "Broadcast"),
+			Want: but(0, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Broadcast", "PE 0 called Finalize"} }},
+		{Name: "finalize-vs-collect", NPEs: 3, Body: split(1, "Finalize", "Collect"),
+			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Collect", "PE 1 called Finalize"} }},
+		{Name: "finalize-vs-alltoall", NPEs: 4, Body: split(3, "Finalize", "Alltoall"),
+			Want: but(3, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Alltoall", "PE 3 called Finalize"} }},
+		{Name: "finalize-vs-split", NPEs: 3, Body: split(2, "Finalize", "Split"),
+			Want: but(2, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Split", "PE 2 called Finalize"} }},
+		{Name: "finalize-vs-syncall", NPEs: 3, Body: split(1, "Finalize", "SyncAll"),
+			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"SyncAll", "PE 1 called Finalize"} }},
+		{Name: "dies-in-reduce", NPEs: 4, Body: diesDuring(1, "Reduce"),
+			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Reduce", "PE 1"} }},
+		{Name: "dies-in-broadcast", NPEs: 3, Body: diesDuring(0, "Broadcast"),
+			Want: but(0, "-", "PEFailed"), Fin: but(0, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Broadcast", "PE 0"} }},
+		{Name: "dies-in-fcollect", NPEs: 3, Body: diesDuring(2, "FCollect"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"FCollect", "PE 2"} }},
+		{Name: "dies-in-collect", NPEs: 3, Body: diesDuring(2, "Collect"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Collect", "PE 2"} }},
+		{Name: "dies-in-alltoall", NPEs: 4, Body: diesDuring(3, "Alltoall"),
+			Want: but(3, "-", "PEFailed"), Fin: but(3, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Alltoall", "PE 3"} }},
+		{Name: "dies-in-split", NPEs: 3, Body: diesDuring(1, "Split"),
+			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Split", "PE 1"} }},
+		{Name: "dies-in-syncall", NPEs: 3, Body: diesDuring(2, "SyncAll"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"SyncAll", "PE 2"} }},
+		{Name: "dies-in-malloc", NPEs: 3, Body: diesDuring(1, "Malloc"),
+			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Malloc", "PE 1"} }},
+		{Name: "g-vs-death", NPEs: 3, Body: towardsDead("G"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"G", "PE 2"} }},
+		{Name: "atomicfetchadd-vs-death", NPEs: 3, Body: towardsDead("AtomicFetchAdd"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"AtomicFetchAdd", "PE 2"} }},
+		{Name: "p-quiet-vs-death", NPEs: 3, Body: towardsDead("P-Quiet"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"PE 2"} }}, // the P or the Quiet
+		{Name: "put-quiet-vs-death", NPEs: 3, Body: towardsDead("Quiet"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"PE 2"} }}, // the Put or the Quiet
+		{Name: "waituntil-vs-death", NPEs: 3, Body: towardsDead("WaitUntil"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"WaitUntil", "PE 2"} }},
+		{Name: "signalwaituntil-vs-death", NPEs: 3, Body: towardsDead("SignalWaitUntil"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"SignalWaitUntil", "PE 2"} }},
 		{Name: "fcollect-vs-reduce", NPEs: 4, Body: split(0, "FCollect", "Reduce"),
 			Want: all("InvalidArgument"), Fin: all("nil")},
 		{Name: "barrier-vs-reduce", NPEs: 4, Body: split(0, "BarrierAll", "Reduce"),
@@ -238,6 +342,18 @@ func Scenarios() []Scenario {
 		{Name: "alltoall-remainder", NPEs: 4, Body: alltoallRemainder,
 			Want: all("InvalidArgument"), Fin: all("nil"),
 			Say: func(int) []string { return []string{"Alltoall", "6 elements is not a multiple of the team's 4 PEs"} }},
+		{Name: "broadcast-root-mismatch", NPEs: 4, Body: split(2, "BroadcastRoot1", "Broadcast"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"Broadcast", "root: PEs 0-1, 3 passed 0, PE 2 passed 1"} }},
+		{Name: "alltoall-vs-broadcast", NPEs: 4, Body: split(0, "Alltoall", "Broadcast"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"Alltoall", "Broadcast"} }},
+		{Name: "collect-vs-fcollect", NPEs: 3, Body: split(2, "Collect", "FCollect"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"Collect", "FCollect"} }},
+		{Name: "split-vs-barrier", NPEs: 3, Body: split(1, "Split", "BarrierAll"),
+			Want: all("InvalidArgument"), Fin: all("nil"),
+			Say: func(int) []string { return []string{"Split", "Barrier"} }},
 		{Name: "lock-holder-leaves", NPEs: 3, Body: lockHolder(holderLeaves),
 			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
 			Say:    func(r int) []string { return []string{"SetLock", "PE 1"} },
@@ -257,6 +373,44 @@ func Scenarios() []Scenario {
 			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"BarrierAll", "PE 2"} }},
 		{Name: "global-exit", NPEs: 4, Body: globalExit, Want: all("Exit:5"), Fin: all("Exit:5")},
+		{Name: "global-exit-in-malloc", NPEs: 3, Body: exitDuring("Malloc"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-split", NPEs: 3, Body: exitDuring("Split"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-alltoall", NPEs: 4, Body: exitDuring("Alltoall"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-broadcast", NPEs: 3, Body: exitDuring("Broadcast"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-fcollect", NPEs: 3, Body: exitDuring("FCollect"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-reduce", NPEs: 4, Body: exitDuring("Reduce"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-destroy", NPEs: 3, Body: exitDuring("Destroy"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "global-exit-in-free", NPEs: 3, Body: exitDuring("Free"), Want: all("Exit:8"), Fin: all("Exit:8")},
+		// Every PE destroys the team and leaves at once: a peer that
+		// finished Destroy and finalized is no early Finalize.
+		{Name: "destroy-then-finalize", NPEs: 4, Body: split(-1, "", "Destroy"),
+			Want: all("nil"), Fin: all("nil")},
+		{Name: "finalize-vs-destroy", NPEs: 3, Body: split(0, "Finalize", "Destroy"),
+			Want: but(0, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Destroy", "PE 0 called Finalize"} }},
+		{Name: "dies-in-destroy", NPEs: 3, Body: diesDuring(1, "Destroy"),
+			Want: but(1, "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Destroy", "PE 1"} }},
+		{Name: "global-exit-vs-finalize", NPEs: 3, Body: globalExitVsFinalize, Want: all("Exit:7"), Fin: all("Exit:7")},
+		{Name: "finalize-vs-free", NPEs: 3, Body: split(1, "Finalize", "Free"),
+			Want: but(1, "nil", "PEFailed"), Fin: all("nil"),
+			Say: func(r int) []string { return []string{"Free", "PE 1 called Finalize"} }},
+		{Name: "dies-in-free", NPEs: 3, Body: diesDuring(2, "Free"),
+			Want: but(2, "-", "PEFailed"), Fin: but(2, "-", "PEFailed"),
+			Say: func(r int) []string { return []string{"Free", "PE 2"} }},
+		{Name: "global-exit-in-waits", NPEs: 4, Body: globalExitInWaits, Want: all("Exit:6"), Fin: all("Exit:6")},
+		{Name: "signal-wait-vs-finalize", NPEs: 3, Body: signalWaitVsFinalize,
+			Want: but(0, "PEFailed", "nil"), Fin: all("nil"),
+			Say: func(int) []string {
+				return []string{"SignalWaitUntil", "every other PE has called Finalize or failed (PEs 1-2)"}
+			}},
+		{Name: "wait-vs-finalize", NPEs: 3, Body: waitVsFinalize,
+			Want: but(0, "PEFailed", "nil"), Fin: all("nil"),
+			Say: func(int) []string {
+				return []string{"WaitUntil", "every other PE has called Finalize or failed (PEs 1-2)"}
+			}},
+		{Name: "dies-vs-finalize", NPEs: 3, Body: outThen(2, func(p *shmem.PE) error { return nil }),
+			Want: but(2, "-", "nil"), Fin: but(2, "-", "PEFailed")},
 		{Name: "deadlock", NPEs: 3, SimOnly: true, Body: WaitForever,
 			Want: all("Deadlock"), Fin: all("nil"),
 			Say: func(int) []string {
@@ -514,4 +668,237 @@ func WaitForever(p *shmem.PE) error {
 		return err
 	}
 	return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1) // nobody sets it
+}
+
+// outThen: PE victim dies once every other PE has told it, by a put, that
+// it is past the world's setup (so that no other PE fails there: a PE
+// leaving a barrier does not mean the others have, and a PE that dies
+// takes its last signals along); the others then run call.
+func outThen(victim int, call func(p *shmem.PE) error) func(p *shmem.PE) error {
+	return fateThen(victim, Die, call)
+}
+
+// fateThen is outThen where PE victim meets fate (Die, or exits) instead
+// of dying; fate's error is the victim's.
+func fateThen(victim int, fate func(p *shmem.PE), call func(p *shmem.PE) error) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		out, err := shmem.Calloc[int64](p, p.NPEs())
+		if err != nil {
+			return err
+		}
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		me := p.MyPE()
+		if me == victim {
+			status := make([]bool, p.NPEs())
+			status[victim] = true
+			if err := shmem.WaitUntilAll(p, out, status, shmem.CmpEQ, 1); err != nil {
+				return err
+			}
+			fate(p)
+			// Where GlobalExit returns (the simulator): fails with the exit.
+			return p.BarrierAll()
+		}
+		// No Quiet: the victim may die before the put's completion
+		// comes back, which would fail the Quiet instead of call.
+		if err := shmem.P(p, out.Slice(me, me+1), 1, victim); err != nil {
+			return err
+		}
+		return call(p)
+	}
+}
+
+// diesDuring: PE victim dies while the others make the blocking call of
+// kind (see collective) on TeamWorld.
+func diesDuring(victim int, kind string) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		a, err := collData(p, kind)
+		if err != nil {
+			return err
+		}
+		return fateThen(victim, Die, func(p *shmem.PE) error { return collective(p, kind, a) })(p)
+	}
+}
+
+// towardsDead: PE 2 dies once the others are past the setup (outThen);
+// they then make a call of op on PE 2, or wait on a word of their own
+// that only PE 2 would write, repeated until it fails: it must fail,
+// naming op and PE 2, once the death is known, and never hang. Quiet
+// follows a Put to PE 2.
+func towardsDead(op string) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		const dead = 2
+		word, err := shmem.Calloc[int64](p, 64)
+		if err != nil {
+			return err
+		}
+		sig, err := shmem.Calloc[uint64](p, 1)
+		if err != nil {
+			return err
+		}
+		data := make([]int64, 64)
+		return outThen(dead, func(p *shmem.PE) error {
+			for {
+				var err error
+				switch op {
+				case "G":
+					_, err = shmem.G(p, word, dead)
+				case "AtomicFetchAdd":
+					_, err = shmem.AtomicFetchAdd(p, word, 1, dead)
+				case "Quiet":
+					if err = shmem.Put(p, word, data, dead); err == nil {
+						err = p.Quiet()
+					}
+				case "P-Quiet":
+					// Over TCP a P is posted: its loss shows in Quiet.
+					if err = shmem.P(p, word, 1, dead); err == nil {
+						err = p.Quiet()
+					}
+					if err != nil && !strings.HasPrefix(err.Error(), "shmem: P (") && !strings.HasPrefix(err.Error(), "shmem: Quiet (") {
+						return fmt.Errorf("the error names neither P nor Quiet: %v", err)
+					}
+				case "WaitUntil":
+					return shmem.WaitUntil(p, word, shmem.CmpEQ, 1)
+				case "SignalWaitUntil":
+					_, err := shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1)
+					return err
+				default:
+					return fmt.Errorf("no call %q", op)
+				}
+				if err != nil {
+					return err
+				}
+			}
+		})(p)
+	}
+}
+
+// waitVsFinalize: PE 0 waits on a word nobody sets once it has told the
+// others, by a put, that it is past the setup; they then finalize, which
+// must end PE 0's wait (nobody can set the word any more).
+func waitVsFinalize(p *shmem.PE) error {
+	flag, err := shmem.Calloc[int64](p, 2)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() != 0 {
+		return shmem.WaitUntil(p, flag.Slice(1, 2), shmem.CmpEQ, 1)
+	}
+	for r := 1; r < p.NPEs(); r++ {
+		if err := shmem.P(p, flag.Slice(1, 2), 1, r); err != nil {
+			return err
+		}
+	}
+	if err := p.Quiet(); err != nil {
+		return err
+	}
+	return shmem.WaitUntil(p, flag.Slice(0, 1), shmem.CmpEQ, 1)
+}
+
+// globalExitInWaits: PE 1 takes a lock, and once PE 2 waits for it (its
+// ticket is taken) ends the world while PE 0 waits on a word nobody sets,
+// PE 2 for the lock and PE 3 in a Reduce nobody else calls; each must end
+// with the exit.
+func globalExitInWaits(p *shmem.PE) error {
+	l, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	flag, err := shmem.Calloc[int64](p, 4)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() == 1 {
+		if err := shmem.SetLock(p, l); err != nil {
+			return err
+		}
+	}
+	if err := p.SyncAll(); err != nil {
+		return err
+	}
+	switch p.MyPE() {
+	case 0:
+		return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+	case 2:
+		return shmem.SetLock(p, l)
+	case 3:
+		return shmem.Reduce(p.TeamWorld(), shmem.OpSum, flag.Slice(2, 4), flag.Slice(0, 2))
+	}
+	for {
+		// The lock word's high half counts the tickets handed out: two
+		// means PE 2 waits in SetLock.
+		v, err := shmem.AtomicFetch(p, l, 0)
+		if err != nil {
+			return err
+		}
+		if uint64(v)>>32 == 2 {
+			p.GlobalExit(6)
+		}
+	}
+}
+
+// globalExitVsFinalize: PE 1 ends the world once the others have told it,
+// by a put, that they are on their way into Finalize (which waits for PE
+// 1's); their Finalize must end with the exit.
+func globalExitVsFinalize(p *shmem.PE) error {
+	out, err := shmem.Calloc[int64](p, p.NPEs())
+	if err != nil {
+		return err
+	}
+	if err := p.BarrierAll(); err != nil {
+		return err
+	}
+	me := p.MyPE()
+	if me != 1 {
+		if err := shmem.P(p, out.Slice(me, me+1), 1, 1); err != nil {
+			return err
+		}
+		return p.Finalize()
+	}
+	status := make([]bool, p.NPEs())
+	status[me] = true
+	if err := shmem.WaitUntilAll(p, out, status, shmem.CmpEQ, 1); err != nil {
+		return err
+	}
+	p.GlobalExit(7)
+	return p.BarrierAll() // where GlobalExit returns (the simulator), fails with the exit
+}
+
+// exitDuring: PE 1 calls GlobalExit(8) while the others make the blocking
+// call of kind (see collective) on TeamWorld; each must end with the exit.
+func exitDuring(kind string) func(p *shmem.PE) error {
+	return func(p *shmem.PE) error {
+		a, err := collData(p, kind)
+		if err != nil {
+			return err
+		}
+		exit := func(p *shmem.PE) { p.GlobalExit(8) }
+		return fateThen(1, exit, func(p *shmem.PE) error { return collective(p, kind, a) })(p)
+	}
+}
+
+// signalWaitVsFinalize is waitVsFinalize with PE 0 in SignalWaitUntil.
+func signalWaitVsFinalize(p *shmem.PE) error {
+	sig, err := shmem.Calloc[uint64](p, 1)
+	if err != nil {
+		return err
+	}
+	flag, err := shmem.Calloc[int64](p, 1)
+	if err != nil {
+		return err
+	}
+	if p.MyPE() != 0 {
+		return shmem.WaitUntil(p, flag, shmem.CmpEQ, 1)
+	}
+	for r := 1; r < p.NPEs(); r++ {
+		if err := shmem.P(p, flag, 1, r); err != nil {
+			return err
+		}
+	}
+	if err := p.Quiet(); err != nil {
+		return err
+	}
+	_, err = shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1)
+	return err
 }
