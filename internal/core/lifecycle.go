@@ -279,7 +279,7 @@ func (p *PE) Finalize() error {
 		p.s.pePID = nil
 	}
 	if rel := p.s.cfg.Release; rel != nil {
-		err = errors.Join(err, rel())
+		err = errs.Join(err, rel())
 	}
 	return err
 }

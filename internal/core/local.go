@@ -3,7 +3,6 @@ package core
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"errors"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -238,7 +237,7 @@ func (w *LocalWorld) Close() error {
 		w.system = nil
 	}
 	for _, r := range w.regions {
-		err = errors.Join(err, r.Close())
+		err = errs.Join(err, r.Close())
 	}
 	w.regions = nil
 	return err

@@ -1,8 +1,6 @@
 package rdma
 
 import (
-	"errors"
-
 	"github.com/goshmem/shmem/internal/errs"
 	"github.com/goshmem/shmem/transport"
 )
@@ -124,12 +122,7 @@ func (e *engine) Quiet() error {
 	return errList
 }
 
-func join(a, b error) error {
-	if a == nil {
-		return b
-	}
-	return errors.Join(a, b)
-}
+func join(a, b error) error { return errs.Join(a, b) }
 
 // Close closes the node (see Node.Close), or on a stream's engine the
 // stream (see stream.Close).

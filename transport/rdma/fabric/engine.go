@@ -104,10 +104,10 @@ func (e *engine) Quiet() error {
 		err = e.waitCounter(1, "Quiet")
 	}
 	if (err == nil || errors.Is(err, errs.ErrPEFailed)) && e.nbiPending.Load() > 0 {
-		err = errors.Join(err, e.waitNBI())
+		err = errs.Join(err, e.waitNBI())
 	}
 	if ae := e.asyncErr.Swap(nil); ae != nil {
-		err = errors.Join(*ae, err)
+		err = errs.Join(*ae, err)
 	}
 	return err
 }
