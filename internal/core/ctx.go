@@ -207,22 +207,18 @@ func (p *PE) shareableCtxs(t *coll.Team) []*PE {
 
 // QuietTeamCtxs completes the operations of team t's shareable contexts,
 // so that a Destroy of t delivers them before its closing sync.
-func (p *PE) QuietTeamCtxs(t *coll.Team) error {
-	var err error
-	for _, c := range p.shareableCtxs(t) {
-		if e := c.Quiet(); e != nil && err == nil {
-			err = e
-		}
-	}
-	return err
-}
+func (p *PE) QuietTeamCtxs(t *coll.Team) error { return p.eachShareable(t, (*PE).Quiet) }
 
 // DestroyTeamCtxs destroys team t's shareable contexts, as
 // shmem_team_destroy does; the program destroys its private ones itself.
-func (p *PE) DestroyTeamCtxs(t *coll.Team) error {
+func (p *PE) DestroyTeamCtxs(t *coll.Team) error { return p.eachShareable(t, (*PE).Destroy) }
+
+// eachShareable calls f on each of team t's shareable contexts, all of
+// them whatever fails, and returns the first error.
+func (p *PE) eachShareable(t *coll.Team, f func(*PE) error) error {
 	var err error
 	for _, c := range p.shareableCtxs(t) {
-		if e := c.Destroy(); e != nil && err == nil {
+		if e := f(c); e != nil && err == nil {
 			err = e
 		}
 	}

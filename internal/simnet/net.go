@@ -116,10 +116,9 @@ type Net struct {
 	// stall, while every PE waits, reports a deadlock unless the control
 	// plane rings a bell first.
 	stall *time.Timer
-	// lag, made for the grace lagPeriod, says whether the process fell
-	// behind while the world stood still (armDeadlock).
-	lag       *lag.Lag
-	lagPeriod time.Duration
+	// lag says whether the process fell behind while the world stood
+	// still (armDeadlock); made at the first arming, for the grace.
+	lag *lag.Lag
 	// meanDelay is the mean number of scheduling steps a write stays in
 	// flight in Lazy mode; the seed picks it, so different seeds explore
 	// both "everything lands at once" and "nothing lands until forced".

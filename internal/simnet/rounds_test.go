@@ -140,13 +140,13 @@ func TestBehindProcessIsNoDeadlock(t *testing.T) {
 	epoch := n.steps
 	slow.Counts[1]++ // a goroutine waited that long to run
 	n.mu.Unlock()
-	n.declareDeadlock(epoch, time.Hour)
+	n.declareDeadlock(epoch)
 	select {
 	case <-declared:
 		t.Fatal("a deadlock was declared while the process was behind")
 	default:
 	}
-	n.declareDeadlock(epoch, time.Hour) // nothing waited since
+	n.declareDeadlock(epoch) // nothing waited since
 	select {
 	case <-declared:
 	default:

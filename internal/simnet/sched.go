@@ -360,8 +360,8 @@ func (n *Net) schedule() {
 				// control plane (GlobalExit, failure notices) may ring a
 				// bell from its own goroutines: declare a deadlock only
 				// if nothing moves for the grace (Config.Grace).
-				if g := n.grace(); g >= 0 {
-					n.armDeadlock(n.steps, g)
+				if n.grace() >= 0 {
+					n.armDeadlock(n.steps)
 				}
 				return
 			}
@@ -418,28 +418,28 @@ func (n *Net) grace() time.Duration {
 // not from when the rest of the world blocked.
 func (n *Net) Stirs() uint64 { return n.stirs.Load() }
 
-// armDeadlock declares a deadlock after grace g unless the world moves
+// armDeadlock declares a deadlock after the grace unless the world moves
 // since scheduling step epoch. Called with n.mu held.
-func (n *Net) armDeadlock(epoch uint64, g time.Duration) {
-	if n.lag == nil || n.lagPeriod != g {
-		n.lag, n.lagPeriod = lag.New(g), g
+func (n *Net) armDeadlock(epoch uint64) {
+	if n.lag == nil {
+		n.lag = lag.New(n.grace())
 	}
 	n.lag.Behind(time.Now()) // takes stock: the look at the end compares with now
-	n.stall = time.AfterFunc(g, func() { n.declareDeadlock(epoch, g) })
+	n.stall = time.AfterFunc(n.grace(), func() { n.declareDeadlock(epoch) })
 }
 
 // declareDeadlock picks the lowest waiting PE to report a deadlock, unless
 // the world moved since scheduling step epoch, or the process fell behind
-// during the grace g (lag.Lag: a goroutine running its own code, which
-// may still call, waited long to run), when the grace starts again.
-func (n *Net) declareDeadlock(epoch uint64, g time.Duration) {
+// during the grace (lag.Lag: a goroutine running its own code, which may
+// still call, waited long to run), when the grace starts again.
+func (n *Net) declareDeadlock(epoch uint64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.steps != epoch || n.holder != nil || len(n.ready) > 0 || n.outside > 0 {
 		return
 	}
 	if n.lag.Behind(time.Now()) {
-		n.armDeadlock(epoch, g)
+		n.armDeadlock(epoch)
 		return
 	}
 	if n.inflight.writes > 0 {
