@@ -304,8 +304,17 @@ func TestUnauthenticatedBounded(t *testing.T) {
 	if held := l.acc.Pending(); held > bound {
 		t.Errorf("%d handshakes held, bound %d", held, bound)
 	}
-	if g := runtime.NumGoroutine() - baseline; g > bound+16 {
-		t.Errorf("%d more goroutines with %d bogus connections", g, len(conns))
+	// An evicted connection's goroutine ends once its socket is closed,
+	// which this side sees before that goroutine has returned (CI saw 276
+	// at the last read, against 272): the count must come down to the
+	// bound, not be there at once. Polled, as goleak polls.
+	deadline := time.Now().Add(hangGuard)
+	for g := runtime.NumGoroutine() - baseline; g > bound+16; g = runtime.NumGoroutine() - baseline {
+		if time.Now().After(deadline) {
+			t.Errorf("%d more goroutines with %d bogus connections", g, len(conns))
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 	for _, c := range conns {
 		c.Close()
