@@ -4,7 +4,7 @@
 #
 #   examples/allgather/run.sh [-pes N] [-type int32_t|float16_t|bfloat16_t]
 #       [-ipport tcp://ip:port] [-gnpus G] [-fpe F] [-fnpu X] [-tool msprof]
-#       [-iters K]
+#       [-iters K] [-workdir DIR]
 #
 # Every process gets only SHMEM_UID_SESSION_ID (the -ipport address) and
 # its rank (SHMEM_RANK=fpe+i, SHMEM_NPES=pes), as CANN SHMEM's processes
@@ -15,6 +15,9 @@
 # -tool are accepted for CANN SHMEM's command lines and have no effect
 # (no NPUs, no msprof: each process times itself). -iters is goshmem's:
 # allgathers per size, the first 10 untimed (default 50, CANN's PERF_TIME).
+# -workdir is goshmem's too: where build/, golden/ and result.csv go
+# (default this script's directory, as CANN SHMEM's script writes them), so
+# two runs of one checkout at once can each have their own.
 set -u
 CURRENT_DIR=$(pwd)
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" &>/dev/null && pwd)
@@ -26,6 +29,7 @@ GNPU_NUM=""
 FIRST_PE=0
 TEST_TYPE="int32_t"
 ITERS=50
+WORK_DIR="$SCRIPT_DIR"
 
 need() { [ -n "${2:-}" ] || { echo "Error: $1 requires a value." >&2; exit 1; }; }
 while [[ $# -gt 0 ]]; do
@@ -38,6 +42,7 @@ while [[ $# -gt 0 ]]; do
         -type)   need "$1" "${2:-}"; TEST_TYPE="$2"; shift 2 ;;
         -tool)   need "$1" "${2:-}"; shift 2 ;;
         -iters)  need "$1" "${2:-}"; ITERS="$2"; shift 2 ;;
+        -workdir) need "$1" "${2:-}"; WORK_DIR="$2"; shift 2 ;;
         *) echo "Error: Unknown option $1." >&2; exit 1 ;;
     esac
 done
@@ -51,9 +56,9 @@ if [[ "$SESSION" == "$IPPORT" ]]; then
     exit 1
 fi
 
-cd "$SCRIPT_DIR" || exit 1
+mkdir -p "$WORK_DIR" && cd "$WORK_DIR" || exit 1
 mkdir -p build
-BIN="$SCRIPT_DIR/build/allgather"
+BIN="$(pwd)/build/allgather"
 (cd "$PROJECT_ROOT" && go build -o "$BIN" ./examples/allgather) || exit 1
 
 # Golden generate

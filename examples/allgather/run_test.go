@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,10 +32,13 @@ func freeAddr(t *testing.T) string {
 }
 
 // runScript runs run.sh as CANN SHMEM's users do, with env added to a
-// copy of this environment cleared of every launch and TLS variable.
-func runScript(t *testing.T, env []string, args ...string) (string, error) {
+// copy of this environment cleared of every launch and TLS variable. Its
+// outputs go to a directory of the test's (-workdir), returned, so that
+// two runs of one checkout at once do not share golden/ and result.csv.
+func runScript(t *testing.T, env []string, args ...string) (string, string, error) {
 	t.Helper()
-	cmd := exec.Command("./run.sh", args...)
+	dir := t.TempDir()
+	cmd := exec.Command("./run.sh", append(args, "-workdir", dir)...)
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "SHMEM_") || strings.HasPrefix(k, "SMEM_") || k == "RANK" || k == "WORLD_SIZE" || strings.HasPrefix(k, "MASTER_") {
@@ -49,13 +53,14 @@ func runScript(t *testing.T, env []string, args ...string) (string, error) {
 		cmd.Env = append(cmd.Env, "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -race"))
 	}
 	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return string(out), dir, err
 }
 
-// checkCSV asserts that PE 0 wrote one row per size for n PEs.
-func checkCSV(t *testing.T, n int) {
+// checkCSV asserts that PE 0 wrote one row per size for n PEs into
+// dir/result.csv.
+func checkCSV(t *testing.T, dir string, n int) {
 	t.Helper()
-	f, err := os.Open("result.csv")
+	f, err := os.Open(filepath.Join(dir, "result.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +90,7 @@ func TestRunScriptTypesAndSizes(t *testing.T) {
 	}
 	for _, n := range []int{2, 4, 8} {
 		for _, typ := range []string{"int32_t", "float16_t", "bfloat16_t"} {
-			out, err := runScript(t, []string{"SHMEM_JOB_SECRET=allgather-test"},
+			out, dir, err := runScript(t, []string{"SHMEM_JOB_SECRET=allgather-test"},
 				"-pes", strconv.Itoa(n), "-type", typ, "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
 			if err != nil {
 				t.Fatalf("%s, %d PEs: %v\n%s", typ, n, err, out)
@@ -94,24 +99,24 @@ func TestRunScriptTypesAndSizes(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Fatalf("%s, %d PEs: output lacks %q:\n%s", typ, n, want, out)
 			}
-			checkCSV(t, n)
+			checkCSV(t, dir, n)
 		}
 	}
 }
 
 // TLS off only by the user's word, CANN SHMEM's switch.
 func TestRunScriptTLSOffBySwitch(t *testing.T) {
-	out, err := runScript(t, []string{"SMEM_CONF_STORE_TLS_ENABLE=0"}, "-pes", "2", "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
+	out, dir, err := runScript(t, []string{"SMEM_CONF_STORE_TLS_ENABLE=0"}, "-pes", "2", "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
 	if err != nil || !strings.Contains(out, "TLS is off") || !strings.Contains(out, "all results match") {
 		t.Fatalf("TLS off: %v\n%s", err, out)
 	}
-	checkCSV(t, 2)
+	checkCSV(t, dir, 2)
 }
 
 // With neither a secret nor the switch every process refuses to start and
 // says what to set.
 func TestRunScriptNeedsSecretOrSwitch(t *testing.T) {
-	out, err := runScript(t, nil, "-pes", "2", "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
+	out, _, err := runScript(t, nil, "-pes", "2", "-iters", "11", "-ipport", "tcp://"+freeAddr(t))
 	if err == nil {
 		t.Fatalf("run.sh succeeded without a secret or TLS switch:\n%s", out)
 	}
