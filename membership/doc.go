@@ -9,7 +9,11 @@
 // the direct sealing messages are encrypted with a key derived from the job
 // secret, so a process without the secret cannot join. Processes of another
 // job or version, and any process beyond the npes-th, are refused by the
-// alive and merge delegates and never enter the table.
+// alive and merge delegates and never enter the table. Within the job
+// every holder of the secret is trusted alike: a direct message's From is
+// the sender's own claim (memberlist's user messages do not say who sent
+// them), so a process with the secret could speak for another member; a
+// process without it cannot be heard at all.
 //
 // Discovery: each process joins a seed, and joins again every JoinInterval
 // while its view holds fewer than npes processes, since a single join can
