@@ -71,6 +71,9 @@ type Config struct {
 
 	// grace replaces verdictGrace (tests).
 	grace time.Duration
+	// clock replaces time.Now for the clock rank 0 reports to a Probe
+	// (tests: a host whose clock is off).
+	clock func() time.Time
 }
 
 // bootstrapTimeout is the sentinel pair every timeout of the exchange wraps.

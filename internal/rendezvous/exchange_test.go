@@ -391,3 +391,27 @@ func TestProbe(t *testing.T) {
 	checkTable(t, 1, <-start(context.Background(), good, record(1)), 2)
 	checkTable(t, 0, <-server, 2)
 }
+
+// TestProbeReadsSkew: a rank 0 whose clock is off by seconds, either way,
+// is reported so (Skew is rank 0's clock minus the prober's, good to the
+// round trip), which is what shmem-config --diagnose shows.
+func TestProbeReadsSkew(t *testing.T) {
+	for _, off := range []time.Duration{3 * time.Second, -2500 * time.Millisecond} {
+		ln := listen(t)
+		cfg := Config{Addr: ln.Addr().String(), NPEs: 2, Secret: secret, Timeout: 20 * time.Second}
+		srv := cfg
+		srv.Listener, srv.clock = ln, func() time.Time { return time.Now().Add(off) }
+		server := start(context.Background(), srv, record(0))
+		res, err := Probe(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := res.Skew - off; d > res.RTT || -d > res.RTT {
+			t.Errorf("rank 0's clock %v off: skew %v (round trip %v)", off, res.Skew, res.RTT)
+		}
+		peer := cfg
+		peer.Rank = 1
+		checkTable(t, 1, <-start(context.Background(), peer, record(1)), 2)
+		checkTable(t, 0, <-server, 2)
+	}
+}

@@ -351,8 +351,12 @@ func (s *server) await(c net.Conn, a arrival) {
 // probeReply answers a Probe: how far the exchange is, and this host's
 // clock, from which the prober estimates the skew between the hosts.
 func (s *server) probeReply() frame {
+	now := time.Now
+	if s.cfg.clock != nil {
+		now = s.cfg.clock
+	}
 	return frame{kind: kindProbeReply, rank: uint32(s.arrived.Load()), npes: uint32(s.cfg.NPEs),
-		record: binary.BigEndian.AppendUint64(nil, uint64(time.Now().UnixNano()))}
+		record: binary.BigEndian.AppendUint64(nil, uint64(now().UnixNano()))}
 }
 
 func (s *server) write(c net.Conn, b []byte) {
