@@ -228,7 +228,10 @@ func Scenarios() []Scenario {
 			Want: all("Exit:8"), Fin: all("Exit:8")},
 		{Name: "team-fcollect-vs-team-reduce", NPEs: 4, Body: teamSplit(1, 2, "FCollect", "Reduce"),
 			Want: members(1, "InvalidArgument", "InvalidArgument", "nil"), Fin: all("nil"),
-			Say: teamSays(1, []string{"team world/1.0", "PEs 1, 3 passed Reduce, PE 2 passed FCollect"}, nil)},
+			// The argument check says "PEs 1, 3 passed Reduce, PE 2 passed
+			// FCollect", the order check, when it sees the mismatch first,
+			// "PEs 1, 3 called Reduce, PE 2 FCollect".
+			Say: teamSays(1, []string{"team world/1.0", "PEs 1, 3 ", "Reduce, PE 2 ", "FCollect"}, nil)},
 		{Name: "rma-toward-finalizing-pe", NPEs: 4, Body: rmaTowardFinalizing, Want: all("nil"), Fin: all("nil")},
 		{Name: "finalize-vs-fcollect", NPEs: 4, Body: split(3, "Finalize", "FCollect"),
 			Want: but(3, "nil", "PEFailed"), Fin: all("nil"),
