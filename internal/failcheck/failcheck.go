@@ -106,10 +106,12 @@ func split(odd int, oddKind, kind string) func(p *shmem.PE) error {
 }
 
 // collArgs are the data of collective: a source and a destination of
-// two elements a PE in each block of 2·NPEs, and for Destroy a team.
+// two elements a PE in each block of 2·NPEs, for Destroy a team, and the
+// team the call is made on (nil: TeamWorld).
 type collArgs struct {
 	src, dst shmem.Sym[int64]
 	team     *shmem.Team
+	on       *shmem.Team
 }
 
 // collData makes collective's data for kinds, before the call.
@@ -126,11 +128,14 @@ func collData(p *shmem.PE, kinds ...string) (a collArgs, err error) {
 	return a, err
 }
 
-// collective makes the blocking call of kind k on TeamWorld (Destroy: of
-// the team), with the data from collData; "Finalize" makes none (the caller's Finalize comes
-// next).
+// collective makes the blocking call of kind k on a.on or TeamWorld
+// (Destroy: of a.team), with the data from collData; "Finalize" makes
+// none (the caller's Finalize comes next).
 func collective(p *shmem.PE, k string, a collArgs) error {
-	w, src, dst := p.TeamWorld(), a.src, a.dst
+	w, src, dst := a.on, a.src, a.dst
+	if w == nil {
+		w = p.TeamWorld()
+	}
 	switch k {
 	case "FCollect":
 		return shmem.FCollect(w, dst, src.Slice(0, 2))
@@ -143,7 +148,12 @@ func collective(p *shmem.PE, k string, a collArgs) error {
 	case "BroadcastRoot1":
 		return shmem.Broadcast(w, dst, src, 1)
 	case "Alltoall":
-		return shmem.Alltoall(w, dst, src)
+		n := 2 * w.NPEs()
+		return shmem.Alltoall(w, dst.Slice(0, n), src.Slice(0, n))
+	case "Barrier":
+		return w.Barrier()
+	case "Sync":
+		return w.Sync()
 	case "Split":
 		t, err := w.SplitStrided(0, 1, p.NPEs())
 		if err != nil {
@@ -180,66 +190,6 @@ func destroyVsSync(p *shmem.PE) error {
 	return team.Sync()
 }
 
-// teamBarrier: PEs 0-2 of 4 split off a team (PE 3 is not in it); PE 1
-// then leaves it by fate while PEs 0 and 2 wait in the team's Barrier,
-// which only the team's own words tell them (PE 1 never reached the
-// team's first operation, and Finalize numbers TeamWorld alone).
-func teamBarrier(fate func(p *shmem.PE)) func(p *shmem.PE) error {
-	return func(p *shmem.PE) error {
-		team, err := p.TeamWorld().SplitStrided(0, 1, 3)
-		if err != nil {
-			return err
-		}
-		left, err := shmem.Calloc[int64](p, p.NPEs())
-		if err != nil {
-			return err
-		}
-		// Every PE is past the split before PE 1 leaves: the split's
-		// own failure is not the point here.
-		if err := p.BarrierAll(); err != nil {
-			return err
-		}
-		// Nor is BarrierAll's: PE 1 leaving BarrierAll does not mean the
-		// others have (its last signal may still be on its way, and a
-		// PE that dies then takes it along), so PE 1 meets its fate only
-		// once every other PE has said, by a put to it, that it is out.
-		me, leaver := p.MyPE(), 1
-		if me == leaver {
-			status := make([]bool, p.NPEs())
-			status[leaver] = true
-			if err := shmem.WaitUntilAll(p, left, status, shmem.CmpEQ, 1); err != nil {
-				return err
-			}
-			fate(p)
-			return nil
-		}
-		if err := shmem.P(p, left.Slice(me, me+1), 1, leaver); err != nil {
-			return err
-		}
-		if me == 3 {
-			return nil
-		}
-		return team.Barrier()
-	}
-}
-
-// leaves is the fate of a PE that returns to Finalize.
-func leaves(*shmem.PE) {}
-
-// waiters is the Want of teamBarrier: the class of PEs 0 and 2, of PE 1
-// and of PE 3.
-func waiters(waiting, leaving, outside Class) func(int) Class {
-	return func(r int) Class {
-		switch r {
-		case 1:
-			return leaving
-		case 3:
-			return outside
-		}
-		return waiting
-	}
-}
-
 // Died is the exit status of a PE that a scenario kills.
 const Died = 9
 
@@ -251,14 +201,38 @@ func Scenarios() []Scenario {
 			Say: func(r int) []string {
 				return []string{"BarrierAll", "PE 1 called Finalize while this PE waits in BarrierAll"}
 			}},
-		{Name: "finalize-vs-team-barrier", NPEs: 4, Body: teamBarrier(leaves),
-			Want: waiters("PEFailed", "nil", "nil"), Fin: all("nil"),
+		{Name: "finalize-vs-team-barrier", NPEs: 4, Body: teamRow(0, "Barrier", leaves, "returns"),
+			Want: members(0, "PEFailed", "nil", "nil"), Fin: all("nil"),
 			Say: func(r int) []string {
 				return []string{"Barrier", "PE 1 called Finalize while this PE waits in Barrier"}
 			}},
-		{Name: "team-barrier-member-dies", NPEs: 4, Body: teamBarrier(Die),
-			Want: waiters("PEFailed", "-", "nil"), Fin: but(1, "-", "PEFailed"),
+		{Name: "team-barrier-member-dies", NPEs: 4, Body: teamRow(0, "Barrier", diesNow, "returns"),
+			Want: members(0, "PEFailed", "-", "nil"), Fin: but(1, "-", "PEFailed"),
 			Say: func(r int) []string { return []string{"Barrier", "PE 1"} }},
+		// Sub-teams: PEs 0-2 or 1-3 of 4 (teamRow, teamSplit); the PE
+		// outside the team gets what its own call, or its Finalize, says.
+		{Name: "dies-in-team-reduce", NPEs: 4, Body: teamRow(0, "Reduce", diesNow, "BarrierAll"),
+			Want: members(0, "PEFailed", "-", "PEFailed"), Fin: but(1, "-", "PEFailed"),
+			Say: teamSays(0, []string{"Reduce", "PE 1"}, []string{"BarrierAll", "PE 1"})},
+		{Name: "team-sync-member-dies", NPEs: 4, Body: teamRow(1, "Sync", diesNow, "returns"),
+			Want: members(1, "PEFailed", "-", "nil"), Fin: but(2, "-", "PEFailed"),
+			Say: teamSays(1, []string{"Sync", "PE 2"}, nil)},
+		{Name: "finalize-vs-team-broadcast", NPEs: 4, Body: teamRow(1, "BroadcastRoot1", leaves, "BarrierAll"),
+			Want: members(1, "PEFailed", "nil", "PEFailed"), Fin: all("nil"),
+			Say: teamSays(1, []string{"Broadcast", "PE 2 called Finalize while this PE waits in Broadcast", "team world/1.0"},
+				[]string{"BarrierAll", "called Finalize while this PE waits in BarrierAll"})},
+		{Name: "finalize-vs-team-collect", NPEs: 4, Body: teamRow(0, "Collect", leaves, "returns"),
+			Want: members(0, "PEFailed", "nil", "nil"), Fin: all("nil"),
+			Say: teamSays(0, []string{"Collect", "PE 1 called Finalize while this PE waits in Collect"}, nil)},
+		{Name: "global-exit-in-team-alltoall", NPEs: 4, Body: teamRow(0, "Alltoall", exits, "WaitUntil"),
+			Want: all("Exit:8"), Fin: all("Exit:8")},
+		{Name: "team-fcollect-vs-team-reduce", NPEs: 4, Body: teamSplit(1, 2, "FCollect", "Reduce"),
+			Want: members(1, "InvalidArgument", "InvalidArgument", "nil"), Fin: all("nil"),
+			// The argument check says "PEs 1, 3 passed Reduce, PE 2 passed
+			// FCollect", the order check, when it sees the mismatch first,
+			// "PEs 1, 3 called Reduce, PE 2 FCollect".
+			Say: teamSays(1, []string{"team world/1.0", "PEs 1, 3 ", "Reduce, PE 2 ", "FCollect"}, nil)},
+		{Name: "rma-toward-finalizing-pe", NPEs: 4, Body: rmaTowardFinalizing, Want: all("nil"), Fin: all("nil")},
 		{Name: "finalize-vs-fcollect", NPEs: 4, Body: split(3, "Finalize", "FCollect"),
 			Want: but(3, "nil", "PEFailed"), Fin: all("nil"),
 			Say: func(r int) []string { return []string{"FCollect", "PE 3 called Finalize"} }},
