@@ -194,7 +194,7 @@ void shmem_sync_all(void) {
 }
 
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr) {
-  gs_test_missed();
+  gs_test_missed("shmem_signal_fetch");
   return __atomic_load_n(sig_addr, __ATOMIC_SEQ_CST);
 }
 

@@ -118,6 +118,7 @@ func goshmem_init(op *C.char) C.int {
 	if msg := C.gs_statics_map(C.size_t(staticsOff(n))); msg != nil {
 		return fail(op, fmt.Errorf("%w: %s", shmem.ErrInvalidArgument, C.GoString(msg)))
 	}
+	s.unmap = startUnmapper(p)
 	return 0
 }
 
@@ -162,6 +163,9 @@ func goshmem_finalize(op *C.char) {
 		return
 	}
 	cur.Store(nil)
+	if s.unmap != nil {
+		s.unmap.end()
+	}
 	C.gs_setup(nil, 0, nil, 0, 0)
 	C.gs_statics_fini(C.int(s.p.NPEs()))
 	if err := s.p.Finalize(); err != nil {
