@@ -214,6 +214,9 @@ int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src,
 void gs_setup(char *base, size_t size, char **peers, int me, int npes);
 void gs_die(const char *msg, int status);
 void gs_peer_failed(int pe);
+/* gs_finalize_at_exit makes the PE finalize when the program exits
+ * without shmem_finalize (api.c); every init path calls it. */
+void gs_finalize_at_exit(void);
 char *gs_statics_prepare(size_t *size);
 uint64_t gs_statics_layout(void);
 void gs_statics_local(void *info);
