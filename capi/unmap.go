@@ -23,7 +23,8 @@ const unmapEvery = 10 * time.Millisecond
 // spinning on shmem_long_g or shmem_long_atomic_fetch of a flag the dead
 // PE was to set read the mapping forever. The look is on its own
 // goroutine, not on the RMA path: a put or get to a mapped peer stays a
-// memcpy with no check. stop ends it; done is closed once it has.
+// memcpy with no check. A PE that maps no peer (TCP forced, one PE a
+// host) has no unmapper. stop ends it; done is closed once it has.
 type unmapper struct {
 	stop, done chan struct{}
 }

@@ -298,15 +298,16 @@ func TestACLUniqueIDUnterminated(t *testing.T) {
 }
 
 // TestKilledPEEndsSpin kills one PE of a C program while the others spin
-// on calls that return at once (shmem_long_g and shmem_long_atomic_fetch
-// of a flag on it, shmem_long_test of their own flag), which on shared
+// on calls that return at once (shmem_long_g of a flag on it, in the heap
+// or a static, shmem_long_atomic_fetch of it, shmem_long_test of their
+// own flag), which on shared
 // memory are loads from mapped memory that outlives the PE: each loop must
 // end with goshmem's message naming the call and the failed PE.
 func TestKilledPEEndsSpin(t *testing.T) {
 	setup(t)
 	prog := compile(t, "spin")
 	for _, c := range []struct{ mode, call string }{
-		{"g", "shmem_long_g"}, {"fetch", "shmem_long_atomic_fetch"}, {"test", "shmem_long_test"},
+		{"g", "shmem_long_g"}, {"static", "shmem_long_g"}, {"fetch", "shmem_long_atomic_fetch"}, {"test", "shmem_long_test"},
 	} {
 		// "Get (PE 0 -> PE 2): ...: PE failed", "PE 2 failed while ...".
 		named := regexp.MustCompile(`goshmem: ` + c.call + `: .*(-> PE 2\)|PE 2 failed)`)

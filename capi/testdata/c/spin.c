@@ -1,6 +1,7 @@
 /* spin.c: the last PE dies while every other PE spins in a loop of its
  * own on calls that each return at once: shmem_long_g of a flag on the
- * dead PE ("g"), shmem_long_atomic_fetch of it ("fetch"), or
+ * dead PE ("g", or "static" for a static flag), shmem_long_atomic_fetch of
+ * it ("fetch"), or
  * shmem_long_test of a local flag only the dead PE would set ("test").
  * On shared memory each such call is a load from the dead PE's mapped
  * memory, or of the PE's own: the loop must still end with goshmem's
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <shmem.h>
+
+static long sflag;
 
 int main(int argc, char **argv) {
   shmem_init();
@@ -26,6 +29,9 @@ int main(int argc, char **argv) {
   }
   if (strcmp(mode, "fetch") == 0)
     while (shmem_long_atomic_fetch(flag, n - 1) == 0) {
+    }
+  else if (strcmp(mode, "static") == 0)
+    while (shmem_long_g(&sflag, n - 1) == 0) {
     }
   else if (strcmp(mode, "test") == 0)
     while (!shmem_long_test(flag, SHMEM_CMP_NE, 0)) {
