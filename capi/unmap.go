@@ -11,10 +11,12 @@ import (
 	"github.com/goshmem/shmem"
 )
 
-// unmapEvery is how often a PE looks for peers recorded failed (unmapper):
-// the failure detectors take milliseconds themselves, and a look costs
-// one atomic load a PE.
-const unmapEvery = 10 * time.Millisecond
+// unmapEvery is how often a PE looks for peers recorded failed (unmapper).
+// A look costs one atomic load a PE, but the wake-up costs an idle PE
+// CPU (tens of µs a wake on a VM; idle PEs were made to sleep 10-160 ms,
+// see bench/idle), so a loop on a dead peer's mapping ends within 50 ms of
+// the failure being recorded, not at once.
+const unmapEvery = 50 * time.Millisecond
 
 // unmapper takes the PEs goshmem records failed out of the C side's
 // tables of mapped peers (gs_peer_failed), so that an access to one takes
