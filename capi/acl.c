@@ -35,7 +35,9 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t flag, aclshmemx_init_attr_t *attr)
   } else if (flag != ACLSHMEMX_INIT_WITH_DEFAULT) {
     return ACLSHMEM_INVALID_PARAM; /* no MPI bootstrap: use the unique ID or a launcher */
   }
-  return goshmem_init("aclshmemx_init_attr") == 0 ? ACLSHMEM_SUCCESS : ACLSHMEM_INNER_ERROR;
+  if (goshmem_init("aclshmemx_init_attr") != 0) return ACLSHMEM_INNER_ERROR;
+  gs_finalize_at_exit();
+  return ACLSHMEM_SUCCESS;
 }
 
 int aclshmemx_set_conf_store_tls(bool enable, const char *tls_info, const uint32_t tls_info_len) {

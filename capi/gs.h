@@ -202,7 +202,7 @@ size_t gs_wait(const char *op, int tc, size_t esize, void *ivars, size_t n, cons
 size_t gs_wait_mapped(const char *op, int tc, size_t esize, void *ivars, size_t n, const int *status, size_t *indices,
                       int cmp, const void *values, int vector, int mode, int block);
 uint64_t gs_signal_wait(const char *op, uint64_t *sig, int cmp, uint64_t v);
-void gs_test_missed(void);
+void gs_test_missed(const char *op);
 int gs_reduce(const char *op, shmem_team_t team, int tc, int rop, void *dest, const void *src, size_t n);
 typedef void (*gs_combine)(void *acc, const void *x, size_t n);
 int gs_reduce_c(const char *op, shmem_team_t team, void *dest, const void *src, size_t n, size_t esize, gs_combine f);
@@ -213,6 +213,10 @@ int gs_alltoalls(const char *op, shmem_team_t team, void *dest, const void *src,
 /* Called by the Go side at init and finalize. */
 void gs_setup(char *base, size_t size, char **peers, int me, int npes);
 void gs_die(const char *msg, int status);
+void gs_peer_failed(int pe);
+/* gs_finalize_at_exit makes the PE finalize when the program exits
+ * without shmem_finalize (api.c); every init path calls it. */
+void gs_finalize_at_exit(void);
 char *gs_statics_prepare(size_t *size);
 uint64_t gs_statics_layout(void);
 void gs_statics_local(void *info);

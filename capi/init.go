@@ -90,9 +90,11 @@ func goshmem_init(op *C.char) C.int {
 	n := p.NPEs()
 	// C keeps the peer table: one address per PE, NULL where not mapped.
 	peers := (*[1 << 30]*C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))[:n:n]
+	mapped := false // some peer is: the unmapper has work
 	for pe := 0; pe < n; pe++ {
 		if v, ok := shmem.Ptr(p, heap, pe); ok && len(v) == len(local) {
 			peers[pe] = (*C.char)(unsafe.Pointer(unsafe.SliceData(v)))
+			mapped = mapped || pe != p.MyPE()
 		}
 	}
 	s := &state{p: p, heap: heap, base: unsafe.Pointer(unsafe.SliceData(local)), size: uint64(user), sys: 0}
@@ -117,6 +119,9 @@ func goshmem_init(op *C.char) C.int {
 	// which exists since it published, so no second barrier.
 	if msg := C.gs_statics_map(C.size_t(staticsOff(n))); msg != nil {
 		return fail(op, fmt.Errorf("%w: %s", shmem.ErrInvalidArgument, C.GoString(msg)))
+	}
+	if mapped {
+		s.unmap = startUnmapper(p)
 	}
 	return 0
 }
@@ -162,6 +167,9 @@ func goshmem_finalize(op *C.char) {
 		return
 	}
 	cur.Store(nil)
+	if s.unmap != nil {
+		s.unmap.end()
+	}
 	C.gs_setup(nil, 0, nil, 0, 0)
 	C.gs_statics_fini(C.int(s.p.NPEs()))
 	if err := s.p.Finalize(); err != nil {

@@ -107,17 +107,30 @@ static size_t check(int mode, int tc, size_t esize, const char *ivars, size_t n,
   }
 }
 
-/* test_misses counts the test forms' misses (gs_test_missed). */
+/* test_misses counts the test forms' misses (gs_test_missed);
+ * test_checked is when a miss last asked Go whether a PE failed. */
 static uint32_t test_misses;
+static uint64_t test_checked;
 
 /* gs_test_missed is called on a test form's miss and by
  * shmem_signal_fetch, which programs spin on alike: such a loop keeps this
  * PE's core, which shmemrun binds it to, from the network reader that
  * would land the awaited write (a test-loop ping-pong over TCP: 4-6 ms a
  * round trip, wait_until's 42 us). With peers not mapped, every 64th call
- * yields the core, as the waits do. */
-void gs_test_missed(void) {
-  if (gs_unmapped_peers && __atomic_add_fetch(&test_misses, 1, __ATOMIC_RELAXED) % 64 == 0) sched_yield();
+ * yields the core, as the waits do. A loop of misses is the program's own
+ * wait, and ends as the library's do when a PE fails: every 256th miss
+ * reads the clock, and a millisecond after the last look asks Go
+ * (goshmem_check), which ends the PE with op's error, or under
+ * SHMEMX_ERRORS_RETURN records it for shmemx_last_error. A hit costs
+ * nothing of this. */
+void gs_test_missed(const char *op) {
+  uint32_t m = __atomic_add_fetch(&test_misses, 1, __ATOMIC_RELAXED);
+  if (gs_unmapped_peers && m % 64 == 0) sched_yield();
+  if (m % 256 != 0) return;
+  uint64_t t = now_ns(), last = __atomic_load_n(&test_checked, __ATOMIC_RELAXED);
+  if (t - last < 1000000 || !__atomic_compare_exchange_n(&test_checked, &last, t, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    return;
+  if (gs_npes) goshmem_check((char *)op, 0);
 }
 
 /* gs_wait refuses ivars that are not this PE's symmetric memory (the
@@ -144,7 +157,7 @@ size_t gs_wait_mapped(const char *op, int tc, size_t esize, void *ivars, size_t 
   int done = 0;
   size_t first = mode == GS_WAIT_ANY ? any_start(n) : 0;
   size_t r = check(mode, tc, esize, ivars, n, first, status, indices, cmp, values, vector, &done);
-  if (!done && !block) gs_test_missed();
+  if (!done && !block) gs_test_missed(op);
   if (done || !block) return mode == GS_WAIT_ANY && !done ? SIZE_MAX : r;
   /* With no peer mapped every write into this PE comes through Go and
    * rings its bell: a single variable of the heap waits there, asleep, and

@@ -53,6 +53,20 @@ void gs_setup(char *base, size_t size, char **peers, int me, int npes) {
   }
 }
 
+/* gs_peer_failed takes PE pe, which goshmem has recorded failed, out of
+ * the tables of mapped peers (unmap.go), heap and statics: from then on an
+ * access to it takes the Go path, which reports the failure, instead of
+ * reading or writing memory that outlived the PE. The mappings stay until
+ * the process ends (a call racing with this one may still be copying), and
+ * so does a static one at finalize, which finds no entry to unmap. */
+void gs_peer_failed(int pe) {
+  if ((unsigned)pe >= (unsigned)gs_npes || pe == gs_me) return;
+  if (gs_rma_peer) __atomic_store_n(&gs_rma_peer[pe], NULL, __ATOMIC_RELAXED);
+  if (gs_peer) __atomic_store_n(&gs_peer[pe], NULL, __ATOMIC_RELAXED);
+  if (gs_dpeer) __atomic_store_n(&gs_dpeer[pe], NULL, __ATOMIC_RELAXED);
+  gs_unmapped_peers = 1;
+}
+
 /* gs_die ends the program after an error in a call without a return code:
  * C stdio buffers are flushed so the program's own output survives. */
 void gs_die(const char *msg, int status) {

@@ -43,6 +43,9 @@ type state struct {
 	// them to the peers it reaches over the network; its Len is 0 when
 	// they are not symmetric in this process (gs_dwhy says why).
 	statics shmem.Sym[uint8]
+	// unmap takes failed peers out of the C tables (unmap.go); set once
+	// init has set them up.
+	unmap *unmapper
 }
 
 type ctxEntry struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -293,5 +294,43 @@ func TestACLUniqueIDUnterminated(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "uid refused: aclshmemx_init_attr: ") ||
 		!strings.Contains(string(out), "not NUL-terminated") {
 		t.Fatalf("%v, want the ID refused as unterminated:\n%s", err, out)
+	}
+}
+
+// TestKilledPEEndsSpin kills one PE of a C program while the others spin
+// on calls that return at once (shmem_long_g of a flag on it, in the heap
+// or a static, shmem_long_atomic_fetch of it, shmem_long_test of their
+// own flag), which on shared
+// memory are loads from mapped memory that outlives the PE: each loop must
+// end with goshmem's message naming the call and the failed PE.
+func TestKilledPEEndsSpin(t *testing.T) {
+	setup(t)
+	prog := compile(t, "spin")
+	for _, c := range []struct{ mode, call string }{
+		{"g", "shmem_long_g"}, {"static", "shmem_long_g"}, {"fetch", "shmem_long_atomic_fetch"}, {"test", "shmem_long_test"},
+	} {
+		// "Get (PE 0 -> PE 2): ...: PE failed", "PE 2 failed while ...".
+		named := regexp.MustCompile(`goshmem: ` + c.call + `: .*(-> PE 2\)|PE 2 failed)`)
+		for _, tr := range []string{"shm", "tcp"} {
+			t.Run(c.mode+"_"+tr, func(t *testing.T) {
+				var env []string
+				if tr == "tcp" {
+					env = append(env, "SHMEM_TRANSPORT=tcp")
+				}
+				for _, p := range startedJob(t, prog, c.mode, 3, env...) {
+					end, out := p.End(), p.Output()
+					if p.Rank() == 2 {
+						if end.Signal != syscall.SIGKILL {
+							t.Errorf("PE 2: %v, want killed by SIGKILL:\n%s", end, out)
+						}
+						continue
+					}
+					if end.Code != 1 || !named.MatchString(out) || strings.Contains(out, "FAIL") {
+						t.Errorf("PE %d: %v, want exit status 1 and %s's message naming PE 2:\n%s", p.Rank(), end, c.call, out)
+					}
+					t.Logf("PE %d: %s", p.Rank(), named.FindString(out))
+				}
+			})
+		}
 	}
 }
