@@ -94,6 +94,20 @@ type Config struct {
 
 	// tcpTimeout replaces defaultTCPTimeout when not zero: tests only.
 	tcpTimeout time.Duration
+	// onPeer, when set, is called with each peer that enters the view:
+	// tests only, to act once processes have seen each other.
+	onPeer func(name string)
+}
+
+// replaceGrace is how long Form waits, after gossip declared a member of
+// its table dead before sealing, for a live process to take its place
+// before it fails naming the dead one. A process restarted in place of
+// one killed has been knocking (refused as one too many while the dead one
+// held its place) and joins on its next attempt, every JoinInterval/5;
+// the others learn of it by gossip, or by the next push-pull should that
+// be lost.
+func (c Config) replaceGrace() time.Duration {
+	return max(4*c.JoinInterval, c.PushPullInterval)
 }
 
 // DefaultConfig returns a Config with RankHint -1 and the defaults above

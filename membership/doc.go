@@ -19,7 +19,12 @@
 // rank table (the npes earliest-started, ranked by hint or name) and its
 // hash. A candidate memberlist reports dead keeps its place (it may refute)
 // only while fewer than npes live ones are seen: a process restarted in
-// place of one killed before sealing takes that place. The table's rank 0 is its leader. Every other member reports its
+// place of one killed before sealing takes that place. A dead candidate
+// that nobody replaces within a grace (max(4 JoinInterval,
+// PushPullInterval), 1 s by default) ends Form with ErrPEFailed naming it,
+// so a process killed after the others saw it costs the failure detector's
+// time (SuspicionMult, a few seconds), not FormTimeout. The table's rank 0
+// is its leader. Every other member reports its
 // hash to the leader directly (a memberlist user message over TCP), and the
 // leader seals when every member's latest report carries its own hash, then
 // sends the seal to each member directly. A member seals on the seal message

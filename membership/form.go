@@ -18,8 +18,9 @@ import (
 // computed (see the package doc). It fails with an error wrapping
 // errs.ErrBootstrap (and errs.ErrTimeout at cfg.FormTimeout, naming how many
 // processes were seen and which ranks are missing, or which members did not
-// agree), or ErrInvalidArgument for a bad Config. On error nothing is left
-// running.
+// agree; errs.ErrPEFailed, naming it, once a process this one saw died
+// before sealing and nobody took its place), or ErrInvalidArgument for a
+// bad Config. On error nothing is left running.
 func Form(ctx context.Context, cfg Config) (*World, error) {
 	c, err := cfg.resolve()
 	if err != nil {
@@ -114,12 +115,26 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 	defer func() { stopJoin(); <-joined; out.wait() }()
 	tick := time.NewTicker(n.cfg.JoinInterval)
 	defer tick.Stop()
-	resend := false
+	grace := n.cfg.replaceGrace()
+	lostTimer := time.NewTimer(grace)
+	lostTimer.Stop()
+	defer lostTimer.Stop()
+	var lostC <-chan time.Time // armed while a dead member holds a place
+	resend, graceOver := false, false
 	for {
 		res := n.step(resend)
 		resend = false
 		if res.err != nil {
 			return nil, res.err
+		}
+		switch {
+		case len(res.lost) == 0:
+			lostC, graceOver = nil, false
+		case graceOver:
+			return nil, n.lostError(res.lost, grace)
+		case lostC == nil:
+			lostTimer.Reset(grace)
+			lostC = lostTimer.C
 		}
 		out.send(res.sends)
 		if res.publish {
@@ -138,6 +153,8 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		case <-n.changed:
 		case <-tick.C:
 			resend = out.reportDue()
+		case <-lostC:
+			lostC, graceOver = nil, true
 		}
 	}
 }

@@ -223,6 +223,9 @@ func (n *node) upsert(p *memberlist.Node) {
 	n.peers[p.Name] = candidate{Name: p.Name, Addr: p.Address(), Hdr: h}
 	delete(n.down, p.Name)
 	n.mu.Unlock()
+	if n.cfg.onPeer != nil {
+		n.cfg.onPeer(p.Name)
+	}
 	n.poke()
 }
 
