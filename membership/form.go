@@ -40,9 +40,11 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	}
 	mc.Transport = tr
 	n.streams = tr
-	ml, err := memberlist.Create(mc)
+	var ml *memberlist.Memberlist
+	n.gang.run(func() { ml, err = memberlist.Create(mc) })
 	if err != nil {
 		_ = tr.Shutdown()
+		n.awaitGang()
 		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
 			c.BindAddr, c.BindPort, err)
 	}
@@ -55,9 +57,23 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	if err != nil {
 		n.closing.Store(true)
 		_ = ml.Shutdown()
+		n.awaitGang()
 		return nil, err
 	}
 	return w, nil
+}
+
+// awaitGang waits, after memberlist's Shutdown, for the goroutines it
+// started (gang). A probe in flight ends by its ProbeInterval, which
+// memberlist stretches up to 8 times on a loaded host, and a stream in
+// flight by TCPTimeout; beyond both something is stuck in memberlist, and
+// the caller is not held up longer for it.
+func (n *node) awaitGang() {
+	limit := 8*n.cfg.ProbeInterval + cmp.Or(n.cfg.tcpTimeout, defaultTCPTimeout)
+	if !n.gang.wait(limit) {
+		n.cfg.Logger.Warn("membership: memberlist's goroutines still run after its shutdown", "job", n.cfg.JobID,
+			"node", n.self.Name, "waited", limit)
+	}
 }
 
 // defaultTCPTimeout is memberlist's TCPTimeout: a stalled (GC, loaded

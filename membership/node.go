@@ -53,6 +53,9 @@ type node struct {
 	closing atomic.Bool
 	// streams is the gossip transport, its inbound streams bounded.
 	streams *streamLimit
+	// gang marks memberlist's goroutines, so that Form's failure and
+	// Close return only once they have ended.
+	gang gang
 }
 
 func newNode(cfg Config, incarnation int64) *node {
@@ -67,6 +70,7 @@ func newNode(cfg Config, incarnation int64) *node {
 		failures: make(chan int, cfg.NPEs),
 		rejected: make(map[string]refusal),
 	}
+	n.gang = newGang(n)
 	n.self = candidate{Name: cfg.Name, Hdr: header{
 		Hint: cfg.RankHint, NPEs: cfg.NPEs, Incarnation: incarnation,
 		JobID: cfg.JobID, Version: cfg.Version, Meta: cfg.Meta,

@@ -125,14 +125,24 @@ func (t *streamLimit) Open() int {
 }
 
 // Shutdown stops the NetTransport (memberlist still takes streams
-// meanwhile: forward goes on handing them over), then forward. Calls after
-// the first do nothing.
+// meanwhile: forward goes on handing them over), then forward, and closes
+// the inbound streams still open, whose handlers would otherwise wait for
+// their peers' bytes up to TCPTimeout. Calls after the first do nothing.
 func (t *streamLimit) Shutdown() error {
 	var err error
 	t.stop.Do(func() {
 		err = t.NetTransport.Shutdown()
 		close(t.done)
 		t.wg.Wait()
+		t.mu.Lock()
+		open := make([]*limitedConn, 0, len(t.open))
+		for _, c := range t.open {
+			open = append(open, c)
+		}
+		t.mu.Unlock()
+		for _, c := range open {
+			c.Close()
+		}
 	})
 	return err
 }
