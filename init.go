@@ -33,9 +33,9 @@ const DefaultHeapSize = 64 << 20
 // a PE that had joined fails (ErrPEFailed naming it). An Init that ctx
 // ended wraps ErrBootstrap and ctx's error: context.Canceled, or
 // context.DeadlineExceeded when its deadline ended it. A failed Init
-// returns once every goroutine it started has ended: a gossip Init waits
-// for a gossip probe in flight (up to 0.5 s, longer while the host is
-// loaded) and a join in flight (bounded by gossip's 5 s TCP timeout).
+// returns once every goroutine it started has ended: a gossip Init cuts
+// its joins and messages in flight and waits for a gossip probe in flight
+// (up to 0.5 s, longer while the host is loaded).
 func Init(ctx context.Context, opts ...Option) (*PE, error) {
 	if b, ok := backendOf(opts); ok {
 		return attach(ctx, b)

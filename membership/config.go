@@ -86,8 +86,8 @@ type Config struct {
 	// slog.Default(), so refused processes are visible.
 	Logger *slog.Logger
 	// FormTimeout bounds Form (ctx may bound it further); a join or direct
-	// message in flight then still ends within memberlist's 5 s TCP
-	// timeout. Default 60 s: processes of a job may be started tens of
+	// message in flight is then cut, and a gossip probe in flight ends
+	// within ProbeInterval. Default 60 s: processes of a job may be started tens of
 	// seconds apart. Once all are running, 16 processes on loopback form
 	// in ~0.2 s, and in 0.2-4 s under -race on a busy 2-core host.
 	FormTimeout time.Duration

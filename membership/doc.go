@@ -49,11 +49,12 @@
 // the leader sent no seal; and what it knows of the cause: the processes
 // it refused (another world size, version or job, or a full world) with
 // their addresses, table members gossip reports dead, and, when no join
-// ever succeeded, the seeds and memberlist's last join error. It then waits for a join or message already in
-// flight, which memberlist bounds by its TCP timeout (5 s), and for
-// memberlist's own goroutines, which its Shutdown does not (a probe in
-// flight ends within ProbeInterval; they are found by a profiler label,
-// gang.go), and leaves no goroutine or socket behind; Close likewise. The gossip port keeps at most 128 inbound TCP
+// ever succeeded, the seeds and memberlist's last join error. It then cuts the joins and messages in flight (which
+// memberlist would hold for its TCP timeout, 5 s, towards a peer that
+// stalls), waits for its own goroutines and for memberlist's, which
+// memberlist's Shutdown does not (a probe in flight ends within
+// ProbeInterval; they are found by a profiler label, gang.go), and
+// leaves no goroutine or socket behind; Close likewise. The gossip port keeps at most 128 inbound TCP
 // streams open (memberlist's NetTransport wrapped, streams.go); a newer one
 // closes the oldest, so a stranger's flood costs bounded descriptors and
 // goroutines and members still get in. Each stream ends after what a

@@ -127,8 +127,17 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 	}()
 	out := &outbox{n: n, ml: ml}
 	// The joiner and senders must be gone before the caller may shut
-	// memberlist down.
-	defer func() { stopJoin(); <-joined; out.wait() }()
+	// memberlist down. When Form gives up, their streams in flight are
+	// cut first: a stalled peer would hold them for TCPTimeout.
+	formed := false
+	defer func() {
+		stopJoin()
+		if !formed && n.streams != nil {
+			n.streams.abortDials()
+		}
+		<-joined
+		out.wait()
+	}()
 	tick := time.NewTicker(n.cfg.JoinInterval)
 	defer tick.Stop()
 	grace := n.cfg.replaceGrace()
@@ -158,6 +167,7 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		}
 		if res.done {
 			out.wait() // the leader's seals are out before its Form returns
+			formed = true
 			w := newWorld(n, ml)
 			n.cfg.Logger.Info("membership: world formed", "job", n.cfg.JobID, "node", n.self.Name,
 				"rank", w.self, "npes", n.cfg.NPEs, "elapsed", time.Since(started))

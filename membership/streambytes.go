@@ -56,19 +56,17 @@ func (c *capped) Read(p []byte) (int, error) {
 }
 
 // DialTimeout and DialAddressTimeout cap the streams this process opens
-// too: a seed address may be anyone's.
+// too (a seed address may be anyone's), and track them until closed so
+// that abortDials can end them.
 func (t *streamLimit) DialTimeout(addr string, timeout time.Duration) (net.Conn, error) {
-	c, err := t.NetTransport.DialTimeout(addr, timeout)
-	if err != nil {
-		return nil, err
-	}
-	return newCapped(c, t.maxBytes), nil
+	return t.DialAddressTimeout(memberlist.Address{Addr: addr}, timeout)
 }
 
 func (t *streamLimit) DialAddressTimeout(a memberlist.Address, timeout time.Duration) (net.Conn, error) {
-	c, err := t.NetTransport.DialAddressTimeout(a, timeout)
+	d := net.Dialer{Timeout: timeout}
+	c, err := d.DialContext(t.dialCtx, "tcp", a.Addr)
 	if err != nil {
 		return nil, err
 	}
-	return newCapped(c, t.maxBytes), nil
+	return t.trackOut(newCapped(c, t.maxBytes))
 }

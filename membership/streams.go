@@ -1,6 +1,8 @@
 package membership
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -37,6 +39,15 @@ type streamLimit struct {
 	open map[uint64]*limitedConn // by arrival: the smallest is the oldest
 	next uint64
 	shed int // streams closed to make room, for the log and tests
+
+	// dialCtx ends the dials in flight, and out holds the outbound streams
+	// open, when abortDials is called: a join, push-pull or direct
+	// message to a peer that stalls would otherwise hold its goroutine,
+	// and a cancelled Form, for up to TCPTimeout.
+	dialCtx    context.Context
+	abortDial  context.CancelFunc
+	out        map[*outConn]struct{}
+	outAborted bool
 }
 
 // newStreamLimit opens memberlist's NetTransport on addr:port (port 0 picks
@@ -64,7 +75,9 @@ func newStreamLimit(addr string, port, max int, maxBytes int64, logger *log.Logg
 		}
 		return nil, fmt.Errorf("could not set up network transport: %w", err)
 	}
-	t := &streamLimit{NetTransport: nt, max: max, maxBytes: maxBytes, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{}}
+	t := &streamLimit{NetTransport: nt, max: max, maxBytes: maxBytes, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{},
+		out: map[*outConn]struct{}{}}
+	t.dialCtx, t.abortDial = context.WithCancel(context.Background())
 	t.wg.Add(1)
 	go t.forward()
 	return t, nil
@@ -124,13 +137,15 @@ func (t *streamLimit) Open() int {
 	return len(t.open)
 }
 
-// Shutdown stops the NetTransport (memberlist still takes streams
-// meanwhile: forward goes on handing them over), then forward, and closes
+// Shutdown ends the outbound streams (abortDials), stops the NetTransport
+// (memberlist still takes streams meanwhile: forward goes on handing them
+// over), then forward, and closes
 // the inbound streams still open, whose handlers would otherwise wait for
 // their peers' bytes up to TCPTimeout. Calls after the first do nothing.
 func (t *streamLimit) Shutdown() error {
 	var err error
 	t.stop.Do(func() {
+		t.abortDials()
 		err = t.NetTransport.Shutdown()
 		close(t.done)
 		t.wg.Wait()
@@ -159,6 +174,56 @@ func (c *limitedConn) Close() error {
 	c.once.Do(func() {
 		c.t.mu.Lock()
 		delete(c.t.open, c.id)
+		c.t.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// errDialsAborted is the error of a dial after abortDials.
+var errDialsAborted = errors.New("gossip is shutting down")
+
+// trackOut registers an outbound stream, or closes it when abortDials was
+// called meanwhile.
+func (t *streamLimit) trackOut(c net.Conn) (net.Conn, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.outAborted {
+		c.Close()
+		return nil, errDialsAborted
+	}
+	oc := &outConn{Conn: c, t: t}
+	t.out[oc] = struct{}{}
+	return oc, nil
+}
+
+// abortDials ends the dials in flight and closes the outbound streams
+// open, and makes later dials fail: Form calls it when it gives up, before
+// it waits for its joiner and senders, and Shutdown.
+func (t *streamLimit) abortDials() {
+	t.abortDial()
+	t.mu.Lock()
+	t.outAborted = true
+	out := make([]*outConn, 0, len(t.out))
+	for c := range t.out {
+		out = append(out, c)
+	}
+	t.mu.Unlock()
+	for _, c := range out {
+		c.Close()
+	}
+}
+
+// outConn is an outbound stream that leaves the open set when closed.
+type outConn struct {
+	net.Conn
+	t    *streamLimit
+	once sync.Once
+}
+
+func (c *outConn) Close() error {
+	c.once.Do(func() {
+		c.t.mu.Lock()
+		delete(c.t.out, c)
 		c.t.mu.Unlock()
 	})
 	return c.Conn.Close()
