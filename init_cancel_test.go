@@ -107,7 +107,7 @@ func TestInitCancelledStopsEverything(t *testing.T) {
 	if len(left) > 0 {
 		t.Errorf("the cancelled Init returned with %d gossip goroutines running, the first:\n%s", len(left), left[0])
 	}
-	if !errors.Is(r.err, context.Canceled) || !errors.Is(r.err, shmem.ErrBootstrap) {
-		t.Errorf("Init: %v, want context.Canceled and ErrBootstrap", r.err)
+	if !errors.Is(r.err, context.Canceled) || !errors.Is(r.err, shmem.ErrBootstrap) || !strings.Contains(r.err.Error(), "Init: in Form: ") {
+		t.Errorf("Init: %v, want context.Canceled and ErrBootstrap, naming Init and its step", r.err)
 	}
 }
