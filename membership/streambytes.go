@@ -4,9 +4,6 @@ import (
 	"errors"
 	"net"
 	"sync/atomic"
-	"time"
-
-	"github.com/hashicorp/memberlist"
 )
 
 // errStreamTooLong ends a gossip stream that delivered more bytes than any
@@ -53,20 +50,4 @@ func (c *capped) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.left.Add(-int64(n))
 	return n, err
-}
-
-// DialTimeout and DialAddressTimeout cap the streams this process opens
-// too (a seed address may be anyone's), and track them until closed so
-// that abortDials can end them.
-func (t *streamLimit) DialTimeout(addr string, timeout time.Duration) (net.Conn, error) {
-	return t.DialAddressTimeout(memberlist.Address{Addr: addr}, timeout)
-}
-
-func (t *streamLimit) DialAddressTimeout(a memberlist.Address, timeout time.Duration) (net.Conn, error) {
-	d := net.Dialer{Timeout: timeout}
-	c, err := d.DialContext(t.dialCtx, "tcp", a.Addr)
-	if err != nil {
-		return nil, err
-	}
-	return t.trackOut(newCapped(c, t.maxBytes))
 }

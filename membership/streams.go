@@ -2,7 +2,6 @@ package membership
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 	"net"
@@ -174,56 +173,6 @@ func (c *limitedConn) Close() error {
 	c.once.Do(func() {
 		c.t.mu.Lock()
 		delete(c.t.open, c.id)
-		c.t.mu.Unlock()
-	})
-	return c.Conn.Close()
-}
-
-// errDialsAborted is the error of a dial after abortDials.
-var errDialsAborted = errors.New("gossip is shutting down")
-
-// trackOut registers an outbound stream, or closes it when abortDials was
-// called meanwhile.
-func (t *streamLimit) trackOut(c net.Conn) (net.Conn, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.outAborted {
-		c.Close()
-		return nil, errDialsAborted
-	}
-	oc := &outConn{Conn: c, t: t}
-	t.out[oc] = struct{}{}
-	return oc, nil
-}
-
-// abortDials ends the dials in flight and closes the outbound streams
-// open, and makes later dials fail: Form calls it when it gives up, before
-// it waits for its joiner and senders, and Shutdown.
-func (t *streamLimit) abortDials() {
-	t.abortDial()
-	t.mu.Lock()
-	t.outAborted = true
-	out := make([]*outConn, 0, len(t.out))
-	for c := range t.out {
-		out = append(out, c)
-	}
-	t.mu.Unlock()
-	for _, c := range out {
-		c.Close()
-	}
-}
-
-// outConn is an outbound stream that leaves the open set when closed.
-type outConn struct {
-	net.Conn
-	t    *streamLimit
-	once sync.Once
-}
-
-func (c *outConn) Close() error {
-	c.once.Do(func() {
-		c.t.mu.Lock()
-		delete(c.t.out, c)
 		c.t.mu.Unlock()
 	})
 	return c.Conn.Close()
