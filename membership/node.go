@@ -240,7 +240,8 @@ func (n *node) NotifyLeave(p *memberlist.Node) {
 	// Before sealing a peer stays a candidate: on a loaded host memberlist
 	// falsely declares live processes dead and they refute moments later;
 	// dropping them would change every view's table each time. A table
-	// member really gone at sealing is reported failed then.
+	// member really gone at sealing is reported failed then; one gone
+	// before, whose place nobody takes within a grace, ends Form (lost.go).
 	n.mu.Lock()
 	if _, ok := n.peers[p.Name]; ok {
 		n.down[p.Name] = true
