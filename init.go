@@ -29,9 +29,13 @@ const DefaultHeapSize = 64 << 20
 //   - else a world of this one PE.
 //
 // Init blocks until every PE has joined, ctx is done, or the start-up
-// timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks). An
-// Init that ctx ended wraps ErrBootstrap and ctx's error: context.Canceled,
-// or context.DeadlineExceeded when its deadline ended it.
+// timeout passes (ErrBootstrap or ErrTimeout naming the missing ranks), or
+// a PE that had joined fails (ErrPEFailed naming it). An Init that ctx
+// ended wraps ErrBootstrap and ctx's error: context.Canceled, or
+// context.DeadlineExceeded when its deadline ended it. A failed Init
+// returns once every goroutine it started has ended: a gossip Init cuts
+// its joins and messages in flight and waits for a gossip probe in flight
+// (up to 0.5 s, longer while the host is loaded).
 func Init(ctx context.Context, opts ...Option) (*PE, error) {
 	if b, ok := backendOf(opts); ok {
 		return attach(ctx, b)

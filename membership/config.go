@@ -86,14 +86,28 @@ type Config struct {
 	// slog.Default(), so refused processes are visible.
 	Logger *slog.Logger
 	// FormTimeout bounds Form (ctx may bound it further); a join or direct
-	// message in flight then still ends within memberlist's 5 s TCP
-	// timeout. Default 60 s: processes of a job may be started tens of
+	// message in flight is then cut, and a gossip probe in flight ends
+	// within ProbeInterval. Default 60 s: processes of a job may be started tens of
 	// seconds apart. Once all are running, 16 processes on loopback form
 	// in ~0.2 s, and in 0.2-4 s under -race on a busy 2-core host.
 	FormTimeout time.Duration
 
 	// tcpTimeout replaces defaultTCPTimeout when not zero: tests only.
 	tcpTimeout time.Duration
+	// onPeer, when set, is called with each peer that enters the view:
+	// tests only, to act once processes have seen each other.
+	onPeer func(name string)
+}
+
+// replaceGrace is how long Form waits, after gossip declared a member of
+// its table dead before sealing, for a live process to take its place
+// before it fails naming the dead one. A process restarted in place of
+// one killed has been knocking (refused as one too many while the dead one
+// held its place) and joins on its next attempt, every JoinInterval/5;
+// the others learn of it by gossip, or by the next push-pull should that
+// be lost.
+func (c Config) replaceGrace() time.Duration {
+	return max(4*c.JoinInterval, c.PushPullInterval)
 }
 
 // DefaultConfig returns a Config with RankHint -1 and the defaults above

@@ -23,7 +23,12 @@
 // rank table (the npes earliest-started, ranked by hint or name) and its
 // hash. A candidate memberlist reports dead keeps its place (it may refute)
 // only while fewer than npes live ones are seen: a process restarted in
-// place of one killed before sealing takes that place. The table's rank 0 is its leader. Every other member reports its
+// place of one killed before sealing takes that place. A dead candidate
+// that nobody replaces within a grace (max(4 JoinInterval,
+// PushPullInterval), 1 s by default) ends Form with ErrPEFailed naming it,
+// so a process killed after the others saw it costs the failure detector's
+// time (SuspicionMult, a few seconds), not FormTimeout. The table's rank 0
+// is its leader. Every other member reports its
 // hash to the leader directly (a memberlist user message over TCP), and the
 // leader seals when every member's latest report carries its own hash, then
 // sends the seal to each member directly. A member seals on the seal message
@@ -48,9 +53,12 @@
 // the leader sent no seal; and what it knows of the cause: the processes
 // it refused (another world size, version or job, or a full world) with
 // their addresses, table members gossip reports dead, and, when no join
-// ever succeeded, the seeds and memberlist's last join error. It then waits for a join or message already in
-// flight, which memberlist bounds by its TCP timeout (5 s), and leaves no
-// goroutine or socket behind. The gossip port keeps at most 128 inbound TCP
+// ever succeeded, the seeds and memberlist's last join error. It then cuts the joins and messages in flight (which
+// memberlist would hold for its TCP timeout, 5 s, towards a peer that
+// stalls), waits for its own goroutines and for memberlist's, which
+// memberlist's Shutdown does not (a probe in flight ends within
+// ProbeInterval; they are found by a profiler label, gang.go), and
+// leaves no goroutine or socket behind; Close likewise. The gossip port keeps at most 128 inbound TCP
 // streams open (memberlist's NetTransport wrapped, streams.go); a newer one
 // closes the oldest, so a stranger's flood costs bounded descriptors and
 // goroutines and members still get in. Each stream ends after what a

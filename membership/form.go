@@ -18,8 +18,9 @@ import (
 // computed (see the package doc). It fails with an error wrapping
 // errs.ErrBootstrap (and errs.ErrTimeout at cfg.FormTimeout, naming how many
 // processes were seen and which ranks are missing, or which members did not
-// agree), or ErrInvalidArgument for a bad Config. On error nothing is left
-// running.
+// agree; errs.ErrPEFailed, naming it, once a process this one saw died
+// before sealing and nobody took its place), or ErrInvalidArgument for a
+// bad Config. On error nothing is left running.
 func Form(ctx context.Context, cfg Config) (*World, error) {
 	c, err := cfg.resolve()
 	if err != nil {
@@ -39,9 +40,11 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	}
 	mc.Transport = tr
 	n.streams = tr
-	ml, err := memberlist.Create(mc)
+	var ml *memberlist.Memberlist
+	n.gang.run(func() { ml, err = memberlist.Create(mc) })
 	if err != nil {
 		_ = tr.Shutdown()
+		n.awaitGang()
 		return nil, errs.New("Form", errs.NoPE, errs.NoPE, errs.ErrBootstrap, "starting gossip on %s:%d: %v",
 			c.BindAddr, c.BindPort, err)
 	}
@@ -54,9 +57,23 @@ func Form(ctx context.Context, cfg Config) (*World, error) {
 	if err != nil {
 		n.closing.Store(true)
 		_ = ml.Shutdown()
+		n.awaitGang()
 		return nil, err
 	}
 	return w, nil
+}
+
+// awaitGang waits, after memberlist's Shutdown, for the goroutines it
+// started (gang). A probe in flight ends by its ProbeInterval, which
+// memberlist stretches up to 8 times on a loaded host, and a stream in
+// flight by TCPTimeout; beyond both something is stuck in memberlist, and
+// the caller is not held up longer for it.
+func (n *node) awaitGang() {
+	limit := 8*n.cfg.ProbeInterval + cmp.Or(n.cfg.tcpTimeout, defaultTCPTimeout)
+	if !n.gang.wait(limit) {
+		n.cfg.Logger.Warn("membership: memberlist's goroutines still run after its shutdown", "job", n.cfg.JobID,
+			"node", n.self.Name, "waited", limit)
+	}
 }
 
 // defaultTCPTimeout is memberlist's TCPTimeout: a stalled (GC, loaded
@@ -110,16 +127,39 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 	}()
 	out := &outbox{n: n, ml: ml}
 	// The joiner and senders must be gone before the caller may shut
-	// memberlist down.
-	defer func() { stopJoin(); <-joined; out.wait() }()
+	// memberlist down. When Form gives up, their streams in flight are
+	// cut first: a stalled peer would hold them for TCPTimeout.
+	formed := false
+	defer func() {
+		stopJoin()
+		if !formed && n.streams != nil {
+			n.streams.abortDials()
+		}
+		<-joined
+		out.wait()
+	}()
 	tick := time.NewTicker(n.cfg.JoinInterval)
 	defer tick.Stop()
-	resend := false
+	grace := n.cfg.replaceGrace()
+	lostTimer := time.NewTimer(grace)
+	lostTimer.Stop()
+	defer lostTimer.Stop()
+	var lostC <-chan time.Time // armed while a dead member holds a place
+	resend, graceOver := false, false
 	for {
 		res := n.step(resend)
 		resend = false
 		if res.err != nil {
 			return nil, res.err
+		}
+		switch {
+		case len(res.lost) == 0:
+			lostC, graceOver = nil, false
+		case graceOver:
+			return nil, n.lostError(res.lost, grace)
+		case lostC == nil:
+			lostTimer.Reset(grace)
+			lostC = lostTimer.C
 		}
 		out.send(res.sends)
 		if res.publish {
@@ -127,6 +167,7 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		}
 		if res.done {
 			out.wait() // the leader's seals are out before its Form returns
+			formed = true
 			w := newWorld(n, ml)
 			n.cfg.Logger.Info("membership: world formed", "job", n.cfg.JobID, "node", n.self.Name,
 				"rank", w.self, "npes", n.cfg.NPEs, "elapsed", time.Since(started))
@@ -138,6 +179,8 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		case <-n.changed:
 		case <-tick.C:
 			resend = out.reportDue()
+		case <-lostC:
+			lostC, graceOver = nil, true
 		}
 	}
 }

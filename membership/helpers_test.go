@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,28 +13,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain checks that no goroutine outlives the tests. memberlist's
-// Shutdown does not wait for a probe already in flight, which ends at its
-// deadline (ProbeInterval, stretched up to 8x by memberlist's awareness
-// when the host is loaded), so the check polls for up to 10 s.
+// TestMain checks that no goroutine outlives the tests: Form's failure and
+// Close wait for memberlist's goroutines (gang).
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			err := goleak.Find()
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-				code = 1
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	os.Exit(code)
+	goleak.VerifyTestMain(m)
 }
 
 // logSink records Info-and-above log lines so tests can look for refusals.

@@ -53,6 +53,9 @@ type node struct {
 	closing atomic.Bool
 	// streams is the gossip transport, its inbound streams bounded.
 	streams *streamLimit
+	// gang marks memberlist's goroutines, so that Form's failure and
+	// Close return only once they have ended.
+	gang gang
 }
 
 func newNode(cfg Config, incarnation int64) *node {
@@ -67,6 +70,7 @@ func newNode(cfg Config, incarnation int64) *node {
 		failures: make(chan int, cfg.NPEs),
 		rejected: make(map[string]refusal),
 	}
+	n.gang = newGang(n)
 	n.self = candidate{Name: cfg.Name, Hdr: header{
 		Hint: cfg.RankHint, NPEs: cfg.NPEs, Incarnation: incarnation,
 		JobID: cfg.JobID, Version: cfg.Version, Meta: cfg.Meta,
@@ -223,6 +227,9 @@ func (n *node) upsert(p *memberlist.Node) {
 	n.peers[p.Name] = candidate{Name: p.Name, Addr: p.Address(), Hdr: h}
 	delete(n.down, p.Name)
 	n.mu.Unlock()
+	if n.cfg.onPeer != nil {
+		n.cfg.onPeer(p.Name)
+	}
 	n.poke()
 }
 
@@ -233,7 +240,8 @@ func (n *node) NotifyLeave(p *memberlist.Node) {
 	// Before sealing a peer stays a candidate: on a loaded host memberlist
 	// falsely declares live processes dead and they refute moments later;
 	// dropping them would change every view's table each time. A table
-	// member really gone at sealing is reported failed then.
+	// member really gone at sealing is reported failed then; one gone
+	// before, whose place nobody takes within a grace, ends Form (lost.go).
 	n.mu.Lock()
 	if _, ok := n.peers[p.Name]; ok {
 		n.down[p.Name] = true

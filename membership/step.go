@@ -24,6 +24,10 @@ type stepResult struct {
 	publish bool   // the header changed (sealed): gossip it
 	done    bool   // sealed
 	err     error
+	// lost are the peers memberlist reports dead that hold a place in
+	// this view's table (lostLocked): Form fails naming them unless a
+	// live process takes their places within the replacement grace.
+	lost []candidate
 }
 
 // report is the latest report a leader holds from one member.
@@ -50,6 +54,14 @@ type report struct {
 func (n *node) step(resend bool) stepResult {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	res := n.stepLocked(resend)
+	if !res.done && res.err == nil {
+		res.lost = n.lostLocked()
+	}
+	return res
+}
+
+func (n *node) stepLocked(resend bool) stepResult {
 	if n.sealed {
 		return stepResult{done: true}
 	}

@@ -4,9 +4,6 @@ import (
 	"errors"
 	"net"
 	"sync/atomic"
-	"time"
-
-	"github.com/hashicorp/memberlist"
 )
 
 // errStreamTooLong ends a gossip stream that delivered more bytes than any
@@ -53,22 +50,4 @@ func (c *capped) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.left.Add(-int64(n))
 	return n, err
-}
-
-// DialTimeout and DialAddressTimeout cap the streams this process opens
-// too: a seed address may be anyone's.
-func (t *streamLimit) DialTimeout(addr string, timeout time.Duration) (net.Conn, error) {
-	c, err := t.NetTransport.DialTimeout(addr, timeout)
-	if err != nil {
-		return nil, err
-	}
-	return newCapped(c, t.maxBytes), nil
-}
-
-func (t *streamLimit) DialAddressTimeout(a memberlist.Address, timeout time.Duration) (net.Conn, error) {
-	c, err := t.NetTransport.DialAddressTimeout(a, timeout)
-	if err != nil {
-		return nil, err
-	}
-	return newCapped(c, t.maxBytes), nil
 }

@@ -1,6 +1,7 @@
 package membership
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net"
@@ -37,6 +38,15 @@ type streamLimit struct {
 	open map[uint64]*limitedConn // by arrival: the smallest is the oldest
 	next uint64
 	shed int // streams closed to make room, for the log and tests
+
+	// dialCtx ends the dials in flight, and out holds the outbound streams
+	// open, when abortDials is called: a join, push-pull or direct
+	// message to a peer that stalls would otherwise hold its goroutine,
+	// and a cancelled Form, for up to TCPTimeout.
+	dialCtx    context.Context
+	abortDial  context.CancelFunc
+	out        map[*outConn]struct{}
+	outAborted bool
 }
 
 // newStreamLimit opens memberlist's NetTransport on addr:port (port 0 picks
@@ -64,7 +74,9 @@ func newStreamLimit(addr string, port, max int, maxBytes int64, logger *log.Logg
 		}
 		return nil, fmt.Errorf("could not set up network transport: %w", err)
 	}
-	t := &streamLimit{NetTransport: nt, max: max, maxBytes: maxBytes, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{}}
+	t := &streamLimit{NetTransport: nt, max: max, maxBytes: maxBytes, streams: make(chan net.Conn), done: make(chan struct{}), open: map[uint64]*limitedConn{},
+		out: map[*outConn]struct{}{}}
+	t.dialCtx, t.abortDial = context.WithCancel(context.Background())
 	t.wg.Add(1)
 	go t.forward()
 	return t, nil
@@ -124,15 +136,27 @@ func (t *streamLimit) Open() int {
 	return len(t.open)
 }
 
-// Shutdown stops the NetTransport (memberlist still takes streams
-// meanwhile: forward goes on handing them over), then forward. Calls after
-// the first do nothing.
+// Shutdown ends the outbound streams (abortDials), stops the NetTransport
+// (memberlist still takes streams meanwhile: forward goes on handing them
+// over), then forward, and closes
+// the inbound streams still open, whose handlers would otherwise wait for
+// their peers' bytes up to TCPTimeout. Calls after the first do nothing.
 func (t *streamLimit) Shutdown() error {
 	var err error
 	t.stop.Do(func() {
+		t.abortDials()
 		err = t.NetTransport.Shutdown()
 		close(t.done)
 		t.wg.Wait()
+		t.mu.Lock()
+		open := make([]*limitedConn, 0, len(t.open))
+		for _, c := range t.open {
+			open = append(open, c)
+		}
+		t.mu.Unlock()
+		for _, c := range open {
+			c.Close()
+		}
 	})
 	return err
 }

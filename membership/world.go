@@ -108,8 +108,9 @@ func (w *World) leave(op string, graceful bool, timeout time.Duration) error {
 	return nil
 }
 
-// Close stops gossip and releases its sockets and goroutines, without
-// announcing a departure (call Leave first for that). The others then see
+// Close stops gossip and releases its sockets and goroutines, returning
+// once memberlist's have ended (a probe in flight: up to ProbeInterval),
+// without announcing a departure (call Leave first for that). The others then see
 // this process fail. Close closes the Failures channel; calling it again
 // does nothing.
 func (w *World) Close() error {
@@ -126,6 +127,7 @@ func (w *World) Close() error {
 	w.n.closing.Store(true)
 	err := w.ml.Shutdown()
 	w.n.replies.Wait()
+	w.n.awaitGang()
 	if err != nil {
 		return errs.New("Close", w.self, errs.NoPE, errs.ErrFinalized, "stopping gossip: %v", err)
 	}

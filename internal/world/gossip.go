@@ -50,7 +50,12 @@ func (j *joiner) gossip(ctx context.Context, mine record) ([]record, error) {
 	cfg.Seeds, cfg.Meta, cfg.Logger, cfg.FormTimeout = g.Seeds, meta, j.log, c.Timeout
 	w, err := j.formInRange(ctx, cfg)
 	if err != nil {
-		return nil, err
+		// Init's error, as the rendezvous's are: "Init: in Form: ...".
+		pe := errs.NoPE // the rank comes from the formed world
+		if g.RankHint >= 0 {
+			pe = g.RankHint
+		}
+		return nil, errs.As("Init", pe, err)
 	}
 	j.gossipWorld = w
 	members := w.Members()
