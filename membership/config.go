@@ -105,9 +105,12 @@ type Config struct {
 // one killed has been knocking (refused as one too many while the dead one
 // held its place) and joins on its next attempt, every JoinInterval/5;
 // the others learn of it by gossip, or by the next push-pull should that
-// be lost.
+// be lost. A member declared dead falsely (starved for a suspicion
+// timeout: a loaded host) refutes as soon as it runs again and hears of
+// it, within a few GossipIntervals; ten ProbeIntervals (5 s by default)
+// leave it the time to be scheduled, still far short of FormTimeout.
 func (c Config) replaceGrace() time.Duration {
-	return max(4*c.JoinInterval, c.PushPullInterval)
+	return max(4*c.JoinInterval, c.PushPullInterval, 10*c.ProbeInterval)
 }
 
 // DefaultConfig returns a Config with RankHint -1 and the defaults above

@@ -25,9 +25,10 @@
 // only while fewer than npes live ones are seen: a process restarted in
 // place of one killed before sealing takes that place. A dead candidate
 // that nobody replaces within a grace (max(4 JoinInterval,
-// PushPullInterval), 1 s by default) ends Form with ErrPEFailed naming it,
-// so a process killed after the others saw it costs the failure detector's
-// time (SuspicionMult, a few seconds), not FormTimeout. The table's rank 0
+// PushPullInterval, 10 ProbeInterval), 5 s by default, started over while
+// this process is behind) ends Form with ErrPEFailed naming it, so a
+// process killed after the others saw it costs the failure detector's
+// time (SuspicionMult, a few seconds) and the grace, not FormTimeout. The table's rank 0
 // is its leader. Every other member reports its
 // hash to the leader directly (a memberlist user message over TCP), and the
 // leader seals when every member's latest report carries its own hash, then

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/memberlist"
 
 	"github.com/goshmem/shmem/internal/errs"
+	"github.com/goshmem/shmem/internal/lag"
 )
 
 // Form joins the world cfg describes and returns once all cfg.NPEs processes
@@ -145,6 +146,12 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 	lostTimer.Stop()
 	defer lostTimer.Stop()
 	var lostC <-chan time.Time // armed while a dead member holds a place
+	// A process too starved to answer probes is declared dead by the
+	// others, and refutes once it runs again; so is this one, when it is
+	// the starved one: the grace starts over while this process is
+	// behind (internal/lag), so that a loaded host does not fail an Init
+	// that a refutation would have saved.
+	behind := lag.New(grace)
 	resend, graceOver := false, false
 	for {
 		res := n.step(resend)
@@ -158,6 +165,7 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		case graceOver:
 			return nil, n.lostError(res.lost, grace)
 		case lostC == nil:
+			behind.Behind(time.Now()) // takes stock for the look at the end
 			lostTimer.Reset(grace)
 			lostC = lostTimer.C
 		}
@@ -180,7 +188,11 @@ func (n *node) form(ctx context.Context, ml *memberlist.Memberlist) (*World, err
 		case <-tick.C:
 			resend = out.reportDue()
 		case <-lostC:
-			lostC, graceOver = nil, true
+			if behind.Behind(time.Now()) {
+				lostTimer.Reset(grace)
+			} else {
+				lostC, graceOver = nil, true
+			}
 		}
 	}
 }
