@@ -15,9 +15,11 @@
 # -tool are accepted for CANN SHMEM's command lines and have no effect
 # (no NPUs, no msprof: each process times itself). -iters is goshmem's:
 # allgathers per size, the first 10 untimed (default 50, CANN's PERF_TIME).
-# -workdir is goshmem's too: where build/, golden/ and result.csv go
-# (default this script's directory, as CANN SHMEM's script writes them), so
-# two runs of one checkout at once can each have their own.
+# -workdir is goshmem's too: where golden/ and result.csv go (default this
+# script's directory, as CANN SHMEM's script writes them), so two runs of
+# one checkout at once can each have their own. The program is built into
+# build/ here either way: go build skips the link when it is up to date,
+# and replaces it by a rename when not, so concurrent runs share it.
 set -u
 CURRENT_DIR=$(pwd)
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" &>/dev/null && pwd)
@@ -56,9 +58,8 @@ if [[ "$SESSION" == "$IPPORT" ]]; then
     exit 1
 fi
 
-mkdir -p "$WORK_DIR" && cd "$WORK_DIR" || exit 1
-mkdir -p build
-BIN="$(pwd)/build/allgather"
+BIN="$SCRIPT_DIR/build/allgather"
+mkdir -p "$SCRIPT_DIR/build" "$WORK_DIR" && cd "$WORK_DIR" || exit 1
 (cd "$PROJECT_ROOT" && go build -o "$BIN" ./examples/allgather) || exit 1
 
 # Golden generate
