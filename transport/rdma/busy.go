@@ -34,7 +34,7 @@ import (
 //
 // Contention stops polling outright: OS yields inside polls that return
 // only after stolen (another thread ran on this core meanwhile), strikes
-// times in a row, mean the cores are oversubscribed, where polling makes
+// times in a row within strikeWindow, mean the cores are oversubscribed, where polling makes
 // every round trip wait for the scheduler (measured with two CPU-bound
 // processes beside two PEs on 2 cores: put+quiet 144 µs polling, 37 µs
 // parked). One late yield is not enough: kernel work and the process's own
@@ -50,6 +50,7 @@ type pollBudget struct {
 	restTo  atomic.Int64 // unix ns before which nobody polls
 	rest    atomic.Int64 // ns of the next rest
 	late    atomic.Int32 // late yields in a row
+	streak  atomic.Int64 // unix ns of the first of them (strikeWindow)
 	probes  atomic.Int32 // reads started without a budget (probeEvery)
 	// servers watches the node's accepted connections for a locked
 	// caller's poll (Config.LockedCallers); nil otherwise.
@@ -100,8 +101,19 @@ const (
 	// goroutines (the control plane's, timers) wait at most this long.
 	lockedYieldAfter = 20 * time.Microsecond
 	strikes          = 3
-	minRest          = 10 * time.Millisecond
-	maxRest          = 100 * time.Millisecond
+
+	// strikeWindow: the strikes late yields must come within it. A poll
+	// of a small round trip (10-15 µs) ends before its 256th yield, the
+	// one an on-time return resets the count with, so without a window
+	// the late yields added up across seconds: on a VM whose kernel
+	// threads (kdamond) take a slice every few hundred ms, every third
+	// one started a rest, and 8-byte gets and fetch-adds over TCP parked
+	// for most of a run (median 30-60 µs instead of 13, in 3 runs of 4
+	// after a bulk phase). Oversubscribed cores return late yields one
+	// slice (a few ms) apart, well within it.
+	strikeWindow = 50 * time.Millisecond
+	minRest      = 10 * time.Millisecond
+	maxRest      = 100 * time.Millisecond
 )
 
 func newPollBudget(max time.Duration) *pollBudget {
@@ -141,6 +153,11 @@ func (b *pollBudget) contended(now time.Time, d time.Duration) bool {
 	if d < stolen {
 		b.late.Store(0)
 		return false
+	}
+	if t := now.UnixNano(); b.late.Load() == 0 || t-b.streak.Load() > int64(strikeWindow) {
+		b.streak.Store(t) // the first of a new streak
+		b.late.Store(1)
+		return strikes <= 1
 	}
 	if b.late.Add(1) < strikes {
 		return false

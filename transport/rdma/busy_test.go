@@ -289,6 +289,37 @@ func TestPollBudgetRestsUnderContention(t *testing.T) {
 	}
 }
 
+// TestPollBudgetStrikesWithinAWindow: late yields count toward a rest only
+// within strikeWindow of the first of them. Slices a VM's kernel threads
+// take now and then, a second apart, made every third start a rest, and
+// small round trips parked for most of a run; oversubscribed cores return
+// late yields a slice (a few ms) apart.
+func TestPollBudgetStrikesWithinAWindow(t *testing.T) {
+	const sparse, slice = time.Second, 5 * time.Millisecond
+	pb := newPollBudget(50 * time.Microsecond)
+	now := time.Unix(1000, 0)
+	for i := range 10 * strikes {
+		if pb.contended(now, sliceStolen) {
+			t.Fatalf("late yield %d, %v after the last: a rest", i+1, sparse)
+		}
+		now = now.Add(sparse)
+	}
+	// A streak whose first yield was long ago starts over.
+	for range strikes - 1 {
+		pb.contended(now, sliceStolen)
+	}
+	now = now.Add(sparse)
+	for i := range strikes - 1 {
+		if pb.contended(now, sliceStolen) {
+			t.Fatalf("late yield %d of a new streak: a rest", i+1)
+		}
+		now = now.Add(slice)
+	}
+	if !pb.contended(now, sliceStolen) {
+		t.Fatalf("%d late yields %v apart: no rest", strikes, slice)
+	}
+}
+
 // TestBusyConnGivesUpPollingWhenUnanswered: a read whose poll expires
 // halves the node's budget before it parks. A poll that a loaded machine
 // ends first (a late yield: pollBudget.contended) proves nothing about
