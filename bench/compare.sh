@@ -148,6 +148,7 @@ TCP_BENCHES=$TCP_BENCHES, TCP_MAXSIZE=$TCP_MAXSIZE) on $(date -u +%Y-%m-%d) in $
 on a machine with $(nproc) cores ($cpu), $(go version | cut -d' ' -f3), Open MPI
 $(oshrun --version 2>/dev/null | head -n1 | grep -o '[0-9][0-9.]*' || echo '?') OSHMEM over UCX$([[ ${OSHMEM_REP_MOVSB:-0} == 1 ]] && echo ', glibc as installed' || echo ", glibc's REP MOVSB off (see bench/oshmem/run.sh: on this EPYC it runs at 3 GB/s for OSHMEM's 4-256 KiB puts)").
 2 PEs, each a process; rounds alternate OSHMEM and goshmem runs. Raw rows: \`$OUT\`.
+Every section after the copy table is \`$NOTES\`, copied in: edit it there, since each run rewrites this file.
 INTRO
 {
     echo "## The copy alone (bench/copyref)"
