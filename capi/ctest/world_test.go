@@ -305,7 +305,7 @@ func TestACLUniqueIDUnterminated(t *testing.T) {
 // end with goshmem's message naming the call and the failed PE.
 func TestKilledPEEndsSpin(t *testing.T) {
 	setup(t)
-	prog := compile(t, "spin")
+	prog := compile(t, "killed")
 	for _, c := range []struct{ mode, call string }{
 		{"g", "shmem_long_g"}, {"static", "shmem_long_g"}, {"fetch", "shmem_long_atomic_fetch"}, {"test", "shmem_long_test"},
 	} {

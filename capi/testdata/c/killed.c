@@ -6,7 +6,13 @@
  * SHMEMX_ERRORS_RETURN: it must return, and the PE prints the recorded
  * error the same way and exits with status 1 itself. With argument "lock"
  * the last PE dies holding a static lock (its word on PE 0) that the
- * others wait for in shmem_set_lock. */
+ * others wait for in shmem_set_lock. With "g", "static", "fetch" or
+ * "test" the others spin in a loop of their own on calls that each return
+ * at once: shmem_long_g of a word on the dead PE (a static one with
+ * "static"), shmem_long_atomic_fetch of it, or shmem_long_test of a local
+ * word only the dead PE would set. On shared memory each is a load from
+ * the dead PE's mapped memory, or of the PE's own: the loop must still
+ * end with goshmem's message naming the call and the failed PE. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +21,7 @@
 #include <unistd.h>
 
 static long lk = 0;
+static long sflag;
 
 int main(int argc, char **argv) {
   shmem_init();
@@ -34,7 +41,20 @@ int main(int argc, char **argv) {
     raise(SIGKILL);
   }
   static long psync[SHMEM_BARRIER_SYNC_SIZE];
-  if (argc > 1 && strcmp(argv[1], "wait") == 0)
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "g") == 0)
+    while (shmem_long_g(never, n - 1) == 0) {
+    }
+  else if (strcmp(mode, "static") == 0)
+    while (shmem_long_g(&sflag, n - 1) == 0) {
+    }
+  else if (strcmp(mode, "fetch") == 0)
+    while (shmem_long_atomic_fetch(never, n - 1) == 0) {
+    }
+  else if (strcmp(mode, "test") == 0)
+    while (!shmem_long_test(never, SHMEM_CMP_NE, 0)) {
+    }
+  else if (strcmp(mode, "wait") == 0)
     shmem_long_wait_until(never, SHMEM_CMP_NE, 0); /* never satisfied: PE n-1 is gone */
   else if (argc > 1 && strcmp(argv[1], "return") == 0) {
     shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
