@@ -14,9 +14,24 @@ import (
 // function of another package into an instantiation of a generic
 // operation (compiled in the package that instantiates it, shmem-perf or
 // a user's) only when it exports the function's body, and it exports a
-// dependency's body only when this package inlined it itself. Without
-// timedWord's Write64 and load8's binary call, Put, P and AtomicSet
-// called both out of line (go tool objdump -s 'shmem.Put\[go.shape').
+// dependency's body only when this package inlined it itself, in code
+// that is not generic (see exportInlineBodies).
+
+// exportInlineBodies is never called. It inlines, once, each function of
+// core and udma that the generic operations' mapped paths call, so that
+// the compiler exports their bodies with this package and a user's
+// instantiation of Put, G or AtomicCompareSwap inlines them too. Without
+// it every such call stayed a call in the user's binary: core.PE.Mapped,
+// PE.Counts, Counts.Count and the word operation, four calls on a
+// 10-nanosecond atomic (go tool objdump -s 'shmem.AtomicCompareSwap\[go.shape').
+// TestFastPathsInline checks the machine code of testdata/inlined.
+func exportInlineBodies(p *core.PE, m mappedPath) uint64 {
+	_ = p.Mapped(0, 0, 0, 0)
+	_ = p.Counts().Count(core.OpPut, 0, 0)
+	m.Write64(0, 0)
+	m.Ring()
+	return m.Load64(0) + m.FetchAdd64(0, 0) + m.CompareSwap64(0, 0, 0)
+}
 
 // timedPut, timedGet and timedWord are the mapped operations the
 // metrics time (one in SampleEvery at level 1): apart from the generic
@@ -29,8 +44,8 @@ func timedGet(x *core.Cell, m mappedPath, b []byte, off uint64) error {
 	return x.Time(func() error { return m.Get(b, off) })
 }
 
-// timedWord goes through the path's Atomic (which rings); a store also
-// through Write64, which this package must inline somewhere (see above).
+// timedWord goes through the path's Atomic (which rings), a store through
+// Write64 and Ring.
 func timedWord(x *core.Cell, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
 	err = x.Time(func() (err error) {
 		if op == transport.AtomicSet {
