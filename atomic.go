@@ -90,7 +90,7 @@ func AtomicSet[T AtomicValue](p *PE, dst Sym[T], v T, pe int) error {
 			}
 		}
 		m.Write64(dst.off, toBits(v))
-		m.Ring()
+		m.RingWord(dst.off)
 		return nil
 	}
 	return amoPost(p, "AtomicSet", dst, transport.AtomicSet, v, pe)
@@ -112,7 +112,7 @@ func AtomicCompareSwap[T Integer](p *PE, dst Sym[T], cond, v T, pe int) (T, erro
 			}
 		}
 		old := m.CompareSwap64(dst.off, toBits(cond), toBits(v))
-		m.Ring()
+		m.RingWord(dst.off)
 		return fromBits[T](old), nil
 	}
 	return amo(p, "AtomicCompareSwap", dst, transport.AtomicCompareSwap, v, cond, pe)
@@ -128,7 +128,7 @@ func AtomicFetchInc[T Integer](p *PE, dst Sym[T], pe int) (T, error) {
 			}
 		}
 		old := m.FetchAdd64(dst.off, 1)
-		m.Ring()
+		m.RingWord(dst.off)
 		return fromBits[T](old), nil
 	}
 	return amo(p, "AtomicFetchInc", dst, transport.AtomicFetchAdd, 1, 0, pe)
@@ -144,7 +144,7 @@ func AtomicInc[T Integer](p *PE, dst Sym[T], pe int) error {
 			}
 		}
 		m.FetchAdd64(dst.off, 1)
-		m.Ring()
+		m.RingWord(dst.off)
 		return nil
 	}
 	return amoPost(p, "AtomicInc", dst, transport.AtomicFetchAdd, 1, pe)
@@ -160,7 +160,7 @@ func AtomicFetchAdd[T Integer](p *PE, dst Sym[T], v T, pe int) (T, error) {
 			}
 		}
 		old := m.FetchAdd64(dst.off, toBits(v))
-		m.Ring()
+		m.RingWord(dst.off)
 		return fromBits[T](old), nil
 	}
 	return amo(p, "AtomicFetchAdd", dst, transport.AtomicFetchAdd, v, 0, pe)
@@ -176,7 +176,7 @@ func AtomicAdd[T Integer](p *PE, dst Sym[T], v T, pe int) error {
 			}
 		}
 		m.FetchAdd64(dst.off, toBits(v))
-		m.Ring()
+		m.RingWord(dst.off)
 		return nil
 	}
 	return amoPost(p, "AtomicAdd", dst, transport.AtomicFetchAdd, v, pe)

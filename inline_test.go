@@ -16,7 +16,7 @@ import (
 // udma.Path.ringArmed (a peer waits), Put, Get and Atomic (copies and the
 // other kinds), core.Cell.Time (one sampled operation in 1024) are meant
 // to be calls.
-var outOfLine = regexp.MustCompile(`CALL github\.com/goshmem/shmem/(internal/core\.\(\*PE\)\.(Mapped|Counts)|internal/core\.\(\*Counts\)\.Count|transport/udma\.\(\*Path\)\.(Write64|Load64|FetchAdd64|CompareSwap64|Ring|ring|word))\(`)
+var outOfLine = regexp.MustCompile(`CALL github\.com/goshmem/shmem/(internal/core\.\(\*PE\)\.(Mapped|Counts)|internal/core\.\(\*Counts\)\.Count|transport/udma\.\(\*Path\)\.(Write64|Load64|FetchAdd64|CompareSwap64|RingWord|ring|word))\(`)
 
 // TestFastPathsInline builds testdata/inlined, a program of its own
 // package that instantiates the operations for int64 as a user's does,

@@ -29,7 +29,7 @@ func exportInlineBodies(p *core.PE, m mappedPath) uint64 {
 	_ = p.Mapped(0, 0, 0, 0)
 	_ = p.Counts().Count(core.OpPut, 0, 0)
 	m.Write64(0, 0)
-	m.Ring()
+	m.RingWord(0)
 	return m.Load64(0) + m.FetchAdd64(0, 0) + m.CompareSwap64(0, 0, 0)
 }
 
@@ -45,12 +45,12 @@ func timedGet(x *core.Cell, m mappedPath, b []byte, off uint64) error {
 }
 
 // timedWord goes through the path's Atomic (which rings), a store through
-// Write64 and Ring.
+// Write64 and RingWord.
 func timedWord(x *core.Cell, m mappedPath, op transport.AtomicOp, off, v, cond uint64) (old uint64, err error) {
 	err = x.Time(func() (err error) {
 		if op == transport.AtomicSet {
 			m.Write64(off, v)
-			m.Ring()
+			m.RingWord(off)
 			return nil
 		}
 		old, err = m.Atomic(op, 8, off, v, cond)

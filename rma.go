@@ -19,7 +19,7 @@ func Put[T Elem](p *PE, dst Sym[T], src []T, pe int) error {
 		if uint64(len(src))*elemSize[T]() == 8 && dst.off%8 == 0 {
 			// One aligned word: a single store, as udma.Path.Put does it.
 			m.Write64(dst.off, load8(word8(src)))
-			m.Ring()
+			m.RingWord(dst.off)
 			return nil
 		}
 		return m.Put(dst.off, asBytes(src))
@@ -108,7 +108,7 @@ func P[T Elem](p *PE, dst Sym[T], v T, pe int) error {
 			}
 		}
 		m.Write64(dst.off, toBits(v))
-		m.Ring()
+		m.RingWord(dst.off)
 		return nil
 	}
 	return pChecked(p, dst, v, pe)

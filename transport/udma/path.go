@@ -28,6 +28,7 @@ type Path struct {
 	dataWaiters *uint32
 	bell        transport.Bell // the peer's bell
 	fb          *FutexBell     // bell, when it is a FutexBell
+	ranger      rangeRinger    // bell, when it tells waiters apart by word
 	mappable    bool           // whether Ptr may hand the mapping to the user
 	fence       *atomic.Uint64 // a word private to the writing PE (see publish)
 }
@@ -43,6 +44,7 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 	if len(mem) >= 8 {
 		p.wordEnd = uint64(len(mem)) - 7
 	}
+	p.ranger, _ = bell.(rangeRinger)
 	if fb, ok := bell.(*FutexBell); ok {
 		p.fb, p.waiters = fb, fb.waiters
 	} else {
@@ -56,33 +58,47 @@ func NewPath(mem []byte, bell transport.Bell, fence *atomic.Uint64, mappable boo
 	return p
 }
 
-// ring rings the peer's bell. A FutexBell is called directly, not through
-// the interface, so that its common case (nobody armed: one load) inlines
-// into every operation.
-func (p *Path) ring() {
+// rangeRinger is a Bell that wakes only the waiters a write of the heap
+// bytes [lo, hi) concerns (transport.LocalBell, the simulator's and a
+// network PE's own): a PE waiting in a barrier then sleeps through the
+// puts aimed at its other words, which otherwise woke it on every one (a
+// simulated 8-byte put beside a peer in BarrierAll: about 100 ns, with a
+// channel send and a wake-up each, against 15).
+type rangeRinger interface {
+	RingRange(lo, hi uint64) bool
+}
+
+// ring rings the peer's bell for a write of the bytes [off, off+n). A
+// FutexBell is called directly, not through the interface, so that its
+// common case (nobody armed: one load) inlines into every operation.
+func (p *Path) ring(off, n uint64) {
 	if atomic.LoadUint32(p.waiters) != 0 {
-		p.ringArmed()
+		p.ringArmed(off, off+n)
 	}
 }
 
-// ringArmed is ring past its common case.
-func (p *Path) ringArmed() {
-	if p.fb != nil {
+// ringArmed is ring past its common case, for the bytes [lo, hi).
+func (p *Path) ringArmed(lo, hi uint64) {
+	switch {
+	case p.fb != nil:
 		p.fb.wake()
-		return
+	case p.ranger != nil:
+		p.ranger.RingRange(lo, hi)
+	default:
+		p.bell.Ring()
 	}
-	p.bell.Ring()
 }
 
-// publish makes the preceding plain stores visible before it reads whether
-// the peer has data waiters: the locked add is a full barrier on a line no
-// other PE touches, so an arming waiter and this write never miss each
-// other. Waiters armed with ArmSync (a team operation's) wait for a signal
-// or an atomic, never for these bytes alone, and are not woken.
-func (p *Path) publish() {
+// publish makes the preceding plain stores, of the bytes [off, off+n),
+// visible before it reads whether the peer has data waiters: the locked
+// add is a full barrier on a line no other PE touches, so an arming waiter
+// and this write never miss each other. Waiters armed with ArmSync (a team
+// operation's) wait for a signal or an atomic, never for these bytes
+// alone, and are not woken.
+func (p *Path) publish(off, n uint64) {
 	p.fence.Add(1)
 	if atomic.LoadUint32(p.dataWaiters) != 0 {
-		p.ringArmed()
+		p.ringArmed(off, off+n)
 	}
 }
 
@@ -92,11 +108,11 @@ func (p *Path) Put(off uint64, src []byte) error {
 		// One aligned word, the common flag case: a single atomic store is
 		// both the copy and the barrier.
 		atomic.StoreUint64(transport.Word64(p.mem, off), binary.NativeEndian.Uint64(src))
-		p.ring()
+		p.ring(off, 8)
 		return nil
 	}
 	transport.Copy(p.mem[off:off+uint64(len(src))], src)
-	p.publish()
+	p.publish(off, uint64(len(src)))
 	return nil
 }
 
@@ -105,11 +121,11 @@ func (p *Path) Put(off uint64, src []byte) error {
 // word, small enough to inline into the operation. off must be a
 // multiple of 8 inside the mapping (a bad one panics in a bounds check).
 // Those that write do not ring the peer's bell, so that they inline: the
-// caller must call Ring after them, as every other write of the path
+// caller must call RingWord after them, as every other write of the path
 // rings.
 
 // Write64 stores v in the word at off: an 8-byte Put or P, AtomicSet.
-// Call Ring after it.
+// Call RingWord after it.
 func (p *Path) Write64(off, v uint64) {
 	atomic.StoreUint64(p.word(off), v)
 }
@@ -120,7 +136,7 @@ func (p *Path) Load64(off uint64) uint64 {
 }
 
 // FetchAdd64 adds v to the word at off and returns its previous value.
-// Call Ring after it.
+// Call RingWord after it.
 func (p *Path) FetchAdd64(off, v uint64) uint64 {
 	return atomic.AddUint64(p.word(off), v) - v
 }
@@ -145,9 +161,10 @@ func (p *Path) word(off uint64) *uint64 {
 // outside the mapping.
 func (p *Path) outside(off uint64) { _ = p.mem[off : off+8] }
 
-// Ring wakes the peer's waiters, if any is armed, after a word operation
-// that wrote: one load when none is, and it inlines.
-func (p *Path) Ring() { p.ring() }
+// RingWord wakes the peer's waiters the word at off concerns, if any is
+// armed, after a word operation that wrote it: one load when none is, and
+// it inlines.
+func (p *Path) RingWord(off uint64) { p.ring(off, 8) }
 
 // Get copies from the peer's heap at off into dst.
 func (p *Path) Get(dst []byte, off uint64) error {
@@ -174,17 +191,17 @@ func (p *Path) Atomic(op transport.AtomicOp, width int, off uint64, operand, con
 			return atomic.LoadUint64(transport.Word64(p.mem, off)), nil
 		case transport.AtomicFetchAdd:
 			old := atomic.AddUint64(transport.Word64(p.mem, off), operand) - operand
-			p.ring()
+			p.ring(off, 8)
 			return old, nil
 		case transport.AtomicCompareSwap:
 			old := transport.CAS64(transport.Word64(p.mem, off), cond, operand)
-			p.ring()
+			p.ring(off, 8)
 			return old, nil
 		}
 	}
 	old := transport.ApplyAtomic(p.mem, op, width, off, operand, cond)
 	if op != transport.AtomicFetch {
-		p.ring()
+		p.ring(off, uint64(width))
 	}
 	return old, nil
 }
@@ -195,11 +212,11 @@ func (p *Path) AtomicPost(op transport.AtomicOp, width int, off uint64, operand 
 		// The common post (AtomicAdd, Inc, every barrier round) as one
 		// LOCK XADD, without ApplyAtomic's two calls and switch.
 		atomic.AddUint64(p.word(off), operand)
-		p.ring()
+		p.ring(off, 8)
 		return nil
 	}
 	transport.ApplyAtomic(p.mem, op, width, off, operand, 0)
-	p.ring()
+	p.ring(off, uint64(width))
 	return nil
 }
 
@@ -209,7 +226,10 @@ func (p *Path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op
 	_ = p.mem[sigOff : sigOff+8] // a bad signal offset panics before the data is copied
 	transport.Copy(p.mem[off:off+uint64(len(src))], src)
 	transport.ApplySignal(p.mem, sigOff, value, op)
-	p.ring()
+	// Two ranges: the data's waiters and the signal's both wake.
+	if atomic.LoadUint32(p.waiters) != 0 {
+		p.ringArmed(min(off, sigOff), max(off+uint64(len(src)), sigOff+8))
+	}
 	return nil
 }
 

@@ -74,11 +74,11 @@ func TestPathWordOps(t *testing.T) {
 		t.Fatalf("CompareSwap64(12, 1) on 12: old %d, now %d; want 12, 1", old, p.Load64(56))
 	}
 	if bell.rings != 0 {
-		t.Fatalf("%d rings before Ring, want 0", bell.rings)
+		t.Fatalf("%d rings before RingWord, want 0", bell.rings)
 	}
-	p.Ring()
+	p.RingWord(56)
 	if bell.rings != 1 {
-		t.Fatalf("%d rings after Ring, want 1 (a Bell other than a FutexBell is always rung)", bell.rings)
+		t.Fatalf("%d rings after RingWord, want 1 (a Bell other than a FutexBell is always rung)", bell.rings)
 	}
 	for _, off := range []uint64{57, 64, 1 << 40, ^uint64(0) - 3} {
 		func() {
@@ -158,5 +158,43 @@ func TestPlainPutsSkipSyncWaiters(t *testing.T) {
 	waiter.Disarm()
 	if n, d := atomic.LoadUint32(waiter.waiters), atomic.LoadUint32(waiter.data); n != 0 || d != 0 {
 		t.Errorf("after disarming: %d waiters, %d data waiters", n, d)
+	}
+}
+
+// TestWordWaitersSleepThroughOtherWrites: on a bell that tells waiters
+// apart by word (transport.LocalBell), a waiter armed for one word is
+// woken by every kind of write that covers it and by none that misses it.
+func TestWordWaitersSleepThroughOtherWrites(t *testing.T) {
+	bell := transport.NewLocalBell()
+	p := NewPath(make([]byte, 256), bell, new(atomic.Uint64), true)
+	const word = 128
+	eight := make([]byte, 8)
+	for _, w := range []struct {
+		name   string
+		write  func() error
+		covers bool
+	}{
+		{"8-byte put elsewhere", func() error { return p.Put(64, eight) }, false},
+		{"8-byte put", func() error { return p.Put(word, eight) }, true},
+		{"put of bytes before", func() error { return p.Put(0, make([]byte, word)) }, false},
+		{"put of bytes over it", func() error { return p.Put(120, make([]byte, 12)) }, true},
+		{"atomic elsewhere", func() error { return p.AtomicPost(transport.AtomicFetchAdd, 8, 136, 1) }, false},
+		{"atomic", func() error { return p.AtomicPost(transport.AtomicFetchAdd, 8, word, 1) }, true},
+		{"4-byte atomic", func() error { return p.AtomicPost(transport.AtomicFetchAdd, 4, word+4, 1) }, true},
+		{"fetching atomic", func() error { _, err := p.Atomic(transport.AtomicCompareSwap, 8, word, 1, 0); return err }, true},
+		{"fetching atomic elsewhere", func() error { _, err := p.Atomic(transport.AtomicFetchAdd, 8, 0, 1, 0); return err }, false},
+		{"PutSignal, data elsewhere, signal on it", func() error { return p.PutSignal(0, eight, word, 1, transport.SignalSet) }, true},
+		{"PutSignal, data on it", func() error { return p.PutSignal(word, eight, 0, 1, transport.SignalAdd) }, true},
+		{"word op elsewhere", func() error { p.FetchAdd64(200, 1); p.RingWord(200); return nil }, false},
+		{"word op", func() error { p.Write64(word, 3); p.RingWord(word); return nil }, true},
+	} {
+		armed, slot := bell.ArmWord(word)
+		if err := w.write(); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if woke := bell.Wait(armed, 0); woke != w.covers {
+			t.Errorf("%s: woke the word's waiter: %v, want %v", w.name, woke, w.covers)
+		}
+		bell.DisarmWord(slot)
 	}
 }
