@@ -2,6 +2,7 @@ package coll
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,6 +120,11 @@ type fakeRT struct {
 	// agreeHook, if set, gets what an agreement's round gave this PE and
 	// returns what AgreeChecked returns (a reply that came too late, say).
 	agreeHook func(op string, all [][]byte, err error) ([][]byte, error)
+	// sleep is how long a wait sleeps on the bell between checks (10 ms
+	// when 0); unrung counts the sleeps that ran out (a ring ends one
+	// early, and so may a token an earlier ring left).
+	sleep  time.Duration
+	unrung atomic.Int32
 }
 
 func (f *fakeRT) MyPE() int { return f.me }
@@ -163,7 +169,14 @@ func (f *fakeRT) WaitBlocked(op string, blk Blocked, off uint64, cond func() boo
 			b.Disarm()
 			return nil
 		}
-		b.Wait(armed, 10*time.Millisecond)
+		sleep := f.sleep
+		if sleep == 0 {
+			sleep = 10 * time.Millisecond
+		}
+		start := time.Now()
+		if !b.Wait(armed, sleep) && time.Since(start) >= sleep {
+			f.unrung.Add(1)
+		}
 		b.Disarm()
 	}
 }

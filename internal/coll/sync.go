@@ -42,6 +42,12 @@ func (t *Team) sync(op string, set syncSet) error {
 		if err != nil {
 			return t.orPoisoned(op, word, err)
 		}
+		if s, ok := path.(signaler); ok {
+			if err := t.signalAndWait(op, s, word, epoch); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := path.AtomicPost(transport.AtomicFetchAdd, 8, word, 1); err != nil {
 			return t.orPoisoned(op, word, err)
 		}

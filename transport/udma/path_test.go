@@ -136,6 +136,7 @@ func TestPlainPutsSkipSyncWaiters(t *testing.T) {
 		{"PutSignal", func() error { return p.PutSignal(64, data, 8, 1, transport.SignalSet) }},
 		{"8-byte put", func() error { return p.Put(8, make([]byte, 8)) }},
 		{"atomic", func() error { return p.AtomicPost(transport.AtomicFetchAdd, 8, 8, 1) }},
+		{"barrier signal", func() error { p.SignalWord(8, 5); p.RingSignaled(8); return nil }},
 	} {
 		if err := w.write(); err != nil {
 			t.Fatal(err)
@@ -187,6 +188,8 @@ func TestWordWaitersSleepThroughOtherWrites(t *testing.T) {
 		{"PutSignal, data on it", func() error { return p.PutSignal(word, eight, 0, 1, transport.SignalAdd) }, true},
 		{"word op elsewhere", func() error { p.FetchAdd64(200, 1); p.RingWord(200); return nil }, false},
 		{"word op", func() error { p.Write64(word, 3); p.RingWord(word); return nil }, true},
+		{"barrier signal elsewhere", func() error { p.SignalWord(8, 1); p.RingSignaled(8); return nil }, false},
+		{"barrier signal", func() error { p.SignalWord(word, 9); p.RingSignaled(word); return nil }, true},
 	} {
 		armed, slot := bell.ArmWord(word)
 		if err := w.write(); err != nil {
@@ -197,4 +200,22 @@ func TestWordWaitersSleepThroughOtherWrites(t *testing.T) {
 		}
 		bell.DisarmWord(slot)
 	}
+}
+
+// TestSignalWordStores: SignalWord leaves its value in the peer's word
+// (a barrier's count, not an add) and refuses a word outside the mapping
+// as the other word operations do.
+func TestSignalWordStores(t *testing.T) {
+	p := NewPath(make([]byte, 64), &countingBell{}, new(atomic.Uint64), true)
+	p.SignalWord(16, 7)
+	p.SignalWord(16, 8)
+	if got := p.Load64(16); got != 8 {
+		t.Fatalf("word after signals 7 and 8: %d, want 8", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SignalWord(60) of a 64-byte mapping did not panic")
+		}
+	}()
+	p.SignalWord(60, 1)
 }
