@@ -55,7 +55,9 @@ func allocate[T Elem](p *PE, op string, n int, align int64) (Sym[T], error) {
 // not be used again: calls with s fail with ErrInvalidArgument ("Sym was
 // freed") whether or not the object moved. Collective. The zero Sym is
 // C's null pointer here: Realloc of it is Malloc of n, as the spec says,
-// so a buffer that starts as the zero Sym can grow by Realloc alone.
+// so a buffer that starts as the zero Sym can grow by Realloc alone; and
+// Realloc of an object to 0 elements frees it and returns the zero Sym,
+// as shmem_realloc(ptr, 0) frees ptr and returns the null pointer.
 func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 	const op = "Realloc"
 	if s == (Sym[T]{}) {
@@ -69,6 +71,10 @@ func Realloc[T Elem](p *PE, s Sym[T], n int) (Sym[T], error) {
 	}
 	if n < 0 {
 		return Sym[T]{}, refuse(p, op, errs.New(op, p.MyPE(), errs.NoPE, errs.ErrInvalidArgument, "negative count %d", n))
+	}
+	if n == 0 {
+		_, err := p.c.HeapOp(op, heap.Request{Kind: heap.KindFree, Slot: s.slot, Gen: s.gen})
+		return Sym[T]{}, err
 	}
 	size := int64(n) * int64(elemSize[T]())
 	if size/int64(elemSize[T]()) != int64(n) || size > p.c.Heap().Limit() {

@@ -160,7 +160,26 @@ func TestRealloc(t *testing.T) {
 		if err := wantErr(second(shmem.Realloc(p, shrunk.Slice(1, 2), 4)), shmem.ErrInvalidArgument, "Realloc", "slice"); err != nil {
 			return err
 		}
-		return joinFirst(shmem.Free(p, shrunk), shmem.Free(p, b))
+		// Realloc to 0 elements frees the object and returns the zero Sym,
+		// which Realloc then grows as Malloc would.
+		gone, err := shmem.Realloc(p, shrunk, 0)
+		if err != nil {
+			return err
+		}
+		if gone != (shmem.Sym[int32]{}) {
+			return fmt.Errorf("Realloc to 0 returned %+v, want the zero Sym", gone)
+		}
+		if err := wantErr(shmem.Put(p, shrunk, []int32{1}, me), shmem.ErrInvalidArgument, "Put", "freed"); err != nil {
+			return err
+		}
+		again, err := shmem.Realloc(p, gone, 2)
+		if err != nil {
+			return err
+		}
+		if err := want(p, "Realloc of the zero Sym, len", again.Len(), 2); err != nil {
+			return err
+		}
+		return joinFirst(shmem.Free(p, again), shmem.Free(p, b))
 	})
 }
 
@@ -193,6 +212,14 @@ func TestAllocMismatch(t *testing.T) {
 				return shmem.Free(p, s)
 			}
 			_, err = shmem.Realloc(p, s, 8)
+			return err
+		},
+		"realloc to 0 on one PE": func(p *shmem.PE) error {
+			s, err := shmem.Malloc[int64](p, 4)
+			if err != nil {
+				return err
+			}
+			_, err = shmem.Realloc(p, s, 8*p.MyPE())
 			return err
 		},
 		"negative count on one PE": func(p *shmem.PE) error {
