@@ -226,10 +226,9 @@ func (p *Path) PutSignal(off uint64, src []byte, sigOff uint64, value uint64, op
 	_ = p.mem[sigOff : sigOff+8] // a bad signal offset panics before the data is copied
 	transport.Copy(p.mem[off:off+uint64(len(src))], src)
 	transport.ApplySignal(p.mem, sigOff, value, op)
-	// Two ranges: the data's waiters and the signal's both wake.
-	if atomic.LoadUint32(p.waiters) != 0 {
-		p.ringArmed(min(off, sigOff), max(off+uint64(len(src)), sigOff+8))
-	}
+	// One range over both, the data's and the signal's: each's waiters wake.
+	lo := min(off, sigOff)
+	p.ring(lo, max(off+uint64(len(src)), sigOff+8)-lo)
 	return nil
 }
 
