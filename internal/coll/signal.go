@@ -18,9 +18,9 @@ const signalChecks = 256
 // network's way) is a locked instruction, which holds this core until the
 // peer's cache line arrives, a round trip, before the wait may start; the
 // store goes out while this member already polls, so the two members'
-// signals cross in one trip (measured between two processes on the
-// 2-core VM: 0.31 µs a barrier against 0.51 with the add, when a
-// round trip took 1 µs). A store is enough because each word has one
+// signals cross in one trip (bench/lineloop, two processes on the 2-core
+// VM: 0.31 µs a barrier against 0.51 with the add, when a round trip
+// took 1 µs). A store is enough because each word has one
 // writer a round, the member 2^k behind, whose count of barriers is the
 // one the add would have made.
 //
