@@ -11,6 +11,11 @@
 // every yield of its polls hands the P to another thread, which changes
 // what is measured.
 //
+// BT_SYSMON_POLICY=batch or idle first moves that thread to SCHED_BATCH or
+// SCHED_IDLE, which the kernel does not let preempt a running thread when
+// it wakes: on the 2-core VMs the loop's thread was preempted as often
+// anyway (bench/NOTES.md).
+//
 // Usage:
 //
 //	go build -o /tmp/bt ./bench/barrierthreads && go run ./cmd/shmemrun -np 2 /tmp/bt
@@ -25,6 +30,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	shmem "github.com/goshmem/shmem"
 )
@@ -46,6 +53,9 @@ func run() error {
 		if err := p.BarrierAll(); err != nil {
 			return err
 		}
+	}
+	if err := lowerSysmon(os.Getenv("BT_SYSMON_POLICY")); err != nil {
+		return err
 	}
 	before := switches()
 	var rows []string
@@ -119,4 +129,29 @@ func total(m map[int]counts) int {
 		n += c.involuntary
 	}
 	return n
+}
+
+// lowerSysmon moves the process's second thread, the one the runtime
+// starts first (sysmon), to policy "batch" or "idle"; "" leaves it.
+func lowerSysmon(policy string) error {
+	if policy == "" {
+		return nil
+	}
+	p, ok := map[string]uint32{"batch": unix.SCHED_BATCH, "idle": unix.SCHED_IDLE}[policy]
+	if !ok {
+		return fmt.Errorf("BT_SYSMON_POLICY %q: want batch or idle", policy)
+	}
+	var tids []int
+	for tid := range switches() {
+		tids = append(tids, tid)
+	}
+	slices.Sort(tids)
+	if len(tids) < 2 {
+		return fmt.Errorf("no thread after the main one")
+	}
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: p}
+	if err := unix.SchedSetAttr(tids[1], &attr, 0); err != nil {
+		return fmt.Errorf("thread %d to %s: %w", tids[1], policy, err)
+	}
+	return nil
 }

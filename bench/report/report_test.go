@@ -322,3 +322,23 @@ func TestCeilingSetsTLSPutBesideBothReferences(t *testing.T) {
 		t.Errorf("no ceiling row gave a table:\n%s", b.String())
 	}
 }
+
+// TestParkedRowsAreNotGoals checks that a parked goshmem measured against
+// OSHMEM, which has no parked mode, is shown but never judged, while the
+// parked mode's same-mode raw row still is.
+func TestParkedRowsAreNotGoals(t *testing.T) {
+	stats := map[key]stat{
+		{implGoshmem, "tcp-park", "put", 8}:          {latencyUS: 30},
+		{implOshmem, "tcp", "put", 8}:                {latencyUS: 20},
+		{implGoshmem, "tcp-park", "tcp_rtt_poll", 8}: {latencyUS: 28},
+	}
+	var b strings.Builder
+	writeTargets(&b, stats)
+	out := b.String()
+	if !strings.Contains(out, "| put+quiet 8 B, TCP | tcp-park | tcp | 30.00 µs | 20.00 µs | 1.500 | (≤ 1.000) | not a goal: modes differ |") {
+		t.Errorf("parked row against OSHMEM not shown as informational:\n%s", out)
+	}
+	if !strings.Contains(out, "| put+quiet 8 B vs raw TCP round trip, same read mode | tcp-park | tcp-park | 30.00 µs | 28.00 µs | 1.071 | ≤ 1.300 | yes |") {
+		t.Errorf("parked same-mode row not judged:\n%s", out)
+	}
+}
