@@ -142,3 +142,17 @@ func Ptr[T Elem](p *PE, s Sym[T], pe int) ([]T, bool) {
 	}
 	return asElems[T](b, s.n), true
 }
+
+// TeamPtr is Ptr with pe numbered in team t (shmem_team_ptr, from
+// OpenSHMEM 1.6): false also when t is nil or destroyed, or pe is not one
+// of its members.
+func TeamPtr[T Elem](t *Team, s Sym[T], pe int) ([]T, bool) {
+	if t.invalid() {
+		return nil, false
+	}
+	w := t.TranslatePE(pe, t.p.TeamWorld())
+	if w < 0 {
+		return nil, false
+	}
+	return Ptr(t.p, s, w)
+}

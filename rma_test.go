@@ -381,3 +381,57 @@ func TestPtr(t *testing.T) {
 		return want(p, "stored through Ptr", s.Local(p)[0], int64((me^1)+10))
 	}, sim.WithNodes(2))
 }
+
+func TestTeamPtr(t *testing.T) {
+	// Two nodes of two PEs; the team of PEs 1 and 2 spans them.
+	run(t, 4, func(p *shmem.PE) error {
+		me := p.MyPE()
+		s, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		s.Local(p)[0] = int64(me + 1)
+		if err := p.BarrierAll(); err != nil {
+			return err
+		}
+		shared := p.TeamShared()
+		for i := range shared.NPEs() {
+			view, ok := shmem.TeamPtr(shared, s, i)
+			world := shared.TranslatePE(i, p.TeamWorld())
+			if !ok {
+				return fmt.Errorf("PE %d: TeamPtr to shared PE %d (world %d) failed", me, i, world)
+			}
+			if err := want(p, "TeamPtr[0]", view[0], int64(world+1)); err != nil {
+				return err
+			}
+		}
+		if _, ok := shmem.TeamPtr(shared, s, shared.NPEs()); ok {
+			return fmt.Errorf("TeamPtr past the team's last PE succeeded")
+		}
+		if _, ok := shmem.TeamPtr(nil, s, 0); ok {
+			return fmt.Errorf("TeamPtr on a nil team succeeded")
+		}
+		mid, err := p.TeamWorld().SplitStrided(1, 1, 2)
+		if err != nil {
+			return err
+		}
+		if mid != nil {
+			// Team PE 0 is world PE 1 and team PE 1 world PE 2: each
+			// member reaches itself, and not the other, on another node.
+			self, other := mid.MyPE(), 1-mid.MyPE()
+			if view, ok := shmem.TeamPtr(mid, s, self); !ok || view[0] != int64(me+1) {
+				return fmt.Errorf("PE %d: TeamPtr to itself in the split team: %v %v", me, view, ok)
+			}
+			if _, ok := shmem.TeamPtr(mid, s, other); ok {
+				return fmt.Errorf("PE %d: TeamPtr reached team PE %d on another node", me, other)
+			}
+			if err := mid.Destroy(); err != nil {
+				return err
+			}
+			if _, ok := shmem.TeamPtr(mid, s, self); ok {
+				return fmt.Errorf("TeamPtr on a destroyed team succeeded")
+			}
+		}
+		return p.BarrierAll()
+	}, sim.WithNodes(2))
+}

@@ -310,6 +310,11 @@ static int team_num_contexts(const shmem_team_config_t *config, long mask, int *
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team) {
   return goshmem_team_translate((uintptr_t)src_team, src_pe, (uintptr_t)dest_team);
 }
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe) {
+  if (team == SHMEM_TEAM_INVALID) return NULL;
+  int w = shmem_team_translate_pe(team, pe, SHMEM_TEAM_WORLD);
+  return w < 0 ? NULL : gs_ptr(dest, w);
+}
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team) {
   int given = 0, nctx = team_num_contexts(config, config_mask, &given);

@@ -26,7 +26,7 @@
 #     not compile: they pass short arrays to the _all/_any/_some generics,
 #     for which OpenSHMEM 1.5 has no short routines (short is deprecated
 #     for point-to-point synchronization).
-#   shmem_team_ptr does not link: shmem_team_ptr is OpenSHMEM 1.6.
+#   shmem_team_ptr (OpenSHMEM 1.6) links since 2026-12-06 and passes.
 # (mt_lock.c is mt_lock_test's second file, compiled with it.)
 set -uo pipefail
 

@@ -72,10 +72,13 @@ int main(void) {
     CHECK(even != SHMEM_TEAM_INVALID && shmem_team_my_pe(even) == me / 2, "even team pe");
     CHECK(shmem_team_translate_pe(even, 1 % shmem_team_n_pes(even), SHMEM_TEAM_WORLD) == 2 % (2 * ((n + 1) / 2)), "translate");
     CHECK(shmem_team_sync(even) == 0, "team sync");
+    CHECK(shmem_team_ptr(even, tv, 0) == shmem_ptr(tv, 0), "team_ptr to team PE 0");
+    CHECK(shmem_team_ptr(even, tv, shmem_team_n_pes(even)) == NULL, "team_ptr past the team");
     int *iv = shmem_malloc(sizeof(int)); /* world-collective: odd PEs do too below */
     (void)iv;
   } else {
     CHECK(even == SHMEM_TEAM_INVALID, "odd PE got a team");
+    CHECK(shmem_team_ptr(even, tv, 0) == NULL, "team_ptr on SHMEM_TEAM_INVALID");
     int *iv = shmem_malloc(sizeof(int));
     (void)iv;
   }
