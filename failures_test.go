@@ -2,6 +2,7 @@ package shmem_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -326,5 +327,67 @@ func TestGlobalExitEndsEveryWait(t *testing.T) {
 				t.Errorf("seed %d: PE %d got %v, want the exit (status 6)", seed, r, e)
 			}
 		}
+	}
+}
+
+// TestOnFailure: every survivor's failure handler hears once of the PE
+// that failed, with its reason, whether set before the failure or after
+// it was recorded, and nobody hears of PEs that finalized.
+func TestOnFailure(t *testing.T) {
+	type call struct {
+		pe     int
+		reason string
+	}
+	calls := make([]chan call, 4)
+	for i := range calls {
+		calls[i] = make(chan call, 4)
+	}
+	heard := func(me int) func(int, string) {
+		return func(pe int, reason string) { calls[me] <- call{pe, reason} }
+	}
+	runErr := sim.Run(4, func(p *shmem.PE) error {
+		me := p.MyPE()
+		if me == 3 {
+			return errors.New("routing table corrupt")
+		}
+		if me != 2 {
+			p.OnFailure(heard(me))
+		}
+		err := p.BarrierAll()
+		if !errors.Is(err, shmem.ErrPEFailed) {
+			return fmt.Errorf("PE %d: BarrierAll returned %v, want ErrPEFailed", me, err)
+		}
+		if me == 2 {
+			p.OnFailure(heard(me)) // after the failure was recorded
+		}
+		select {
+		case c := <-calls[me]:
+			if c.pe != 3 || !strings.Contains(c.reason, "routing table corrupt") {
+				return fmt.Errorf("PE %d heard of PE %d failing for %q, want PE 3 and its reason", me, c.pe, c.reason)
+			}
+		case <-time.After(time.Minute):
+			return fmt.Errorf("PE %d: no call of its failure handler", me)
+		}
+		p.OnFailure(heard(me)) // again: PE 3 is not reported twice
+		return nil
+	})
+	if runErr == nil || !strings.Contains(runErr.Error(), "routing table corrupt") {
+		t.Fatalf("Run returned %v, want PE 3's error", runErr)
+	}
+	for me := range 3 {
+		if len(calls[me]) != 0 {
+			t.Errorf("PE %d heard of a failure twice: %v", me, <-calls[me])
+		}
+	}
+
+	left := make(chan call, 8)
+	if err := sim.Run(3, func(p *shmem.PE) error {
+		p.OnFailure(func(pe int, reason string) { left <- call{pe, reason} })
+		return p.Finalize()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("a handler heard of a PE that finalized: %v", <-left)
 	}
 }

@@ -63,6 +63,24 @@ func (p *PE) NPEs() int {
 // known to have failed, and after Finalize or GlobalExit.
 func (p *PE) Accessible(pe int) bool { return !p.zero() && p.c.Accessible(pe) }
 
+// OnFailure makes f run once for each PE this PE learns has failed (its
+// process died or was killed, or failure detection lost it), with the
+// reason this PE recorded: for failures already recorded at once, for
+// later ones as they are recorded. A PE that goes away after every PE
+// has reached Finalize has left, not failed, and is not reported, nor is
+// a GlobalExit. The calls come one at a time, in the order the failures
+// were recorded, on a goroutine of goshmem's, so f may block and may call
+// goshmem; one may still be running when Finalize returns. Calling
+// OnFailure again replaces f for the calls not yet made (each PE is still
+// reported once); nil drops them. A context's handler is its PE's. No
+// OpenSHMEM routine does this: services use it where they would poll
+// Accessible.
+func (p *PE) OnFailure(f func(pe int, reason string)) {
+	if !p.zero() {
+		p.c.SetFailureHandler(f)
+	}
+}
+
 // Fence orders this PE's puts, atomics and signals to each PE: those issued
 // before it are delivered before those issued after it (shmem_fence). It
 // does not order operations to different PEs; Quiet does.

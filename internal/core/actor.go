@@ -56,6 +56,9 @@ func (s *state) apply(e any) {
 		if s.cfg.OnFailure != nil {
 			s.cfg.OnFailure(e.Rank, reason, e.Origin, e.Link)
 		}
+		if !s.agreed.Load() {
+			s.failureCalls.failed(e.Rank, reason)
+		}
 		s.changed()
 	case pe.LinkLost:
 		s.failed.StoreLinkLost(e.Rank)

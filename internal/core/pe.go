@@ -237,6 +237,8 @@ type state struct {
 	exitGrace time.Duration
 	nFailed   atomic.Int32
 	failed    failedSet // reason by rank (failed.go)
+	// failureCalls runs the handler SetFailureHandler set.
+	failureCalls failureCalls
 	// firstFailed is 1 + the rank recorded failed first, 0 before any:
 	// the PE a wait names when several failed, since the later ones are
 	// often PEs that ended because of it.

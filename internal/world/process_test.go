@@ -134,7 +134,12 @@ func TestProcessesNetworkWithoutTLS(t *testing.T) {
 }
 
 func TestProcessFailureIsReported(t *testing.T) {
-	codes, outs := world(t, 3, lt.RoleDie)
+	t.Run("shm", func(t *testing.T) { processFailureIsReported(t) })
+	t.Run("tcp", func(t *testing.T) { processFailureIsReported(t, "SHMEM_TRANSPORT=tcp") })
+}
+
+func processFailureIsReported(t *testing.T, env ...string) {
+	codes, outs := world(t, 3, lt.RoleDie, env...)
 	if codes[2] != lt.DieStatus {
 		t.Errorf("the dying PE exited %d, want %d:\n%s", codes[2], lt.DieStatus, outs[2])
 	}
@@ -149,6 +154,12 @@ func TestProcessFailureIsReported(t *testing.T) {
 	}
 	if !named {
 		t.Errorf("no survivor named PE 2:\n%s\n%s", outs[0], outs[1])
+	}
+	// Each survivor's failure handler named PE 2 (the role waits for it).
+	for r := 0; r < 2; r++ {
+		if !strings.Contains(outs[r], "OnFailure: PE 2: ") {
+			t.Errorf("survivor PE %d's failure handler did not name PE 2:\n%s", r, outs[r])
+		}
 	}
 }
 

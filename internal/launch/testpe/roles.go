@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,15 +94,30 @@ func runRole(p *shmem.PE, role string) error {
 }
 
 // die: PE who exits without Finalize once everyone is up; the others wait
-// in a barrier that can only end with ErrPEFailed.
+// in a barrier that can only end with ErrPEFailed, then until their
+// failure handler (PE.OnFailure) has named the victim, which it prints.
 func die(p *shmem.PE) error {
+	victim := who(p)
+	named := make(chan struct{})
+	p.OnFailure(func(pe int, reason string) {
+		if pe == victim {
+			fmt.Printf("OnFailure: PE %d: %s\n", pe, reason)
+			close(named)
+		}
+	})
 	if err := p.BarrierAll(); err != nil {
 		return err
 	}
-	if p.MyPE() == who(p) {
+	if p.MyPE() == victim {
 		os.Exit(lt.DieStatus)
 	}
-	return p.BarrierAll()
+	err := p.BarrierAll()
+	select {
+	case <-named:
+	case <-time.After(time.Minute):
+		err = errors.Join(err, fmt.Errorf("OnFailure did not name PE %d within a minute", victim))
+	}
+	return err
 }
 
 // pauseLoop prints READY, then runs broadcasts of PE 0's stop flag in a
