@@ -1,6 +1,7 @@
 package shmem
 
 import (
+	"context"
 	"sync/atomic"
 
 	"github.com/goshmem/shmem/internal/core"
@@ -30,6 +31,34 @@ type PE struct {
 	quietFree *uint32
 	// anyTurn places the scans of WaitUntilAny and TestAny (anyStart).
 	anyTurn atomic.Uint64
+	// ctx ends this handle's waits (WithContext); nil for none.
+	ctx context.Context
+}
+
+// WithContext returns a handle on p whose waits on this PE's memory also
+// end when ctx is done: WaitUntil, WaitUntilAll, WaitUntilAny,
+// WaitUntilSome, their Vector forms and SignalWaitUntil then return an
+// error that names the call and wraps ctx.Err(), so errors.Is(err,
+// context.Canceled) or errors.Is(err, context.DeadlineExceeded) holds. A
+// wait whose condition already holds returns nil whatever ctx says. The
+// handle's other calls are p's: team operations (barriers, collectives,
+// allocation) and locks are not cut short, since a member that left one
+// midway would break it for every member (WithOpTimeout bounds them, and
+// failure detection ends them). The handle is p for everything else (the
+// same PE or context, the same Quiet); p's own calls keep no context.
+func (p *PE) WithContext(ctx context.Context) *PE {
+	if p.zero() || ctx == nil {
+		return p
+	}
+	return &PE{c: p.c, world: p.world, shared: p.shared, pe: p.pe, team: p.team, quietFree: p.quietFree, ctx: ctx}
+}
+
+// waitContext is the context that ends the handle's waits.
+func (p *PE) waitContext() context.Context {
+	if p.ctx == nil {
+		return context.Background()
+	}
+	return p.ctx
 }
 
 // newPE wraps the runtime's PE c in the public handle.
@@ -174,9 +203,9 @@ func (p *PE) Finalize() error {
 		return zeroPE("Finalize")
 	}
 	err := p.c.Finalize()
-	if p.hang != nil {
-		p.hang()
-		p.hang = nil
+	if pe := p.pe; pe.hang != nil { // a context's or WithContext's handle stops its PE's
+		pe.hang()
+		pe.hang = nil
 	}
 	return err
 }

@@ -1,13 +1,17 @@
 package shmem_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/goshmem/shmem"
+	"github.com/goshmem/shmem/sim"
 )
 
 func TestWaitUntilEveryCmp(t *testing.T) {
@@ -294,4 +298,73 @@ func TestTestLoopOverTCP(t *testing.T) {
 		}
 		return p.BarrierAll()
 	})
+}
+
+// TestWaitsEndWithContext: every wait of a WithContext handle on a word
+// nobody sets ends when its context is done, with an error naming the
+// call that wraps the context's; a condition that holds returns nil
+// whatever the context says; the PE's own handle keeps no context.
+func TestWaitsEndWithContext(t *testing.T) {
+	run(t, 2, func(p *shmem.PE) error {
+		flags, err := shmem.Calloc[int64](p, 2)
+		if err != nil {
+			return err
+		}
+		sig, err := shmem.Calloc[uint64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 0 {
+			canceled, cancel := context.WithCancel(context.Background())
+			cancel()
+			c := p.WithContext(canceled)
+			status := []bool{false, false}
+			vals := []int64{1, 1}
+			waits := map[string]func() error{
+				"WaitUntil":    func() error { return shmem.WaitUntil(c, flags, shmem.CmpEQ, 1) },
+				"WaitUntilAll": func() error { return shmem.WaitUntilAll(c, flags, status, shmem.CmpEQ, 1) },
+				"WaitUntilAny": func() error { _, err := shmem.WaitUntilAny(c, flags, status, shmem.CmpEQ, 1); return err },
+				"WaitUntilSome": func() error {
+					_, err := shmem.WaitUntilSome(c, flags, status, shmem.CmpEQ, 1)
+					return err
+				},
+				"WaitUntilAllVector": func() error { return shmem.WaitUntilAllVector(c, flags, status, shmem.CmpEQ, vals) },
+				"WaitUntilAnyVector": func() error {
+					_, err := shmem.WaitUntilAnyVector(c, flags, status, shmem.CmpEQ, vals)
+					return err
+				},
+				"WaitUntilSomeVector": func() error {
+					_, err := shmem.WaitUntilSomeVector(c, flags, status, shmem.CmpEQ, vals)
+					return err
+				},
+				"SignalWaitUntil": func() error { _, err := shmem.SignalWaitUntil(c, sig, shmem.CmpEQ, 1); return err },
+			}
+			for op, wait := range waits {
+				if err := wantErr(wait(), context.Canceled, op, "context"); err != nil {
+					return err
+				}
+			}
+			if err := shmem.WaitUntil(c, flags, shmem.CmpEQ, 0); err != nil {
+				return fmt.Errorf("a wait whose condition holds: %v", err)
+			}
+			// A deadline that passes while the wait sleeps ends it.
+			timed, stop := context.WithTimeout(context.Background(), 20*time.Millisecond)
+			defer stop()
+			if err := wantErr(shmem.WaitUntil(p.WithContext(timed), flags, shmem.CmpEQ, 1), context.DeadlineExceeded, "WaitUntil"); err != nil {
+				return err
+			}
+			// The PE's own handle waits on, until PE 1 sets the flag.
+			if err := shmem.P(p, sig, 1, 1); err != nil {
+				return err
+			}
+			if err := p.Quiet(); err != nil {
+				return err
+			}
+			return shmem.WaitUntil(p, flags, shmem.CmpEQ, 7)
+		}
+		if _, err := shmem.SignalWaitUntil(p, sig, shmem.CmpEQ, 1); err != nil {
+			return err
+		}
+		return errors.Join(shmem.P(p, flags, 7, 0), p.Quiet())
+	}, sim.WithDeadlockGrace(-1))
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"runtime"
 	"time"
 
@@ -38,19 +39,31 @@ const noWord = ^uint64(0)
 // bytes) at heap offset off, which reports name: writes elsewhere need not
 // wake it.
 func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
+	return p.WaitWordContext(context.Background(), op, off, cond)
+}
+
+// WaitWordContext is WaitWord that also ends when ctx is done, with an
+// error naming op that wraps ctx.Err().
+func (p *PE) WaitWordContext(ctx context.Context, op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, nil, off, true, cond)
+	return p.waitSlow(ctx, op, nil, off, true, cond)
 }
 
 // WaitVector is WaitLocal for a wait on the elements from heap offset
 // off, which reports name.
 func (p *PE) WaitVector(op string, off uint64, cond func() bool) error {
+	return p.WaitVectorContext(context.Background(), op, off, cond)
+}
+
+// WaitVectorContext is WaitVector that also ends when ctx is done, as
+// WaitWordContext does.
+func (p *PE) WaitVectorContext(ctx context.Context, op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, nil, off, false, cond)
+	return p.waitSlow(ctx, op, nil, off, false, cond)
 }
 
 // WaitBlocked blocks until cond holds, as WaitLocal does, checking b's
@@ -62,7 +75,7 @@ func (p *PE) WaitBlocked(op string, b coll.Blocked, off uint64, cond func() bool
 	if poll(cond, 0) {
 		return nil
 	}
-	return p.waitSlow(op, b, off, true, cond)
+	return p.waitSlow(context.Background(), op, b, off, true, cond)
 }
 
 // syncArmer is a Bell that can arm a waiter which plain puts into the heap
@@ -128,7 +141,11 @@ func (a *armer) disarm() {
 	}
 }
 
-func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, word bool, cond func() bool) error {
+// waitSlow is the wait of WaitWord, WaitVector and WaitBlocked once their
+// first polls failed. ctx ends it when done (one that is never done,
+// context.Background, costs nothing): its end rings the PE's bell, and
+// the wait looks at it whenever it looks at the PE's state.
+func (p *PE) waitSlow(ctx context.Context, op string, b coll.Blocked, off uint64, word bool, cond func() bool) error {
 	// Counted before it looks at finalized, so that a Finalize either
 	// is seen here or waits for this wait to leave before it releases
 	// the heap cond reads.
@@ -136,6 +153,13 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, word bool, cond fun
 	defer p.s.inWait.Add(-1)
 	if p.s.finalized.Load() {
 		return p.waitable(op)
+	}
+	cancellable := ctx.Done() != nil
+	if cancellable {
+		if ctx.Err() != nil {
+			return p.contextEnded(ctx, op)
+		}
+		defer context.AfterFunc(ctx, p.s.changed)()
 	}
 	bell := p.s.bell
 	defer p.s.kick.stop()
@@ -175,6 +199,9 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, word bool, cond fun
 		if err := p.waitable(op); err != nil {
 			return err
 		}
+		if cancellable && ctx.Err() != nil {
+			return p.contextEnded(ctx, op)
+		}
 		sleep, err := w.step()
 		if err != nil {
 			if cond() {
@@ -195,6 +222,11 @@ func (p *PE) waitSlow(op string, b coll.Blocked, off uint64, word bool, cond fun
 		}
 		a.disarm()
 	}
+}
+
+// contextEnded is the error of a wait of op that ctx ended.
+func (p *PE) contextEnded(ctx context.Context, op string) error {
+	return errs.New(op, p.MyPE(), errs.NoPE, ctx.Err(), "the caller's context ended the wait")
 }
 
 // tightChecks is how many times poll checks without yielding: about a

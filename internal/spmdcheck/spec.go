@@ -1,17 +1,20 @@
 package spmdcheck
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/goshmem/shmem"
 )
 
 // Spec checks, with values, the OpenSHMEM 1.5 calls beyond the core:
 // contexts (world and team ones, each completing its own puts), the
-// non-blocking fetching atomics and the _vector waits. Every PE calls it.
+// non-blocking fetching atomics and the _vector waits; and goshmem's
+// waits that a Go context ends (PE.WithContext). Every PE calls it.
 func Spec(p *shmem.PE) error {
-	for _, f := range []func(*shmem.PE) error{specContexts, specTeamCtx, specFetchNBI, specVectorWait} {
+	for _, f := range []func(*shmem.PE) error{specContexts, specTeamCtx, specFetchNBI, specVectorWait, specContextWait} {
 		if err := f(p); err != nil {
 			return err
 		}
@@ -187,4 +190,35 @@ func specVectorWait(p *shmem.PE) error {
 		return errors.New("TestAllVector false after WaitUntilAllVector")
 	}
 	return errors.Join(p.BarrierAll(), shmem.Free(p, ivars), p.BarrierAll())
+}
+
+// specContextWait: each PE waits, through a WithContext handle whose
+// deadline passes first, for a word nobody sets, which must end with the
+// deadline; then, through a handle whose context stays live, for the
+// signal the previous PE sends, which must arrive.
+func specContextWait(p *shmem.PE) error {
+	me, n := p.MyPE(), p.NPEs()
+	sig, err := shmem.Calloc[uint64](p, 2)
+	if err != nil {
+		return err
+	}
+	timed, stop := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer stop()
+	_, err = shmem.SignalWaitUntil(p.WithContext(timed), sig.Slice(0, 1), shmem.CmpEQ, 1)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("PE %d: SignalWaitUntil past its context's deadline returned %v", me, err)
+	}
+	live, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := shmem.P(p, sig.Slice(1, 2), uint64(me+1), (me+1)%n); err != nil {
+		return err
+	}
+	if err := p.Quiet(); err != nil {
+		return err
+	}
+	from := uint64((me+n-1)%n + 1)
+	if _, err := shmem.SignalWaitUntil(p.WithContext(live), sig.Slice(1, 2), shmem.CmpEQ, from); err != nil {
+		return fmt.Errorf("PE %d: SignalWaitUntil with a live context: %w", me, err)
+	}
+	return errors.Join(p.BarrierAll(), shmem.Free(p, sig), p.BarrierAll())
 }
