@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/goshmem/shmem"
 	"github.com/goshmem/shmem/sim"
@@ -245,4 +246,43 @@ func ExamplePtr() {
 		return p.BarrierAll()
 	})
 	// Output: PE 1 holds 101
+}
+
+func ExamplePE_WithContext() {
+	_ = sim.Run(2, func(p *shmem.PE) error {
+		flag, err := shmem.Calloc[int64](p, 1)
+		if err != nil {
+			return err
+		}
+		if p.MyPE() == 0 {
+			// A service shutting down: the context is done, so a wait for
+			// a flag nobody will set returns instead of blocking.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			err := shmem.WaitUntil(p.WithContext(ctx), flag, shmem.CmpEQ, 1)
+			fmt.Println(errors.Is(err, context.Canceled))
+		}
+		return p.BarrierAll()
+	})
+	// Output: true
+}
+
+func ExamplePE_OnFailure() {
+	_ = sim.Run(3, func(p *shmem.PE) error {
+		if p.MyPE() == 2 {
+			return errors.New("out of disk") // PE 2 fails
+		}
+		heard := make(chan string, 1)
+		p.OnFailure(func(pe int, reason string) {
+			if pe == 2 { // a survivor leaving later is reported too
+				heard <- reason
+			}
+		})
+		err := p.BarrierAll() // ends with ErrPEFailed, naming PE 2
+		if reason := <-heard; p.MyPE() == 0 {
+			fmt.Println("PE 2 failed:", strings.Contains(reason, "out of disk"))
+		}
+		return err
+	})
+	// Output: PE 2 failed: true
 }
