@@ -143,8 +143,9 @@ func (a *armer) disarm() {
 
 // waitSlow is the wait of WaitWord, WaitVector and WaitBlocked once their
 // first polls failed. ctx ends it when done (one that is never done,
-// context.Background, costs nothing): its end rings the PE's bell, and
-// the wait looks at it whenever it looks at the PE's state.
+// context.Background, costs nothing): its end rings the PE's bell
+// (ringForContext), and the wait looks at it whenever it looks at the
+// PE's state.
 func (p *PE) waitSlow(ctx context.Context, op string, b coll.Blocked, off uint64, word bool, cond func() bool) error {
 	// Counted before it looks at finalized, so that a Finalize either
 	// is seen here or waits for this wait to leave before it releases
@@ -159,7 +160,7 @@ func (p *PE) waitSlow(ctx context.Context, op string, b coll.Blocked, off uint64
 		if ctx.Err() != nil {
 			return p.contextEnded(ctx, op)
 		}
-		defer context.AfterFunc(ctx, p.s.changed)()
+		defer context.AfterFunc(ctx, p.ringForContext)()
 	}
 	bell := p.s.bell
 	defer p.s.kick.stop()
@@ -221,6 +222,19 @@ func (p *PE) waitSlow(ctx context.Context, op string, b coll.Blocked, off uint64
 			backstop = min(2*backstop, quietWakeMax)
 		}
 		a.disarm()
+	}
+}
+
+// ringForContext wakes the PE's waits when a context ends one of them.
+// It runs on a goroutine of its own (context.AfterFunc), which may start
+// just as the wait returns and its PE finalizes: counted as a wait is, it
+// rings only before Finalize, which releases the bell once no wait is
+// counted.
+func (p *PE) ringForContext() {
+	p.s.inWait.Add(1)
+	defer p.s.inWait.Add(-1)
+	if !p.s.finalized.Load() {
+		p.s.changed()
 	}
 }
 
