@@ -307,7 +307,7 @@ func SignalWaitUntil(p *PE, sig Sym[uint64], cmp Cmp, v uint64) (uint64, error) 
 	}
 	local := p.c.Local()
 	var seen uint64
-	err = p.c.WaitWordContext(p.waitContext(), op, off, func() bool {
+	err = p.c.WaitWord(p.waitContext(), op, off, func() bool {
 		seen = transport.Load64(local, off)
 		return compare(seen, cmp, v)
 	})

@@ -24,7 +24,7 @@ func WaitUntil[T Integer](p *PE, ivar Sym[T], cmp Cmp, v T) error {
 	if err != nil {
 		return err
 	}
-	return p.c.WaitWordContext(p.waitContext(), op, off, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
+	return p.c.WaitWord(p.waitContext(), op, off, func() bool { return compare(loadLocal[T](p, off), cmp, v) })
 }
 
 // WaitCheck returns the error a wait of this PE on its own memory would

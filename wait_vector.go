@@ -78,7 +78,7 @@ func waitAll[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 		return err
 	}
 	var buf [8]int
-	return p.c.WaitVectorContext(p.waitContext(), op, off, func() bool {
+	return p.c.WaitVector(p.waitContext(), op, off, func() bool {
 		idx, live := satisfied(p, off, ivars.n, status, cmp, v, vals, buf[:0])
 		return len(idx) == live
 	})
@@ -90,7 +90,7 @@ func waitAny[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp, 
 		return -1, err
 	}
 	start, found := p.anyStart(ivars.n), -1
-	err = p.c.WaitVectorContext(p.waitContext(), op, off, func() bool {
+	err = p.c.WaitVector(p.waitContext(), op, off, func() bool {
 		var live int
 		found, live = firstFrom(p, off, ivars.n, start, status, cmp, v, vals)
 		return found >= 0 || live == 0
@@ -104,7 +104,7 @@ func waitSome[T Integer](p *PE, op string, ivars Sym[T], status []bool, cmp Cmp,
 		return nil, err
 	}
 	var found []int
-	err = p.c.WaitVectorContext(p.waitContext(), op, off, func() bool {
+	err = p.c.WaitVector(p.waitContext(), op, off, func() bool {
 		var live int
 		found, live = satisfied(p, off, ivars.n, status, cmp, v, vals, found[:0])
 		return len(found) > 0 || live == 0

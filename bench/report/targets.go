@@ -102,27 +102,23 @@ func writeTargets(b *strings.Builder, stats map[key]stat) {
 		"| target | goshmem | reference | goshmem | reference | ratio | goal | met |\n" +
 		"|---|---|---|---:|---:|---:|---:|---|\n")
 	for _, t := range targets() {
-		unit, goal := "µs", "≤ "
+		unit, goal := "µs", "≤ "+fmtNum(t.limit)
 		if t.bandwidth {
-			unit, goal = "MB/s", "≥ "
+			unit, goal = "MB/s", "≥ "+fmtNum(t.limit)
 		}
 		r, gv, ov, met, ok := t.verdict(stats)
 		if !ok {
-			fmt.Fprintf(b, "| %s | %s | %s | — | — | — | %s%s | not measured |\n", t.what, t.goshmem, t.oshmem, goal, fmtNum(t.limit))
+			fmt.Fprintf(b, "| %s | %s | %s | — | — | — | %s | not measured |\n", t.what, t.goshmem, t.oshmem, goal)
 			continue
 		}
 		verdict := "**no**"
 		switch {
 		case t.modesDiffer:
-			verdict, goal = "not a goal: modes differ", "("+goal
+			verdict, goal = "not a goal: modes differ", "("+goal+")"
 		case met:
 			verdict = "yes"
 		}
-		limit := fmtNum(t.limit)
-		if t.modesDiffer {
-			limit += ")"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s %s | %s %s | %s | %s%s | %s |\n", t.what, t.goshmem, t.oshmem,
-			fmtNum(gv), unit, fmtNum(ov), unit, fmtNum(r), goal, limit, verdict)
+		fmt.Fprintf(b, "| %s | %s | %s | %s %s | %s %s | %s | %s | %s |\n", t.what, t.goshmem, t.oshmem,
+			fmtNum(gv), unit, fmtNum(ov), unit, fmtNum(r), goal, verdict)
 	}
 }

@@ -29,7 +29,7 @@ const (
 // world ended, any PE has failed (the value it waits for may never come),
 // every other PE has called Finalize, or the operation timeout passes.
 func (p *PE) WaitLocal(op string, cond func() bool) error {
-	return p.WaitVector(op, noWord, cond)
+	return p.WaitVector(context.Background(), op, noWord, cond)
 }
 
 // noWord marks a WaitWord whose word is not known.
@@ -37,29 +37,18 @@ const noWord = ^uint64(0)
 
 // WaitWord is WaitLocal for a wait whose cond reads only the word (4 or 8
 // bytes) at heap offset off, which reports name: writes elsewhere need not
-// wake it.
-func (p *PE) WaitWord(op string, off uint64, cond func() bool) error {
-	return p.WaitWordContext(context.Background(), op, off, cond)
-}
-
-// WaitWordContext is WaitWord that also ends when ctx is done, with an
-// error naming op that wraps ctx.Err().
-func (p *PE) WaitWordContext(ctx context.Context, op string, off uint64, cond func() bool) error {
+// wake it. It also ends when ctx is done, with an error naming op that
+// wraps ctx.Err() (context.Background for a wait that only the PE's state
+// ends).
+func (p *PE) WaitWord(ctx context.Context, op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}
 	return p.waitSlow(ctx, op, nil, off, true, cond)
 }
 
-// WaitVector is WaitLocal for a wait on the elements from heap offset
-// off, which reports name.
-func (p *PE) WaitVector(op string, off uint64, cond func() bool) error {
-	return p.WaitVectorContext(context.Background(), op, off, cond)
-}
-
-// WaitVectorContext is WaitVector that also ends when ctx is done, as
-// WaitWordContext does.
-func (p *PE) WaitVectorContext(ctx context.Context, op string, off uint64, cond func() bool) error {
+// WaitVector is WaitWord for a wait on the elements from heap offset off.
+func (p *PE) WaitVector(ctx context.Context, op string, off uint64, cond func() bool) error {
 	if poll(cond, 0) {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"sync"
@@ -181,8 +182,8 @@ func TestWaitsOnOneWordArmForIt(t *testing.T) {
 	}{
 		{"team wait on word 64", func(c func() bool) error { return p.WaitBlocked("test_team_wait", stillBlocked{}, 64, c) }, true},
 		{"team wait, word unknown", func(c func() bool) error { return p.WaitBlocked("test_team_wait", stillBlocked{}, noWord, c) }, false},
-		{"WaitWord 64", func(c func() bool) error { return p.WaitWord("test_word_wait", 64, c) }, true},
-		{"WaitVector from 64", func(c func() bool) error { return p.WaitVector("test_vector_wait", 64, c) }, false},
+		{"WaitWord 64", func(c func() bool) error { return p.WaitWord(context.Background(), "test_word_wait", 64, c) }, true},
+		{"WaitVector from 64", func(c func() bool) error { return p.WaitVector(context.Background(), "test_vector_wait", 64, c) }, false},
 	}
 	for _, c := range cases {
 		var done atomic.Bool
